@@ -1,0 +1,19 @@
+//! Small, shared building blocks for the `models` format crates.
+//!
+//! * [`Cursor`]: a bounds-checked little-endian reader over a byte slice that knows its
+//!   absolute offset, so every error can say *where* it happened;
+//! * [`pod`]: bulk copies between byte slices and `Pod` element vectors that never assume the
+//!   source is aligned (BMF and SMF payloads are routinely 2 bytes off a 4-byte boundary);
+//! * [`sjis`]: decoding of fixed-size Shift-JIS name fields while keeping the raw bytes;
+//! * [`put`]: little-endian appends for the writers, the mirror of [`Cursor`].
+//!
+//! This crate is an implementation detail of the workspace; its API follows the needs of the
+//! format crates and carries no stability promise of its own.
+#![forbid(unsafe_code)]
+
+mod cursor;
+pub mod pod;
+pub mod put;
+pub mod sjis;
+
+pub use cursor::{Cursor, Eof};

@@ -1,0 +1,2 @@
+//! Placeholder: being written.
+#![forbid(unsafe_code)]
