@@ -1,0 +1,103 @@
+//! Read and write BaseCross `.bmf` models (the Fbx2Bin "binary model file", `BDV1.0` and
+//! `BDV1.1`), byte for byte.
+//!
+//! A `.bmf` file is a 16-byte header followed by typed blocks: a vertex block in one of four
+//! layouts (plain, with tangent, skinned, skinned with tangent), u16 indices, materials with
+//! UTF-16 texture names, and for skinned meshes a bone count and baked skinning matrices
+//! (sample-major). `BDV1.1` files hold several meshes. The full specification this crate
+//! implements is `shared/formats/bmf.md` in the project.
+//!
+//! * Reading is strict: every rule of the specification's validation table is checked, and
+//!   each failure is a typed [`Error`] carrying the byte offset. Declared sizes and counts are
+//!   checked against the remaining input before anything is allocated.
+//! * Nothing is lost: `to_bytes(from_bytes(f)) == f` for every file the tool wrote, including
+//!   the garbage it leaves in vertices no triangle uses.
+//! * Blocks may sit 2 bytes off a 4-byte boundary; everything is decoded from byte slices.
+//!
+//! # Example
+//!
+//! ```
+//! use bmf_block::{Bmf, Material, Mesh, TextureName, Vertex, Vertices};
+//!
+//! let white = [1.0, 1.0, 1.0, 1.0].into();
+//! let black = [0.0, 0.0, 0.0, 1.0].into();
+//! let v = |x: f32, y: f32| Vertex { position: [x, y, 0.0], normal: [0.0, 0.0, -1.0], uv: [x, 1.0 - y] };
+//! let mesh = Mesh::new(
+//!     Vertices::Plain(vec![v(0.0, 0.0), v(0.0, 1.0), v(1.0, 0.0)]),
+//!     vec![0, 1, 2],
+//!     vec![Material {
+//!         start_index: 0,
+//!         index_count: 3,
+//!         diffuse: white,
+//!         specular: black,
+//!         ambient: black,
+//!         emissive: black,
+//!         texture: TextureName::new("Checker.png"),
+//!     }],
+//!     None,
+//! );
+//! let bytes = Bmf::new(vec![mesh]).to_bytes()?;
+//! assert!(bmf_block::sniff(&bytes));
+//!
+//! let doc = Bmf::from_bytes(&bytes)?;
+//! assert_eq!(doc.header.version().as_str(), "BDV1.0");
+//! assert_eq!(doc.meshes[0].materials[0].texture.to_string_lossy(), "Checker.png");
+//! assert_eq!(doc.to_bytes()?, bytes);
+//! # Ok::<(), bmf_block::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod error;
+mod model;
+mod read;
+mod write;
+
+pub use error::{Error, Result, Warning};
+pub use model::*;
+pub use read::sniff;
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+impl Bmf {
+    /// Parses a whole file held in memory. Warnings are discarded.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        read::parse(bytes).map(|(doc, _)| doc)
+    }
+
+    /// Parses a whole file and also returns the warnings (unusual but readable data).
+    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>)> {
+        read::parse(bytes)
+    }
+
+    /// Reads everything from `reader`, then parses it.
+    pub fn read(mut reader: impl Read) -> Result<Self> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes)?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Reads and parses a file.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self> {
+        Self::from_bytes(&std::fs::read(path)?)
+    }
+
+    /// Serialises the document.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        write::serialize(self)
+    }
+
+    /// Serialises the document into `writer`.
+    pub fn write(&self, mut writer: impl Write) -> Result<()> {
+        writer.write_all(&self.to_bytes()?)?;
+        Ok(())
+    }
+
+    /// Serialises the document into a file, replacing it if it exists. (The `models` facade
+    /// offers a no-clobber, write-then-rename alternative.)
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        std::fs::write(path, self.to_bytes()?)?;
+        Ok(())
+    }
+}

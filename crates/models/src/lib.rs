@@ -1,0 +1,2 @@
+//! Facade: being written.
+#![forbid(unsafe_code)]
