@@ -1,0 +1,511 @@
+//! Bytes → [`Mdl`], with every validation rule of the specification.
+//!
+//! The file is a strict sequence of length-prefixed arrays. Every count is checked to be
+//! non-negative and to fit in the remaining input (count × the element's minimum size) before
+//! anything is allocated from it.
+
+use crate::error::{Error, Warning};
+use crate::model::*;
+use binio::{Cursor, Eof};
+use bytemuck::Pod;
+use std::collections::HashSet;
+
+/// The description used for the legacy layout in [`Error::UnsupportedLayout`].
+pub const LEGACY_LAYOUT: &str =
+    "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them)";
+
+// Minimum sizes in bytes of each array element, used to check counts before allocating.
+const MIN_BONE_V1: u64 = 76;
+const MIN_BONE_V2: u64 = 52;
+const MIN_MESH: u64 = 8;
+const MIN_DIVIDED: u64 = 16;
+const MIN_MATERIAL: u64 = 8;
+const MIN_SOURCE: u64 = 8;
+const MIN_CURVE: u64 = 8;
+const MIN_CLIP: u64 = 8;
+const MATRIX: u64 = 64;
+
+fn truncated(what: &'static str) -> impl Fn(Eof) -> Error {
+    move |e| Error::Truncated {
+        offset: e.offset,
+        what,
+        needed: e.needed,
+        available: e.available,
+    }
+}
+
+/// Reads a whole file.
+pub(crate) fn read(bytes: &[u8]) -> Result<(Mdl, Vec<Warning>), Error> {
+    let version = header(bytes)?;
+    match Reader::new(bytes, version).document() {
+        Ok(doc) => Ok(doc),
+        Err(e) => {
+            if version == 1 && legacy_layout_matches(bytes) {
+                Err(Error::UnsupportedLayout {
+                    offset: 8,
+                    layout: LEGACY_LAYOUT,
+                })
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Checks the magic and the version; returns the version.
+fn header(bytes: &[u8]) -> Result<i32, Error> {
+    if bytes.get(..4) != Some(&MAGIC[..]) {
+        return Err(Error::NotThisFormat {
+            offset: 0,
+            found: bytes.get(..4).unwrap_or(bytes).to_vec(),
+        });
+    }
+    let mut c = Cursor::new(bytes);
+    c.take(4).map_err(truncated("magic"))?;
+    let version = c.i32().map_err(truncated("version"))?;
+    if version != 1 && version != 2 {
+        return Err(Error::UnsupportedVersion {
+            offset: 4,
+            found: version,
+        });
+    }
+    Ok(version)
+}
+
+struct Reader<'a> {
+    c: Cursor<'a>,
+    version: i32,
+    warnings: Vec<Warning>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8], version: i32) -> Self {
+        let mut c = Cursor::new(bytes);
+        // `header` has checked that these 8 bytes exist.
+        let _ = c.take(8);
+        Self {
+            c,
+            version,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn i32(&mut self, what: &'static str) -> Result<i32, Error> {
+        self.c.i32().map_err(truncated(what))
+    }
+
+    /// Reads an array count, checks it is non-negative and that `count × min_size` bytes
+    /// remain. Returns the count and the offset of the count field.
+    fn count(&mut self, what: &'static str, min_size: u64) -> Result<(usize, u64), Error> {
+        let offset = self.c.offset();
+        let n = self.i32(what)?;
+        let n = u64::try_from(n).map_err(|_| Error::BadCount {
+            offset,
+            what,
+            count: i64::from(n),
+        })?;
+        self.c.ensure(n, min_size).map_err(|e| Error::Truncated {
+            offset,
+            what,
+            needed: e.needed,
+            available: e.available,
+        })?;
+        let n = usize::try_from(n).map_err(|_| Error::Truncated {
+            offset,
+            what,
+            needed: u64::MAX,
+            available: self.c.remaining() as u64,
+        })?;
+        Ok((n, offset))
+    }
+
+    fn string(&mut self, what: &'static str) -> Result<MdlString, Error> {
+        let (n, offset) = self.count(what, 2)?;
+        let raw = self.c.take_elements(n as u64, 2).map_err(truncated(what))?;
+        let units: Vec<u16> = binio::pod::vec_from_bytes(raw).unwrap_or_default();
+        let s = MdlString { units };
+        if !s.is_well_formed() {
+            self.warnings.push(Warning::UnpairedSurrogate { offset });
+        }
+        Ok(s)
+    }
+
+    /// Reads a counted array of `Pod` elements in one copy. Returns the elements and the
+    /// offset of the first one.
+    fn pod_array<T: Pod>(&mut self, what: &'static str) -> Result<(Vec<T>, u64), Error> {
+        let size = std::mem::size_of::<T>() as u64;
+        let (n, _) = self.count(what, size)?;
+        let start = self.c.offset();
+        let raw = self.c.take_elements(n as u64, size).map_err(truncated(what))?;
+        let items = binio::pod::vec_from_bytes(raw).ok_or(Error::Truncated {
+            offset: start,
+            what,
+            needed: n as u64 * size,
+            available: raw.len() as u64,
+        })?;
+        Ok((items, start))
+    }
+
+    fn f32s<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N], Error> {
+        self.c.f32s::<N>().map_err(truncated(what))
+    }
+
+    fn document(mut self) -> Result<(Mdl, Vec<Warning>), Error> {
+        let bones = self.bones()?;
+        let mut names: HashSet<String> = HashSet::new();
+        for b in &bones {
+            names.insert(b.name.to_string_lossy());
+        }
+        let (n, _) = self.count("mesh count", MIN_MESH)?;
+        let mut meshes = Vec::with_capacity(n);
+        for _ in 0..n {
+            meshes.push(self.mesh(bones.len())?);
+        }
+        let (n, _) = self.count("animation source count", MIN_SOURCE)?;
+        let mut animation_sources = Vec::with_capacity(n);
+        for _ in 0..n {
+            animation_sources.push(self.source(&names)?);
+        }
+        let (n, _) = self.count("animation clip count", MIN_CLIP)?;
+        let mut clips = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.string("clip name")?;
+            let offset = self.c.offset();
+            let source_index = self.i32("clip source index")?;
+            if usize::try_from(source_index).map_or(true, |i| i >= animation_sources.len()) {
+                return Err(Error::IndexOutOfRange {
+                    offset,
+                    what: "clip source index",
+                    index: source_index.into(),
+                    range: format!("in 0..{}", animation_sources.len()),
+                });
+            }
+            clips.push(AnimationClip { name, source_index });
+        }
+        if !self.c.is_empty() {
+            return Err(Error::TrailingData {
+                offset: self.c.offset(),
+                count: self.c.remaining() as u64,
+            });
+        }
+        let doc = Mdl {
+            version: self.version,
+            bones,
+            meshes,
+            animation_sources,
+            clips,
+        };
+        Ok((doc, self.warnings))
+    }
+
+    fn bones(&mut self) -> Result<Vec<Bone>, Error> {
+        let min = if self.version >= 2 {
+            MIN_BONE_V2
+        } else {
+            MIN_BONE_V1
+        };
+        let (n, _) = self.count("bone count", min)?;
+        let mut bones = Vec::with_capacity(n);
+        for i in 0..n {
+            let name = self.string("bone name")?;
+            let offset = self.c.offset();
+            let parent = self.i32("bone parent")?;
+            if parent != -1 && usize::try_from(parent).map_or(true, |p| p >= i) {
+                return Err(Error::IndexOutOfRange {
+                    offset,
+                    what: "bone parent index",
+                    index: parent.into(),
+                    range: format!("-1 or in 0..{i}, below the bone's own index {i}"),
+                });
+            }
+            let offset = self.c.offset();
+            let rotation_order = RotationOrder(self.i32("bone rotation order")?);
+            let note = match rotation_order.0 {
+                0 => Some("unset (FBX SphericXYZ); the engine builds an identity transform"),
+                14 => Some("ZYX is miscomputed by the engine (X is never applied)"),
+                r if !RotationOrder(r).is_known() => Some("unknown value"),
+                _ => None,
+            };
+            if let Some(note) = note {
+                self.warnings.push(Warning::RotationOrder {
+                    offset,
+                    raw: rotation_order.0,
+                    note,
+                });
+            }
+            let transform = if self.version >= 2 {
+                let translation = self.f32s::<3>("bone translation")?;
+                let rotation = self.f32s::<4>("bone rotation")?;
+                let scaling = self.f32s::<3>("bone scaling")?;
+                BoneTransform::Trs {
+                    translation: translation.into(),
+                    rotation: rotation.into(),
+                    scaling: scaling.into(),
+                }
+            } else {
+                BoneTransform::Matrix(Matrix44(self.f32s::<16>("bone matrix")?))
+            };
+            bones.push(Bone {
+                name,
+                parent,
+                rotation_order,
+                transform,
+            });
+        }
+        Ok(bones)
+    }
+
+    fn mesh(&mut self, bone_count: usize) -> Result<Mesh, Error> {
+        let (n, _) = self.count("divided mesh count", MIN_DIVIDED)?;
+        let mut divided = Vec::with_capacity(n);
+        let mut runs_at = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (d, runs_offset) = self.divided(bone_count)?;
+            divided.push(d);
+            runs_at.push(runs_offset);
+        }
+        let (n, _) = self.count("material count", MIN_MATERIAL)?;
+        let mut materials = Vec::with_capacity(n);
+        for _ in 0..n {
+            materials.push(self.material()?);
+        }
+        // Material runs are checked once the materials are known.
+        for (d, &runs_offset) in divided.iter().zip(&runs_at) {
+            let mut sum: i64 = 0;
+            for (k, run) in d.material_runs.iter().enumerate() {
+                let at = runs_offset + 8 * k as u64;
+                if usize::try_from(run.material_index).map_or(true, |m| m >= materials.len()) {
+                    return Err(Error::IndexOutOfRange {
+                        offset: at,
+                        what: "material run's material index",
+                        index: run.material_index.into(),
+                        range: format!("in 0..{}", materials.len()),
+                    });
+                }
+                if run.face_count < 0 {
+                    return Err(Error::BadCount {
+                        offset: at + 4,
+                        what: "material run face count",
+                        count: run.face_count.into(),
+                    });
+                }
+                sum += i64::from(run.face_count);
+            }
+            if sum != d.faces.len() as i64 {
+                return Err(Error::CountMismatch {
+                    offset: runs_offset.saturating_sub(4),
+                    what: "material run face counts must sum to the face count",
+                    expected: d.faces.len() as i64,
+                    found: sum,
+                });
+            }
+        }
+        Ok(Mesh { divided, materials })
+    }
+
+    /// Reads a divided mesh; returns it and the offset of its first material run.
+    fn divided(&mut self, bone_count: usize) -> Result<(DividedMesh, u64), Error> {
+        let (vertices, vertices_at) = self.pod_array::<Vertex>("vertex count")?;
+        let (faces, faces_at) = self.pod_array::<Face>("face count")?;
+        let (material_runs, runs_at) = self.pod_array::<MaterialRun>("material run count")?;
+        let connectors_count_at = self.c.offset();
+        let (connectors, connectors_at) = self.pod_array::<BoneConnector>("bone connector count")?;
+
+        let nv = vertices.len();
+        for (i, face) in faces.iter().enumerate() {
+            for (j, &index) in face.0.iter().enumerate() {
+                if usize::try_from(index).map_or(true, |v| v >= nv) {
+                    return Err(Error::IndexOutOfRange {
+                        offset: faces_at + 12 * i as u64 + 4 * j as u64,
+                        what: "face vertex index",
+                        index: index.into(),
+                        range: format!("in 0..{nv}"),
+                    });
+                }
+            }
+        }
+        for (i, conn) in connectors.iter().enumerate() {
+            if usize::try_from(conn.bone_index).map_or(true, |b| b >= bone_count) {
+                return Err(Error::IndexOutOfRange {
+                    offset: connectors_at + 68 * i as u64,
+                    what: "bone connector's bone index",
+                    index: conn.bone_index.into(),
+                    range: format!("in 0..{bone_count}"),
+                });
+            }
+        }
+        if connectors.len() > 32 {
+            self.warnings.push(Warning::TooManyConnectors {
+                offset: connectors_count_at,
+                count: connectors.len() as u64,
+            });
+        }
+        let nc = connectors.len();
+        let mut bad_sums: Option<(u64, u64, u32)> = None;
+        for (i, v) in vertices.iter().enumerate() {
+            let at = vertices_at + 68 * i as u64;
+            for (k, (&w, &b)) in v.weights.iter().zip(&v.bone_indices).enumerate() {
+                if w > 0 && usize::from(b) >= nc {
+                    return Err(Error::IndexOutOfRange {
+                        offset: at + 60 + k as u64,
+                        what: "vertex bone index (with a non-zero weight)",
+                        index: b.into(),
+                        range: format!("in 0..{nc}, the divided mesh's connector count"),
+                    });
+                }
+            }
+            let sum: u32 = v.weights.iter().map(|&w| u32::from(w)).sum();
+            if sum != 255 {
+                let entry = bad_sums.get_or_insert((at + 56, 0, sum));
+                entry.1 += 1;
+            }
+        }
+        if let Some((offset, vertices, first_sum)) = bad_sums {
+            self.warnings.push(Warning::WeightSum {
+                offset,
+                vertices,
+                first_sum,
+            });
+        }
+        let d = DividedMesh {
+            vertices,
+            faces,
+            material_runs,
+            connectors,
+        };
+        Ok((d, runs_at))
+    }
+
+    fn material(&mut self) -> Result<Material, Error> {
+        let offset = self.c.offset();
+        let raw_type = self.i32("material type")?;
+        if raw_type == Material::EXTERNAL {
+            let path = self.string("external material path")?;
+            return Ok(Material::External { path });
+        }
+        if raw_type != Material::INTERNAL {
+            self.warnings
+                .push(Warning::UnknownMaterialType { offset, raw: raw_type });
+        }
+        let color = self.string("colour texture path")?;
+        let normal = self.string("normal texture path")?;
+        let metalness = self.string("metalness texture path")?;
+        Ok(Material::Internal {
+            raw_type,
+            color,
+            normal,
+            metalness,
+        })
+    }
+
+    fn source(&mut self, bone_names: &HashSet<String>) -> Result<AnimationSource, Error> {
+        let name = self.string("animation source name")?;
+        let (n, _) = self.count("curve count", MIN_CURVE)?;
+        let mut curves = Vec::with_capacity(n);
+        for _ in 0..n {
+            let target_at = self.c.offset();
+            let target = self.string("curve target")?;
+            let (keys, keys_at) = self.pod_array::<Keyframe>("keyframe count")?;
+            let curve = Curve { target, keys };
+            match curve.parse_target() {
+                None => self.warnings.push(Warning::MalformedTarget {
+                    offset: target_at,
+                    target: curve.target.to_string_lossy(),
+                }),
+                Some(t) if !bone_names.contains(&t.node) => {
+                    self.warnings.push(Warning::TargetNotABone {
+                        offset: target_at,
+                        target: curve.target.to_string_lossy(),
+                    })
+                }
+                Some(_) => {}
+            }
+            let mut unknown: Option<(u64, i32, u64)> = None;
+            let mut decreasing: Option<u64> = None;
+            let mut prev: Option<f32> = None;
+            for (k, key) in curve.keys.iter().enumerate() {
+                let at = keys_at + 28 * k as u64;
+                if !key.interpolation.is_known() {
+                    unknown.get_or_insert((at + 24, key.interpolation.0, 0)).2 += 1;
+                }
+                if prev.is_some_and(|p| key.time < p) && decreasing.is_none() {
+                    decreasing = Some(at);
+                }
+                prev = Some(key.time);
+            }
+            if let Some((offset, raw, keys)) = unknown {
+                self.warnings.push(Warning::UnknownInterpolation { offset, raw, keys });
+            }
+            if let Some(offset) = decreasing {
+                self.warnings.push(Warning::DecreasingTimes { offset });
+            }
+            curves.push(curve);
+        }
+        Ok(AnimationSource { name, curves })
+    }
+}
+
+/// True when `bytes` (already known to carry the magic and version 1) are consumed exactly by
+/// the 2014 development layout: `Array<MeshGroup>, Array<AnimationSource>,
+/// Array<AnimationClip>`, where a mesh group is `Array<Mesh>, Array<Bone>, Array<Material>`.
+/// Only the structure is walked; nothing is kept.
+pub(crate) fn legacy_layout_matches(bytes: &[u8]) -> bool {
+    let mut c = Cursor::new(bytes);
+    if c.take(8).is_err() {
+        return false;
+    }
+    walk_legacy(&mut c).is_some() && c.is_empty()
+}
+
+fn walk_legacy(c: &mut Cursor<'_>) -> Option<()> {
+    fn count(c: &mut Cursor<'_>, min: u64) -> Option<u64> {
+        let n = u64::try_from(c.i32().ok()?).ok()?;
+        c.ensure(n, min).ok()?;
+        Some(n)
+    }
+    fn skip_array(c: &mut Cursor<'_>, size: u64) -> Option<()> {
+        let n = count(c, size)?;
+        c.take_elements(n, size).ok().map(|_| ())
+    }
+    fn string(c: &mut Cursor<'_>) -> Option<()> {
+        skip_array(c, 2)
+    }
+    let groups = count(c, 12)?;
+    for _ in 0..groups {
+        let meshes = count(c, 16)?;
+        for _ in 0..meshes {
+            skip_array(c, 68)?; // vertices
+            skip_array(c, 12)?; // faces
+            skip_array(c, 8)?; // material runs
+            skip_array(c, 36)?; // u8[32] bone indices + i32 face offset
+        }
+        let bones = count(c, 4 + 8 + 2 * MATRIX)?;
+        for _ in 0..bones {
+            string(c)?;
+            c.take(8 + 2 * MATRIX as usize).ok()?; // parent, rotation order, two matrices
+        }
+        let materials = count(c, MIN_MATERIAL)?;
+        for _ in 0..materials {
+            let kind = c.i32().ok()?;
+            let strings = if kind == Material::EXTERNAL { 1 } else { 3 };
+            for _ in 0..strings {
+                string(c)?;
+            }
+        }
+    }
+    let sources = count(c, MIN_SOURCE)?;
+    for _ in 0..sources {
+        string(c)?;
+        let curves = count(c, MIN_CURVE)?;
+        for _ in 0..curves {
+            string(c)?;
+            skip_array(c, 28)?;
+        }
+    }
+    let clips = count(c, MIN_CLIP)?;
+    for _ in 0..clips {
+        string(c)?;
+        c.i32().ok()?;
+    }
+    Some(())
+}

@@ -1,0 +1,168 @@
+//! [`Mdl`] → bytes: the mirror of `read.rs`, in the same order.
+//!
+//! The writer checks only what it must to produce a file of the declared version: the version
+//! itself, that every bone transform has the version's form, that an internal material's type
+//! is not 1, and that every count fits in an `i32`. Indices are written as they are.
+
+use crate::error::Error;
+use crate::model::*;
+use binio::put::PutLe;
+use bytemuck::Pod;
+
+/// Serialises a document.
+pub(crate) fn write(doc: &Mdl) -> Result<Vec<u8>, Error> {
+    if doc.version != 1 && doc.version != 2 {
+        return Err(Error::UnsupportedVersion {
+            offset: 4,
+            found: doc.version,
+        });
+    }
+    let mut w = Writer {
+        out: Vec::with_capacity(estimate(doc)),
+    };
+    w.out.extend_from_slice(&MAGIC);
+    w.out.put_i32(doc.version);
+
+    w.count(doc.bones.len(), "bone count")?;
+    for bone in &doc.bones {
+        w.string(&bone.name, "bone name")?;
+        w.out.put_i32(bone.parent);
+        w.out.put_i32(bone.rotation_order.0);
+        match (&bone.transform, doc.version) {
+            (BoneTransform::Matrix(m), 1) => w.out.put_f32s(&m.0),
+            (
+                BoneTransform::Trs {
+                    translation,
+                    rotation,
+                    scaling,
+                },
+                2,
+            ) => {
+                w.out.put_f32s(&<[f32; 3]>::from(*translation));
+                w.out.put_f32s(&<[f32; 4]>::from(*rotation));
+                w.out.put_f32s(&<[f32; 3]>::from(*scaling));
+            }
+            (_, version) => {
+                return Err(Error::UnexpectedPart {
+                    offset: w.out.len() as u64,
+                    what: format!(
+                        "bone {:?}: a version {version} file needs {} transforms",
+                        bone.name.to_string_lossy(),
+                        if version == 1 { "matrix" } else { "TRS" }
+                    ),
+                })
+            }
+        }
+    }
+
+    w.count(doc.meshes.len(), "mesh count")?;
+    for mesh in &doc.meshes {
+        w.count(mesh.divided.len(), "divided mesh count")?;
+        for d in &mesh.divided {
+            w.pod_array(&d.vertices, "vertex count")?;
+            w.pod_array(&d.faces, "face count")?;
+            w.pod_array(&d.material_runs, "material run count")?;
+            w.pod_array(&d.connectors, "bone connector count")?;
+        }
+        w.count(mesh.materials.len(), "material count")?;
+        for m in &mesh.materials {
+            match m {
+                Material::External { path } => {
+                    w.out.put_i32(Material::EXTERNAL);
+                    w.string(path, "external material path")?;
+                }
+                Material::Internal {
+                    raw_type,
+                    color,
+                    normal,
+                    metalness,
+                } => {
+                    if *raw_type == Material::EXTERNAL {
+                        return Err(Error::UnexpectedPart {
+                            offset: w.out.len() as u64,
+                            what: "an internal material cannot have type 1 (external)".into(),
+                        });
+                    }
+                    w.out.put_i32(*raw_type);
+                    w.string(color, "colour texture path")?;
+                    w.string(normal, "normal texture path")?;
+                    w.string(metalness, "metalness texture path")?;
+                }
+            }
+        }
+    }
+
+    w.count(doc.animation_sources.len(), "animation source count")?;
+    for s in &doc.animation_sources {
+        w.string(&s.name, "animation source name")?;
+        w.count(s.curves.len(), "curve count")?;
+        for c in &s.curves {
+            w.string(&c.target, "curve target")?;
+            w.pod_array(&c.keys, "keyframe count")?;
+        }
+    }
+
+    w.count(doc.clips.len(), "animation clip count")?;
+    for clip in &doc.clips {
+        w.string(&clip.name, "clip name")?;
+        w.out.put_i32(clip.source_index);
+    }
+    Ok(w.out)
+}
+
+struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    fn count(&mut self, n: usize, what: &'static str) -> Result<(), Error> {
+        let n = i32::try_from(n).map_err(|_| Error::BadCount {
+            offset: self.out.len() as u64,
+            what,
+            count: i64::try_from(n).unwrap_or(i64::MAX),
+        })?;
+        self.out.put_i32(n);
+        Ok(())
+    }
+
+    fn string(&mut self, s: &MdlString, what: &'static str) -> Result<(), Error> {
+        self.pod_array(&s.units, what)
+    }
+
+    fn pod_array<T: Pod>(&mut self, items: &[T], what: &'static str) -> Result<(), Error> {
+        self.count(items.len(), what)?;
+        self.out
+            .extend_from_slice(binio::pod::as_bytes::<T>(items));
+        Ok(())
+    }
+}
+
+/// The exact output size when the document is valid (used to reserve once).
+fn estimate(doc: &Mdl) -> usize {
+    let s = |s: &MdlString| 4 + 2 * s.units.len();
+    let bone = if doc.version == 2 { 48 } else { 72 };
+    let mut n = 8 + 4 * 4;
+    n += doc.bones.iter().map(|b| s(&b.name) + bone).sum::<usize>();
+    for m in &doc.meshes {
+        n += 8;
+        for d in &m.divided {
+            n += 16 + 68 * d.vertices.len() + 12 * d.faces.len();
+            n += 8 * d.material_runs.len() + 68 * d.connectors.len();
+        }
+        n += m
+            .materials
+            .iter()
+            .map(|m| 4 + m.paths().into_iter().map(s).sum::<usize>())
+            .sum::<usize>();
+    }
+    for src in &doc.animation_sources {
+        n += s(&src.name) + 4;
+        n += src
+            .curves
+            .iter()
+            .map(|c| s(&c.target) + 4 + 28 * c.keys.len())
+            .sum::<usize>();
+    }
+    n += doc.clips.iter().map(|c| s(&c.name) + 4).sum::<usize>();
+    n
+}
