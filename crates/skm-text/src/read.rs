@@ -1,0 +1,682 @@
+//! Text → [`Skm`]: the token parser and every validation rule.
+
+use crate::error::{Error, Pos, Warning};
+use crate::lex::{parse_f32, parse_u32, parse_word, show, Lexer, Tok};
+use crate::model::{AttributeRange, Bone, Encoding, Material, Name, Skm, Vertex};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The section headers, in file order.
+pub(crate) const HEADERS: [&str; 6] = [
+    "Vertices:",
+    "Indices:",
+    "Adjacency:",
+    "Materials:",
+    "Attributes:",
+    "Bone:",
+];
+
+/// Minimum text per row of each section: every value needs a character and a separator.
+const VERTEX_MIN: u64 = 13 * 2;
+const INDEX_MIN: u64 = 2;
+const ADJACENCY_MIN: u64 = 3 * 2;
+const MATERIAL_MIN: u64 = 19 * 2;
+const ATTRIBUTE_MIN: u64 = 5 * 2;
+const BONE_MIN: u64 = 14 * 2;
+
+/// Warnings that repeat per row: kept once, with a count.
+#[derive(Default)]
+struct Repeated {
+    first: Option<Pos>,
+    count: u64,
+    a: u64,
+    b: u64,
+}
+
+impl Repeated {
+    fn note(&mut self, at: Pos, a: u64, b: u64) {
+        if self.first.is_none() {
+            self.first = Some(at);
+            self.a = a;
+            self.b = b;
+        }
+        self.count += 1;
+    }
+}
+
+struct Parser<'a> {
+    lx: Lexer<'a>,
+    warnings: Vec<Warning>,
+    non_finite: Repeated,
+    weights: Repeated,
+    columns: [Repeated; 3],
+    /// The section being read, its declared row count and the current row (for messages).
+    section: &'static str,
+    declared: u64,
+    row: u64,
+}
+
+fn is_header(text: &[u8]) -> bool {
+    text.last() == Some(&b':')
+        && (HEADERS.iter().any(|h| h.as_bytes() == text) || text == b"Bones:")
+}
+
+impl<'a> Parser<'a> {
+    fn enter(&mut self, section: &'static str, declared: u64) {
+        self.section = section;
+        self.declared = declared;
+        self.row = 0;
+    }
+
+    /// The next token inside the rows of the current section.
+    #[inline]
+    fn tok(&mut self) -> Result<Tok<'a>, Error> {
+        match self.lx.next()? {
+            Some(t) => Ok(t),
+            None => Err(Error::Truncated {
+                at: self.lx.end_pos(),
+                what: format!(
+                    "the input ends inside row {} of {} of `{}`",
+                    self.row, self.declared, self.section
+                ),
+            }),
+        }
+    }
+
+    /// The error for a token that is not the number required: a section header in its place
+    /// means the section has fewer rows than declared.
+    #[cold]
+    fn bad(&self, t: Tok<'a>, expected: &'static str) -> Error {
+        if !t.quoted && is_header(t.text) {
+            Error::CountMismatch {
+                at: t.at,
+                what: format!("rows of `{}`", self.section),
+                declared: self.declared,
+                found: self.row.to_string(),
+            }
+        } else {
+            Error::BadNumber {
+                at: t.at,
+                expected,
+                found: show(t.text),
+            }
+        }
+    }
+
+    #[inline]
+    fn f32(&mut self) -> Result<f32, Error> {
+        let t = self.tok()?;
+        match parse_f32(t.text).filter(|_| !t.quoted) {
+            Some(v) => {
+                if !v.is_finite() {
+                    self.non_finite.note(t.at, 0, 0);
+                }
+                Ok(v)
+            }
+            None => Err(self.bad(t, "a number")),
+        }
+    }
+
+    #[inline]
+    fn f32s<const N: usize>(&mut self) -> Result<[f32; N], Error> {
+        let mut out = [0.0f32; N];
+        for v in &mut out {
+            *v = self.f32()?;
+        }
+        Ok(out)
+    }
+
+    #[inline]
+    fn u32_at(&mut self) -> Result<(u32, Pos), Error> {
+        let t = self.tok()?;
+        match parse_u32(t.text).filter(|_| !t.quoted) {
+            Some(v) => Ok((v, t.at)),
+            None => Err(self.bad(t, "an unsigned integer")),
+        }
+    }
+
+    #[inline]
+    fn u32(&mut self) -> Result<u32, Error> {
+        self.u32_at().map(|(v, _)| v)
+    }
+
+    #[inline]
+    fn word_at(&mut self) -> Result<(u32, Pos), Error> {
+        let t = self.tok()?;
+        match parse_word(t.text).filter(|_| !t.quoted) {
+            Some(v) => Ok((v, t.at)),
+            None => Err(self.bad(
+                t,
+                "a 32-bit integer (decimal, negative decimal or 0x hexadecimal)",
+            )),
+        }
+    }
+
+    /// An informational index column: a mismatch with the position is a warning.
+    fn index_column(&mut self, which: usize) -> Result<(), Error> {
+        let (v, at) = self.u32_at()?;
+        if u64::from(v) != self.row {
+            if let Some(r) = self.columns.get_mut(which) {
+                r.note(at, self.row, u64::from(v));
+            }
+        }
+        Ok(())
+    }
+
+    /// A section header `Keyword: count` (or `Keyword:count`). `prev` is the section before,
+    /// for the message when a row of it stands where the header should be.
+    fn header(&mut self, keyword: &'static str) -> Result<(u32, Pos), Error> {
+        let Some(t) = self.lx.next()? else {
+            return Err(Error::MissingPart {
+                at: self.lx.end_pos(),
+                expected: keyword,
+                found: "the end of the input".into(),
+            });
+        };
+        self.header_from(t, keyword, keyword)
+    }
+
+    fn header_from(
+        &mut self,
+        t: Tok<'a>,
+        keyword: &'static str,
+        spelled: &'static str,
+    ) -> Result<(u32, Pos), Error> {
+        let count_tok = if t.quoted {
+            None
+        } else if t.text == spelled.as_bytes() {
+            match self.lx.next()? {
+                Some(c) => Some(c),
+                None => {
+                    return Err(Error::Truncated {
+                        at: self.lx.end_pos(),
+                        what: format!("the input ends before the count of `{keyword}`"),
+                    })
+                }
+            }
+        } else {
+            t.text.strip_prefix(spelled.as_bytes()).map(|rest| Tok {
+                text: rest,
+                at: Pos {
+                    line: t.at.line,
+                    column: t.at.column.saturating_add(spelled.len() as u32),
+                },
+                quoted: false,
+            })
+        };
+        let Some(c) = count_tok else {
+            // A number where the header should be: the previous section has more rows than
+            // it declared.
+            if !t.quoted && parse_f32(t.text).is_some() && !self.section.is_empty() {
+                return Err(Error::CountMismatch {
+                    at: t.at,
+                    what: format!("rows of `{}`", self.section),
+                    declared: self.declared,
+                    found: "more".into(),
+                });
+            }
+            return Err(Error::MissingPart {
+                at: t.at,
+                expected: keyword,
+                found: show(t.text),
+            });
+        };
+        match parse_u32(c.text).filter(|_| !c.quoted) {
+            Some(n) => Ok((n, c.at)),
+            None => Err(Error::BadNumber {
+                at: c.at,
+                expected: "a count (an unsigned integer)",
+                found: show(c.text),
+            }),
+        }
+    }
+
+    /// Refuses a count whose rows cannot fit in the remaining input, before any allocation.
+    fn ensure(&self, count: u32, min: u64, at: Pos, keyword: &str) -> Result<usize, Error> {
+        let need = u64::from(count).saturating_mul(min);
+        // The last value of the file may lack its separator.
+        if need > (self.lx.remaining() as u64).saturating_add(1) {
+            return Err(Error::Truncated {
+                at,
+                what: format!(
+                    "`{keyword} {count}` needs at least {need} more bytes, but only {} remain",
+                    self.lx.remaining()
+                ),
+            });
+        }
+        Ok(count as usize)
+    }
+}
+
+/// Chooses the encoding of the names: UTF-8 after a BOM, or when some name is not valid
+/// Shift-JIS but every name is valid UTF-8; Shift-JIS otherwise.
+pub(crate) fn guess_encoding<'n>(names: impl Iterator<Item = &'n Name> + Clone) -> Encoding {
+    let non_ascii = || names.clone().filter(|n| !n.raw.is_ascii());
+    let all_sjis = non_ascii().all(|n| binio::sjis::decode_strict(&n.raw).is_some());
+    let all_utf8 = non_ascii().all(|n| std::str::from_utf8(&n.raw).is_ok());
+    if !all_sjis && all_utf8 {
+        Encoding::Utf8
+    } else {
+        Encoding::ShiftJis
+    }
+}
+
+/// All names of a document (bone names and texture names).
+pub(crate) fn names(doc: &Skm) -> impl Iterator<Item = &Name> + Clone {
+    doc.materials
+        .iter()
+        .filter_map(|m| m.texture.as_ref())
+        .chain(doc.bones.iter().map(|b| &b.name))
+}
+
+/// Is influence `k`'s weight non-zero? The implied fourth weight counts as zero below 1e-5
+/// (rounding residue of `1 − (b0 + b1 + b2)`).
+fn influence_used(v: &Vertex, k: usize) -> bool {
+    let w = v.weights4();
+    match (k, w.get(k)) {
+        (3, Some(&w)) => w.abs() > 1e-5,
+        (_, Some(&w)) => w != 0.0,
+        _ => false,
+    }
+}
+
+/// The first vertex with a used influence whose palette index is not a bone:
+/// `(vertex, influence, palette index)`.
+pub(crate) fn bad_influence(doc: &Skm) -> Option<(usize, usize, u8)> {
+    let bones = doc.bones.len();
+    if bones == 0 || bones > 255 {
+        return None;
+    }
+    doc.vertices.iter().enumerate().find_map(|(i, v)| {
+        let p = v.palette();
+        (0..4).find_map(|k| {
+            let idx = *p.get(k)?;
+            (usize::from(idx) >= bones && influence_used(v, k)).then_some((i, k, idx))
+        })
+    })
+}
+
+/// The first bone whose parent chain loops, if any (parents must already be in range).
+pub(crate) fn parent_cycle(bones: &[Bone]) -> Option<usize> {
+    // 0 = unvisited, 1 = on the current chain, 2 = known to reach a root.
+    let mut state = vec![0u8; bones.len()];
+    let mut chain = Vec::new();
+    for start in 0..bones.len() {
+        let mut cur = Some(start);
+        while let Some(i) = cur {
+            match state.get(i).copied() {
+                Some(0) => {
+                    if let Some(s) = state.get_mut(i) {
+                        *s = 1;
+                    }
+                    chain.push(i);
+                    cur = bones.get(i).and_then(Bone::parent_index);
+                }
+                Some(1) => return Some(i),
+                _ => break,
+            }
+        }
+        for i in chain.drain(..) {
+            if let Some(s) = state.get_mut(i) {
+                *s = 2;
+            }
+        }
+    }
+    None
+}
+
+pub(crate) fn parse(data: &[u8]) -> Result<(Skm, Vec<Warning>), Error> {
+    let (bom, body) = match data.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, data),
+    };
+    let mut p = Parser {
+        lx: Lexer::new(body, if bom { BOM.len() } else { 0 }),
+        warnings: Vec::new(),
+        non_finite: Repeated::default(),
+        weights: Repeated::default(),
+        columns: Default::default(),
+        section: "",
+        declared: 0,
+        row: 0,
+    };
+    if bom {
+        p.warnings.push(Warning::Utf8Text {
+            at: Pos { line: 1, column: 1 },
+        });
+    }
+
+    // Vertices
+    let first = p.lx.next()?;
+    let first_ok = first.is_some_and(|t| !t.quoted && t.text.starts_with(b"Vertices:"));
+    let (v_count, v_at) = match first {
+        Some(t) if first_ok => p.header_from(t, "Vertices:", "Vertices:")?,
+        Some(t) => {
+            return Err(Error::NotThisFormat {
+                at: t.at,
+                found: show(t.text),
+            })
+        }
+        None => {
+            return Err(Error::NotThisFormat {
+                at: p.lx.end_pos(),
+                found: "an empty text".into(),
+            })
+        }
+    };
+    let n = p.ensure(v_count, VERTEX_MIN, v_at, "Vertices:")?;
+    p.enter("Vertices:", n as u64);
+    let vertex_rows = p.lx.clone();
+    let mut vertices = Vec::with_capacity(n);
+    for i in 0..n {
+        p.row = i as u64;
+        p.index_column(0)?;
+        let row_at = p.lx.here();
+        let position = p.f32s::<3>()?;
+        let weights = p.f32s::<3>()?;
+        let (blend_indices, _) = p.word_at()?;
+        let normal = p.f32s::<3>()?;
+        let uv = p.f32s::<2>()?;
+        let v = Vertex {
+            position,
+            weights,
+            blend_indices,
+            normal,
+            uv,
+        };
+        let [b0, b1, b2] = weights;
+        if b0 < 0.0 || b1 < 0.0 || b2 < 0.0 || b0 + b1 + b2 > 1.0 + 1e-4 {
+            p.weights.note(row_at, i as u64, 0);
+        }
+        vertices.push(v);
+    }
+
+    // Indices
+    let (i_count, i_at) = p.header("Indices:")?;
+    if i_count % 3 != 0 {
+        return Err(Error::BadSize {
+            at: i_at,
+            count: u64::from(i_count),
+        });
+    }
+    let faces = p.ensure(i_count, INDEX_MIN, i_at, "Indices:")? / 3;
+    p.enter("Indices:", faces as u64);
+    let mut triangles = Vec::with_capacity(faces);
+    for f in 0..faces {
+        p.row = f as u64;
+        let mut tri = [0u32; 3];
+        for slot in &mut tri {
+            let (v, at) = p.u32_at()?;
+            if v as usize >= n {
+                return Err(Error::IndexOutOfRange {
+                    at,
+                    what: format!("triangle {f} uses vertex {v}, but there are only {n} vertices"),
+                });
+            }
+            *slot = v;
+        }
+        triangles.push(tri);
+    }
+
+    // Adjacency
+    let (a_count, a_at) = p.header("Adjacency:")?;
+    if a_count as usize != faces {
+        return Err(Error::CountMismatch {
+            at: a_at,
+            what: "`Adjacency:` faces against `Indices:` / 3".into(),
+            declared: u64::from(a_count),
+            found: faces.to_string(),
+        });
+    }
+    p.ensure(a_count, ADJACENCY_MIN, a_at, "Adjacency:")?;
+    p.enter("Adjacency:", faces as u64);
+    let mut adjacency = Vec::with_capacity(faces);
+    for f in 0..faces {
+        p.row = f as u64;
+        let mut row = [0u32; 3];
+        for slot in &mut row {
+            *slot = p.word_at()?.0;
+        }
+        adjacency.push(row);
+    }
+
+    // Materials
+    let (m_count, m_at) = p.header("Materials:")?;
+    let m = p.ensure(m_count, MATERIAL_MIN, m_at, "Materials:")?;
+    p.enter("Materials:", m as u64);
+    let mut materials = Vec::with_capacity(m);
+    for i in 0..m {
+        p.row = i as u64;
+        p.index_column(1)?;
+        let diffuse = p.f32s::<4>()?;
+        let ambient = p.f32s::<4>()?;
+        let specular = p.f32s::<4>()?;
+        let emissive = p.f32s::<4>()?;
+        let power = p.f32()?;
+        let t = p.tok()?;
+        let texture = (!t.text.eq_ignore_ascii_case(b"(NULL)")).then(|| Name::from_raw(t.text));
+        materials.push(Material {
+            diffuse,
+            ambient,
+            specular,
+            emissive,
+            power,
+            texture,
+        });
+    }
+
+    // Attributes
+    let (r_count, r_at) = p.header("Attributes:")?;
+    let r = p.ensure(r_count, ATTRIBUTE_MIN, r_at, "Attributes:")?;
+    p.enter("Attributes:", r as u64);
+    let mut attributes = Vec::with_capacity(r);
+    for i in 0..r {
+        p.row = i as u64;
+        let (material, id_at) = p.u32_at()?;
+        let (face_start, fs_at) = p.u32_at()?;
+        let face_count = p.u32()?;
+        let (vertex_start, vs_at) = p.u32_at()?;
+        let vertex_count = p.u32()?;
+        let range = AttributeRange {
+            material,
+            face_start,
+            face_count,
+            vertex_start,
+            vertex_count,
+        };
+        if let Some((which, what)) = attribute_problem(i, &range, m, faces, n) {
+            let at = [id_at, fs_at, vs_at].get(which).copied().unwrap_or(id_at);
+            return Err(Error::IndexOutOfRange { at, what });
+        }
+        attributes.push(range);
+    }
+
+    // Bone (optional: a static mesh ends here)
+    let mut bones = Vec::new();
+    let mut parent_at = Vec::new();
+    match p.lx.next()? {
+        None => p
+            .warnings
+            .push(Warning::NoBoneSection { at: p.lx.end_pos() }),
+        Some(t) => {
+            let spelled = if !t.quoted && t.text.starts_with(b"Bones:") {
+                p.warnings.push(Warning::BonesSpelling { at: t.at });
+                "Bones:"
+            } else {
+                "Bone:"
+            };
+            let (b_count, b_at) = p.header_from(t, "Bone:", spelled)?;
+            let b = p.ensure(b_count, BONE_MIN, b_at, "Bone:")?;
+            p.enter("Bone:", b as u64);
+            bones.reserve_exact(b);
+            parent_at.reserve_exact(b);
+            for i in 0..b {
+                p.row = i as u64;
+                let name = Name::from_raw(p.tok()?.text);
+                p.index_column(2)?;
+                let (parent, at) = p.word_at()?;
+                let parent = parent as i32;
+                if parent != -1 && usize::try_from(parent).map_or(true, |x| x >= b) {
+                    return Err(Error::IndexOutOfRange {
+                        at,
+                        what: format!(
+                            "bone {i}: parent {parent} is neither -1 nor one of the {b} bones"
+                        ),
+                    });
+                }
+                parent_at.push(at);
+                let (symmetric, s_at) = p.word_at()?;
+                let symmetric = symmetric as i32;
+                if symmetric != -1 && usize::try_from(symmetric).map_or(true, |x| x >= b) {
+                    p.warnings.push(Warning::SymmetricOutOfRange {
+                        at: s_at,
+                        bone: i as u64,
+                        symmetric: i64::from(symmetric),
+                    });
+                }
+                let begin = p.f32s::<3>()?;
+                let end = p.f32s::<3>()?;
+                let rotation = p.f32s::<4>()?;
+                bones.push(Bone {
+                    name,
+                    parent,
+                    symmetric,
+                    begin,
+                    end,
+                    rotation,
+                });
+            }
+            if let Some(t) = p.lx.next()? {
+                if parse_f32(t.text).is_some() && !t.quoted {
+                    return Err(Error::CountMismatch {
+                        at: t.at,
+                        what: "rows of `Bone:`".into(),
+                        declared: b as u64,
+                        found: "more".into(),
+                    });
+                }
+                return Err(Error::TrailingData {
+                    at: t.at,
+                    found: show(t.text),
+                });
+            }
+        }
+    }
+
+    if let Some(i) = parent_cycle(&bones) {
+        return Err(Error::IndexOutOfRange {
+            at: parent_at.get(i).copied().unwrap_or_default(),
+            what: format!("bone {i}: its parent chain loops back to itself"),
+        });
+    }
+
+    let mut doc = Skm {
+        encoding: Encoding::ShiftJis,
+        vertices,
+        triangles,
+        adjacency,
+        materials,
+        attributes,
+        bones,
+    };
+
+    if let Some((v, k, idx)) = bad_influence(&doc) {
+        // Find the blend word of that vertex again: 1 + 7 tokens into its row.
+        let mut lx = vertex_rows;
+        let skip = v.saturating_mul(13).saturating_add(7);
+        let mut at = Pos::default();
+        for _ in 0..=skip {
+            match lx.next() {
+                Ok(Some(t)) => at = t.at,
+                _ => break,
+            }
+        }
+        return Err(Error::IndexOutOfRange {
+            at,
+            what: format!(
+                "vertex {v}: influence {k} uses bone {idx}, but there are only {} bones",
+                doc.bones.len()
+            ),
+        });
+    }
+
+    doc.encoding = if bom {
+        Encoding::Utf8
+    } else {
+        let e = guess_encoding(names(&doc));
+        if e == Encoding::Utf8 {
+            p.warnings.push(Warning::Utf8Text {
+                at: Pos { line: 1, column: 1 },
+            });
+        }
+        e
+    };
+
+    let mut warnings = p.warnings;
+    for (r, section) in p.columns.iter().zip(["Vertices:", "Materials:", "Bone:"]) {
+        if let Some(at) = r.first {
+            warnings.push(Warning::IndexColumn {
+                section,
+                at,
+                expected: r.a,
+                found: r.b,
+                count: r.count,
+            });
+        }
+    }
+    if let Some(at) = p.weights.first {
+        warnings.push(Warning::BadWeights {
+            at,
+            vertex: p.weights.a,
+            count: p.weights.count,
+        });
+    }
+    if let Some(at) = p.non_finite.first {
+        warnings.push(Warning::NonFinite {
+            at,
+            count: p.non_finite.count,
+        });
+    }
+    Ok((doc, warnings))
+}
+
+/// Checks one attribute range: `(which value, message)` where `which` is 0 for the material,
+/// 1 for the face range and 2 for the vertex range.
+pub(crate) fn attribute_problem(
+    i: usize,
+    r: &AttributeRange,
+    materials: usize,
+    faces: usize,
+    vertices: usize,
+) -> Option<(usize, String)> {
+    if r.material as usize >= materials {
+        return Some((
+            0,
+            format!(
+                "attribute range {i}: material {} is not one of the {materials} materials",
+                r.material
+            ),
+        ));
+    }
+    let face_end = u64::from(r.face_start) + u64::from(r.face_count);
+    if face_end > faces as u64 {
+        return Some((
+            1,
+            format!(
+                "attribute range {i}: faces {}..{face_end} exceed the {faces} faces",
+                r.face_start
+            ),
+        ));
+    }
+    let vertex_end = u64::from(r.vertex_start) + u64::from(r.vertex_count);
+    if vertex_end > vertices as u64 {
+        return Some((
+            2,
+            format!(
+                "attribute range {i}: vertices {}..{vertex_end} exceed the {vertices} vertices",
+                r.vertex_start
+            ),
+        ));
+    }
+    None
+}

@@ -1,0 +1,289 @@
+//! [`Skm`] → text: the mirror of `read.rs`, in the same order.
+//!
+//! Writer profile "EditAnimation": no BOM for Shift-JIS (a UTF-8 BOM for UTF-8), CRLF line
+//! endings, `Keyword: N` headers, one record per line as in the specification, values separated
+//! by one space, floats in the shortest plain decimal that reads back to the same bits.
+
+use crate::error::{Error, Pos};
+use crate::lex::QNAN;
+use crate::model::{Encoding, Name, Skm};
+use crate::read::{attribute_problem, bad_influence, guess_encoding, names, parent_cycle};
+use std::io::Write as _;
+
+fn invalid(what: String) -> Error {
+    Error::IndexOutOfRange {
+        at: Pos::DOCUMENT,
+        what,
+    }
+}
+
+/// Checks that the document reads back as itself: everything the reader refuses is refused
+/// here too, with [`Pos::DOCUMENT`].
+pub(crate) fn validate(doc: &Skm) -> Result<(), Error> {
+    let n = doc.vertices.len();
+    let faces = doc.triangles.len();
+    for (count, what) in [
+        (n, "vertices"),
+        (faces.saturating_mul(3), "indices"),
+        (doc.materials.len(), "materials"),
+        (doc.attributes.len(), "attribute ranges"),
+        (doc.bones.len(), "bones"),
+    ] {
+        if u32::try_from(count).is_err() {
+            return Err(Error::LimitExceeded {
+                at: Pos::DOCUMENT,
+                what: format!("{count} {what} cannot be declared in a 32-bit count"),
+            });
+        }
+    }
+    if doc.adjacency.len() != faces {
+        return Err(Error::CountMismatch {
+            at: Pos::DOCUMENT,
+            what: "adjacency rows against triangles".into(),
+            declared: doc.adjacency.len() as u64,
+            found: faces.to_string(),
+        });
+    }
+    for (f, tri) in doc.triangles.iter().enumerate() {
+        if let Some(v) = tri.iter().find(|&&v| v as usize >= n) {
+            return Err(invalid(format!(
+                "triangle {f} uses vertex {v}, but there are only {n} vertices"
+            )));
+        }
+    }
+    for (i, r) in doc.attributes.iter().enumerate() {
+        if let Some((_, what)) = attribute_problem(i, r, doc.materials.len(), faces, n) {
+            return Err(invalid(what));
+        }
+    }
+    let b = doc.bones.len();
+    for (i, bone) in doc.bones.iter().enumerate() {
+        if bone.parent != -1 && usize::try_from(bone.parent).map_or(true, |x| x >= b) {
+            return Err(invalid(format!(
+                "bone {i}: parent {} is neither -1 nor one of the {b} bones",
+                bone.parent
+            )));
+        }
+    }
+    if let Some(i) = parent_cycle(&doc.bones) {
+        return Err(invalid(format!(
+            "bone {i}: its parent chain loops back to itself"
+        )));
+    }
+    if let Some((v, k, idx)) = bad_influence(doc) {
+        return Err(invalid(format!(
+            "vertex {v}: influence {k} uses bone {idx}, but there are only {b} bones"
+        )));
+    }
+    for (i, m) in doc.materials.iter().enumerate() {
+        if let Some(t) = &m.texture {
+            check_name(t, &format!("material {i}: texture name"))?;
+            if t.raw.eq_ignore_ascii_case(b"(NULL)") {
+                return Err(Error::BadString {
+                    at: Pos::DOCUMENT,
+                    what: format!(
+                        "material {i}: the texture name `(NULL)` would read back as no texture"
+                    ),
+                });
+            }
+        }
+    }
+    for (i, bone) in doc.bones.iter().enumerate() {
+        check_name(&bone.name, &format!("bone {i}: name"))?;
+    }
+    if doc.encoding == Encoding::ShiftJis && guess_encoding(names(doc)) == Encoding::Utf8 {
+        return Err(Error::BadString {
+            at: Pos::DOCUMENT,
+            what: "the names are not valid Shift-JIS but are valid UTF-8, so they would read \
+                   back as UTF-8: set the document's encoding to UTF-8"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+fn check_name(name: &Name, what: &str) -> Result<(), Error> {
+    if let Some(&b) = name
+        .raw
+        .iter()
+        .find(|&&b| matches!(b, b'"' | b'\r' | b'\n'))
+    {
+        return Err(Error::BadString {
+            at: Pos::DOCUMENT,
+            what: format!(
+                "{what} contains {}, which a quoted string cannot hold",
+                match b {
+                    b'"' => "a `\"`",
+                    _ => "a line break",
+                }
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Appends the canonical spelling of `v`: the shortest plain decimal that reads back exactly;
+/// `inf`, `-inf`; `nan`/`-nan` for the default quiet NaN, `nan(0x…)` with the mantissa bits
+/// for any other NaN.
+pub(crate) fn put_f32(out: &mut Vec<u8>, v: f32) {
+    if v.is_finite() {
+        let _ = write!(out, "{v}");
+        return;
+    }
+    let bits = v.to_bits();
+    if bits & 0x8000_0000 != 0 {
+        out.push(b'-');
+    }
+    let mantissa = bits & 0x007F_FFFF;
+    if v.is_infinite() {
+        out.extend_from_slice(b"inf");
+    } else if mantissa == QNAN & 0x007F_FFFF {
+        out.extend_from_slice(b"nan");
+    } else {
+        let _ = write!(out, "nan(0x{mantissa:x})");
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(buf.get(i..).unwrap_or_default());
+}
+
+fn put_i32(out: &mut Vec<u8>, v: i32) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    put_u32(out, v.unsigned_abs());
+}
+
+fn put_floats(out: &mut Vec<u8>, vs: &[f32]) {
+    for (i, &v) in vs.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        put_f32(out, v);
+    }
+}
+
+fn put_quoted(out: &mut Vec<u8>, raw: &[u8]) {
+    out.push(b'"');
+    out.extend_from_slice(raw);
+    out.push(b'"');
+}
+
+const EOL: &[u8] = b"\r\n";
+
+fn header(out: &mut Vec<u8>, keyword: &str, count: usize) {
+    out.extend_from_slice(keyword.as_bytes());
+    out.push(b' ');
+    put_u32(out, u32::try_from(count).unwrap_or(u32::MAX));
+    out.extend_from_slice(EOL);
+}
+
+pub(crate) fn write(doc: &Skm) -> Result<Vec<u8>, Error> {
+    validate(doc)?;
+    let mut out = Vec::with_capacity(
+        64 + doc.vertices.len() * 120 + doc.triangles.len() * 40 + doc.materials.len() * 200,
+    );
+    if doc.encoding == Encoding::Utf8 {
+        out.extend_from_slice(b"\xEF\xBB\xBF");
+    }
+
+    header(&mut out, "Vertices:", doc.vertices.len());
+    for (i, v) in doc.vertices.iter().enumerate() {
+        put_u32(&mut out, i as u32);
+        out.push(b' ');
+        put_floats(&mut out, &v.position);
+        out.push(b' ');
+        put_floats(&mut out, &v.weights);
+        out.push(b' ');
+        put_u32(&mut out, v.blend_indices);
+        out.push(b' ');
+        put_floats(&mut out, &v.normal);
+        out.push(b' ');
+        put_floats(&mut out, &v.uv);
+        out.extend_from_slice(EOL);
+    }
+
+    header(&mut out, "Indices:", doc.triangles.len() * 3);
+    for tri in &doc.triangles {
+        put_u32_row(&mut out, tri);
+    }
+
+    header(&mut out, "Adjacency:", doc.adjacency.len());
+    for row in &doc.adjacency {
+        put_u32_row(&mut out, row);
+    }
+
+    header(&mut out, "Materials:", doc.materials.len());
+    for (i, m) in doc.materials.iter().enumerate() {
+        put_u32(&mut out, i as u32);
+        out.extend_from_slice(EOL);
+        for colour in [&m.diffuse, &m.ambient, &m.specular, &m.emissive] {
+            put_floats(&mut out, colour);
+            out.extend_from_slice(EOL);
+        }
+        put_f32(&mut out, m.power);
+        out.extend_from_slice(EOL);
+        match &m.texture {
+            Some(t) => put_quoted(&mut out, &t.raw),
+            None => out.extend_from_slice(b"\"(NULL)\""),
+        }
+        out.extend_from_slice(EOL);
+    }
+
+    header(&mut out, "Attributes:", doc.attributes.len());
+    for r in &doc.attributes {
+        put_u32_row(
+            &mut out,
+            &[
+                r.material,
+                r.face_start,
+                r.face_count,
+                r.vertex_start,
+                r.vertex_count,
+            ],
+        );
+    }
+
+    header(&mut out, "Bone:", doc.bones.len());
+    for (i, b) in doc.bones.iter().enumerate() {
+        put_quoted(&mut out, &b.name.raw);
+        out.extend_from_slice(EOL);
+        put_u32(&mut out, i as u32);
+        out.push(b' ');
+        put_i32(&mut out, b.parent);
+        out.push(b' ');
+        put_i32(&mut out, b.symmetric);
+        out.extend_from_slice(EOL);
+        put_floats(&mut out, &b.begin);
+        out.push(b' ');
+        put_floats(&mut out, &b.end);
+        out.extend_from_slice(EOL);
+        put_floats(&mut out, &b.rotation);
+        out.extend_from_slice(EOL);
+    }
+    Ok(out)
+}
+
+fn put_u32_row(out: &mut Vec<u8>, row: &[u32]) {
+    for (i, &v) in row.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        put_u32(out, v);
+    }
+    out.extend_from_slice(EOL);
+}
