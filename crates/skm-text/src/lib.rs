@@ -62,9 +62,9 @@
 //! 1-based line and byte column.
 //!
 //! * An optional UTF-8 BOM. Names (bone and texture names) are kept as raw bytes
-//!   ([`Name`]) and decoded for the API ([`Skm::text`]) as Shift-JIS, or as UTF-8 when the
-//!   file has a BOM, or when some name is not valid Shift-JIS but every name is valid UTF-8
-//!   (a [`Warning::Utf8Text`]).
+//!   ([`Name`]) and decoded for the API ([`Skm::text`]) as Shift-JIS (code page 932), or as
+//!   UTF-8 when the file has a BOM, or when the non-ASCII names are all valid UTF-8 (a
+//!   [`Warning::Utf8Text`]; Shift-JIS Japanese is practically never valid UTF-8).
 //! * Headers `Keyword: N`, `Keyword:N` or `Keyword:` and `N` on different lines; the six
 //!   sections in order. `Bones:` is accepted for `Bone:` (warning). A file that ends after the
 //!   Attributes section is a static mesh (warning, no bones).

@@ -248,13 +248,12 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Chooses the encoding of the names: UTF-8 after a BOM, or when some name is not valid
-/// Shift-JIS but every name is valid UTF-8; Shift-JIS otherwise.
+/// Chooses the encoding of the names: UTF-8 when some name is not ASCII and every such name
+/// is valid UTF-8 (Shift-JIS text is almost never valid UTF-8, while UTF-8 Japanese often is
+/// valid Shift-JIS); Shift-JIS otherwise. A BOM decides before this is asked.
 pub(crate) fn guess_encoding<'n>(names: impl Iterator<Item = &'n Name> + Clone) -> Encoding {
-    let non_ascii = || names.clone().filter(|n| !n.raw.is_ascii());
-    let all_sjis = non_ascii().all(|n| binio::sjis::decode_strict(&n.raw).is_some());
-    let all_utf8 = non_ascii().all(|n| std::str::from_utf8(&n.raw).is_ok());
-    if !all_sjis && all_utf8 {
+    let mut non_ascii = names.filter(|n| !n.raw.is_ascii()).peekable();
+    if non_ascii.peek().is_some() && non_ascii.all(|n| std::str::from_utf8(&n.raw).is_ok()) {
         Encoding::Utf8
     } else {
         Encoding::ShiftJis

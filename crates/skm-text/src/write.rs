@@ -94,8 +94,8 @@ pub(crate) fn validate(doc: &Skm) -> Result<(), Error> {
     if doc.encoding == Encoding::ShiftJis && guess_encoding(names(doc)) == Encoding::Utf8 {
         return Err(Error::BadString {
             at: Pos::DOCUMENT,
-            what: "the names are not valid Shift-JIS but are valid UTF-8, so they would read \
-                   back as UTF-8: set the document's encoding to UTF-8"
+            what: "the document is Shift-JIS, but its non-ASCII names are all valid UTF-8, so \
+                   they would read back as UTF-8: set the document's encoding to UTF-8"
                 .into(),
         });
     }
