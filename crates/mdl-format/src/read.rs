@@ -136,7 +136,10 @@ impl<'a> Reader<'a> {
         let size = std::mem::size_of::<T>() as u64;
         let (n, _) = self.count(what, size)?;
         let start = self.c.offset();
-        let raw = self.c.take_elements(n as u64, size).map_err(truncated(what))?;
+        let raw = self
+            .c
+            .take_elements(n as u64, size)
+            .map_err(truncated(what))?;
         let items = binio::pod::vec_from_bytes(raw).ok_or(Error::Truncated {
             offset: start,
             what,
@@ -309,7 +312,8 @@ impl<'a> Reader<'a> {
         let (faces, faces_at) = self.pod_array::<Face>("face count")?;
         let (material_runs, runs_at) = self.pod_array::<MaterialRun>("material run count")?;
         let connectors_count_at = self.c.offset();
-        let (connectors, connectors_at) = self.pod_array::<BoneConnector>("bone connector count")?;
+        let (connectors, connectors_at) =
+            self.pod_array::<BoneConnector>("bone connector count")?;
 
         let nv = vertices.len();
         for (i, face) in faces.iter().enumerate() {
@@ -384,8 +388,10 @@ impl<'a> Reader<'a> {
             return Ok(Material::External { path });
         }
         if raw_type != Material::INTERNAL {
-            self.warnings
-                .push(Warning::UnknownMaterialType { offset, raw: raw_type });
+            self.warnings.push(Warning::UnknownMaterialType {
+                offset,
+                raw: raw_type,
+            });
         }
         let color = self.string("colour texture path")?;
         let normal = self.string("normal texture path")?;
@@ -434,7 +440,8 @@ impl<'a> Reader<'a> {
                 prev = Some(key.time);
             }
             if let Some((offset, raw, keys)) = unknown {
-                self.warnings.push(Warning::UnknownInterpolation { offset, raw, keys });
+                self.warnings
+                    .push(Warning::UnknownInterpolation { offset, raw, keys });
             }
             if let Some(offset) = decreasing {
                 self.warnings.push(Warning::DecreasingTimes { offset });

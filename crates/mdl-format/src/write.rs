@@ -131,8 +131,7 @@ impl Writer {
 
     fn pod_array<T: Pod>(&mut self, items: &[T], what: &'static str) -> Result<(), Error> {
         self.count(items.len(), what)?;
-        self.out
-            .extend_from_slice(binio::pod::as_bytes::<T>(items));
+        self.out.extend_from_slice(binio::pod::as_bytes::<T>(items));
         Ok(())
     }
 }

@@ -52,7 +52,9 @@ fn skinned_arm_content() {
         assert_eq!(bones, [[1, 2], [2, 3]]);
         assert_eq!(mesh.materials.len(), 3);
         assert_eq!(mesh.materials[2].raw_type(), 1);
-        assert!(matches!(&mesh.materials[2], Material::External { path } if *path == "マテリアル/金属.mat"));
+        assert!(
+            matches!(&mesh.materials[2], Material::External { path } if *path == "マテリアル/金属.mat")
+        );
         let interps: std::collections::BTreeSet<i32> = doc
             .animation_sources
             .iter()
@@ -79,7 +81,13 @@ fn quirks_fixture_warnings_and_surrogates() {
     assert_eq!(doc.bones[1].name.to_string_lossy(), "A\u{FFFD}B");
     let kinds: Vec<String> = warnings
         .iter()
-        .map(|w| format!("{w:?}").split([' ', '{']).next().unwrap_or("").to_owned())
+        .map(|w| {
+            format!("{w:?}")
+                .split([' ', '{'])
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        })
         .collect();
     assert_eq!(
         kinds,
@@ -194,7 +202,9 @@ fn assert_index_error(err: Error, want_offset: u64, want_index: i64) {
         }
         other => panic!("expected IndexOutOfRange, got {other:?}"),
     }
-    assert!(err.to_string().starts_with(&format!("at byte {want_offset:#x}:")));
+    assert!(err
+        .to_string()
+        .starts_with(&format!("at byte {want_offset:#x}:")));
 }
 
 #[test]
@@ -259,29 +269,48 @@ fn runs_must_sum_to_the_face_count() {
     }
     let mut d = tiny();
     d.meshes[0].divided[0].material_runs[0].face_count = -1;
-    assert!(matches!(err_of(&d), Error::BadCount { offset: 306, count: -1, .. }));
+    assert!(matches!(
+        err_of(&d),
+        Error::BadCount {
+            offset: 306,
+            count: -1,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn header_errors() {
     assert!(matches!(
         Mdl::from_bytes(&patched(4, 3)),
-        Err(Error::UnsupportedVersion { offset: 4, found: 3 })
+        Err(Error::UnsupportedVersion {
+            offset: 4,
+            found: 3
+        })
     ));
     assert!(matches!(
         Mdl::from_bytes(&patched(4, 0)),
-        Err(Error::UnsupportedVersion { offset: 4, found: 0 })
+        Err(Error::UnsupportedVersion {
+            offset: 4,
+            found: 0
+        })
     ));
     for magic in [b"IDPO", b"IDST", b"MDL7", b"MDL5", b"mdl\0"] {
         let mut bytes = tiny().to_bytes().unwrap();
         bytes[..4].copy_from_slice(magic);
         assert!(!sniff(&bytes), "{magic:?}");
         assert!(
-            matches!(Mdl::from_bytes(&bytes), Err(Error::NotThisFormat { offset: 0, .. })),
+            matches!(
+                Mdl::from_bytes(&bytes),
+                Err(Error::NotThisFormat { offset: 0, .. })
+            ),
             "{magic:?}"
         );
     }
-    assert!(matches!(Mdl::from_bytes(b""), Err(Error::NotThisFormat { .. })));
+    assert!(matches!(
+        Mdl::from_bytes(b""),
+        Err(Error::NotThisFormat { .. })
+    ));
     assert!(matches!(
         Mdl::from_bytes(b"MDL\0\x02\0"),
         Err(Error::Truncated { offset: 4, .. })
@@ -294,10 +323,14 @@ fn header_errors() {
 
 #[test]
 fn negative_counts_and_trailing_data() {
-    for at in [8, 12, 66, 70, 74, 282, 298, 310, 382, 402, 406, 412, 416, 434, 466, 470] {
+    for at in [
+        8, 12, 66, 70, 74, 282, 298, 310, 382, 402, 406, 412, 416, 434, 466, 470,
+    ] {
         let err = Mdl::from_bytes(&patched(at, -1)).unwrap_err();
         match err {
-            Error::BadCount { offset, count: -1, .. } => assert_eq!(offset, at as u64),
+            Error::BadCount {
+                offset, count: -1, ..
+            } => assert_eq!(offset, at as u64),
             other => panic!("count at {at}: {other:?}"),
         }
     }
@@ -305,18 +338,26 @@ fn negative_counts_and_trailing_data() {
     bytes.push(0);
     assert!(matches!(
         Mdl::from_bytes(&bytes),
-        Err(Error::TrailingData { offset: 480, count: 1 })
+        Err(Error::TrailingData {
+            offset: 480,
+            count: 1
+        })
     ));
 }
 
 #[test]
 fn hostile_counts_fail_fast() {
     // Every count and string length of the tiny file, set to 2^31 - 1.
-    for at in [8, 12, 66, 70, 74, 282, 298, 310, 382, 402, 406, 412, 416, 434, 466, 470] {
+    for at in [
+        8, 12, 66, 70, 74, 282, 298, 310, 382, 402, 406, 412, 416, 434, 466, 470,
+    ] {
         let bytes = patched(at, i32::MAX);
         let start = Instant::now();
         let err = Mdl::from_bytes(&bytes).unwrap_err();
-        assert!(start.elapsed() < Duration::from_millis(200), "count at {at}");
+        assert!(
+            start.elapsed() < Duration::from_millis(200),
+            "count at {at}"
+        );
         match err {
             Error::Truncated { offset, needed, .. } => {
                 assert_eq!(offset, at as u64, "{err}");
@@ -391,10 +432,16 @@ fn legacy_layout_is_recognised_in_a_built_file() {
 fn writer_checks() {
     let mut d = tiny();
     d.version = 1;
-    assert!(matches!(d.to_bytes(), Err(Error::UnexpectedPart { offset: 26, .. })));
+    assert!(matches!(
+        d.to_bytes(),
+        Err(Error::UnexpectedPart { offset: 26, .. })
+    ));
     let mut d = tiny();
     d.version = 3;
-    assert!(matches!(d.to_bytes(), Err(Error::UnsupportedVersion { found: 3, .. })));
+    assert!(matches!(
+        d.to_bytes(),
+        Err(Error::UnsupportedVersion { found: 3, .. })
+    ));
     let mut d = tiny();
     d.meshes[0].materials[0] = Material::Internal {
         raw_type: 1,
@@ -402,7 +449,10 @@ fn writer_checks() {
         normal: "".into(),
         metalness: "".into(),
     };
-    assert!(matches!(d.to_bytes(), Err(Error::UnexpectedPart { offset: 386, .. })));
+    assert!(matches!(
+        d.to_bytes(),
+        Err(Error::UnexpectedPart { offset: 386, .. })
+    ));
 }
 
 #[test]
@@ -423,9 +473,15 @@ fn io_entry_points() {
 #[test]
 fn curve_targets() {
     let t = CurveTarget::parse("Arm.L.rot.w").unwrap();
-    assert_eq!((t.node.as_str(), t.channel, t.axis), ("Arm.L", Channel::Rotation, Axis::W));
+    assert_eq!(
+        (t.node.as_str(), t.channel, t.axis),
+        ("Arm.L", Channel::Rotation, Axis::W)
+    );
     let t = CurveTarget::parse("骨.scl.z").unwrap();
-    assert_eq!((t.node.as_str(), t.channel, t.axis), ("骨", Channel::Scale, Axis::Z));
+    assert_eq!(
+        (t.node.as_str(), t.channel, t.axis),
+        ("骨", Channel::Scale, Axis::Z)
+    );
     assert_eq!(CurveTarget::parse(".pos.x").unwrap().node, "");
     for bad in ["", "x", "pos.x", "Bone.pos", "Bone.rot.v", "Bone.move.x"] {
         assert!(CurveTarget::parse(bad).is_none(), "{bad}");

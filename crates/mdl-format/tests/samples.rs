@@ -103,8 +103,8 @@ fn samples_parse_round_trip_and_match_provenance() {
         if name == LEGACY {
             continue;
         }
-        let (doc, warnings) = Mdl::from_bytes_with_warnings(&bytes)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (doc, warnings) =
+            Mdl::from_bytes_with_warnings(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(doc.to_bytes().unwrap(), bytes, "{name}: round trip");
 
         let exp = EXPECTED
@@ -115,7 +115,10 @@ fn samples_parse_round_trip_and_match_provenance() {
         let names: Vec<String> = doc.bones.iter().map(|b| b.name.to_string_lossy()).collect();
         assert_eq!(names, exp.bones, "{name}: bones");
         assert_eq!(doc.bones[0].parent, -1, "{name}");
-        assert!(doc.bones.iter().all(|b| b.rotation_order == RotationOrder::XYZ));
+        assert!(doc
+            .bones
+            .iter()
+            .all(|b| b.rotation_order == RotationOrder::XYZ));
         for b in &doc.bones {
             match (&b.transform, doc.version) {
                 (BoneTransform::Matrix(_), 1) | (BoneTransform::Trs { .. }, 2) => {}
@@ -193,7 +196,11 @@ fn samples_parse_round_trip_and_match_provenance() {
         assert_eq!(clips, want, "{name}: clips");
 
         // The only warnings: curves aimed at "Camera" and "Lamp", which are not bones.
-        assert_eq!(warnings.len(), exp.not_bone_warnings, "{name}: {warnings:?}");
+        assert_eq!(
+            warnings.len(),
+            exp.not_bone_warnings,
+            "{name}: {warnings:?}"
+        );
         for w in &warnings {
             match w {
                 Warning::TargetNotABone { target, .. } => assert!(
@@ -213,7 +220,10 @@ fn cube_exp_bone_is_trs_in_degrees() {
     let Some(files) = samples("mdl", "mdl") else {
         return;
     };
-    let Some(path) = files.iter().find(|p| file_name(p) == "cube_exp_Box_9e27932.mdl") else {
+    let Some(path) = files
+        .iter()
+        .find(|p| file_name(p) == "cube_exp_Box_9e27932.mdl")
+    else {
         return;
     };
     let doc = Mdl::from_bytes(&read(path)).unwrap();
@@ -238,7 +248,10 @@ fn test_animation_bone_translation_is_at_3_7_11() {
     let Some(files) = samples("mdl", "mdl") else {
         return;
     };
-    let Some(path) = files.iter().find(|p| file_name(p) == "altseed_Test_Animation.mdl") else {
+    let Some(path) = files
+        .iter()
+        .find(|p| file_name(p) == "altseed_Test_Animation.mdl")
+    else {
         return;
     };
     let doc = Mdl::from_bytes(&read(path)).unwrap();
