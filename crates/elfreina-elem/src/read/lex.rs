@@ -1,0 +1,377 @@
+//! Text → scope tree: lines, the header, scopes, entries, data and values.
+
+use crate::error::{Error, Warning, WarningKind};
+use crate::number::{parse_f64, Num};
+use crate::tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
+use crate::{HEADER, MAX_DEPTH};
+
+/// A syntax error at a position.
+pub(crate) fn syntax(line: u32, column: u32, message: impl Into<String>) -> Error {
+    Error::Syntax {
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+fn is_ws(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// `( letter | "_" ) { letter | digit | "_" }`, letters including non-ASCII letters.
+pub(crate) fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Splits text into lines on CRLF, LF or CR.
+struct Lines<'a> {
+    rest: &'a str,
+    line: u32,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    /// (1-based line number, content without its ending, the ending if any).
+    type Item = (u32, &'a str, Option<LineEnding>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let bytes = self.rest.as_bytes();
+        let end = bytes
+            .iter()
+            .position(|&b| b == b'\r' || b == b'\n')
+            .unwrap_or(bytes.len());
+        let (ending, len) = match (bytes.get(end), bytes.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => (Some(LineEnding::CrLf), 2),
+            (Some(b'\r'), _) => (Some(LineEnding::Cr), 1),
+            (Some(_), _) => (Some(LineEnding::Lf), 1),
+            (None, _) => (None, 0),
+        };
+        let content = self.rest.get(..end).unwrap_or_default();
+        self.rest = self.rest.get(end + len..).unwrap_or_default();
+        self.line = self.line.saturating_add(1);
+        Some((self.line, content, ending))
+    }
+}
+
+/// Trims spaces and tabs; returns the 1-based column of the first kept character and the
+/// trimmed text. Leading whitespace is ASCII, so its byte count is its character count.
+fn trim(content: &str) -> (u32, &str) {
+    let trimmed_start = content.trim_start_matches(is_ws);
+    let lead = content.len() - trimmed_start.len();
+    (
+        u32::try_from(lead).unwrap_or(u32::MAX).saturating_add(1),
+        trimmed_start.trim_end_matches(is_ws),
+    )
+}
+
+fn char_len(s: &str) -> u32 {
+    u32::try_from(s.chars().count()).unwrap_or(u32::MAX)
+}
+
+/// Parses decoded text (BOM already removed) into a scope tree.
+pub(crate) fn lex(text: &str, bom: bool, warnings: &mut Vec<Warning>) -> Result<Tree, Error> {
+    let mut lines = Lines {
+        rest: text,
+        line: 0,
+    };
+
+    // Header: the first non-blank line.
+    let mut line_ending = LineEnding::CrLf;
+    let mut found_header = false;
+    let mut last_line = 0;
+    for (line, content, ending) in lines.by_ref() {
+        last_line = line;
+        let (column, t) = trim(content);
+        if t.is_empty() {
+            continue;
+        }
+        if t != HEADER {
+            return Err(Error::NotThisFormat {
+                line,
+                column,
+                found: t.chars().take(64).collect(),
+            });
+        }
+        line_ending = ending.unwrap_or_default();
+        found_header = true;
+        break;
+    }
+    if !found_header {
+        return Err(Error::NotThisFormat {
+            line: last_line.max(1),
+            column: 1,
+            found: String::new(),
+        });
+    }
+
+    // `File Version <number>`.
+    let mut version = None;
+    for (line, content, _) in lines.by_ref() {
+        last_line = line;
+        let (column, t) = trim(content);
+        if t.is_empty() {
+            continue;
+        }
+        version = Some(read_version(line, column, t, warnings)?);
+        break;
+    }
+    let version = version.ok_or_else(|| {
+        syntax(
+            last_line.saturating_add(1),
+            1,
+            "expected `File Version 1.00`, found the end of the file",
+        )
+    })?;
+
+    // Body.
+    let mut top: Vec<Item> = Vec::new();
+    let mut stack: Vec<Scope> = Vec::new();
+    for (line, content, _) in lines {
+        let (column, t) = trim(content);
+        if t.is_empty() {
+            continue;
+        }
+        if t == "}" {
+            let scope = stack
+                .pop()
+                .ok_or_else(|| syntax(line, column, "`}` without a matching `{`"))?;
+            match stack.last_mut() {
+                Some(parent) => parent.items.push(Item::Scope(scope)),
+                None => top.push(Item::Scope(scope)),
+            }
+            continue;
+        }
+        if t.starts_with('}') {
+            return Err(syntax(
+                line,
+                column,
+                format!("`}}` must be alone on its line, found {t:?}"),
+            ));
+        }
+        let item = if let Some(tag) = t.strip_suffix('{') {
+            let tag = tag.trim_end_matches(is_ws);
+            if !is_ident(tag) {
+                return Err(syntax(
+                    line,
+                    column,
+                    format!("expected a tag name before `{{`, found {tag:?}"),
+                ));
+            }
+            if stack.len() >= MAX_DEPTH {
+                return Err(Error::LimitExceeded {
+                    line,
+                    column,
+                    limit: MAX_DEPTH,
+                });
+            }
+            stack.push(Scope {
+                pos: Pos::new(line, column),
+                tag: tag.to_owned(),
+                items: Vec::new(),
+            });
+            continue;
+        } else if let Some(eq) = find_eq(t) {
+            let key = t.get(..eq).unwrap_or_default().trim_end_matches(is_ws);
+            if !is_ident(key) {
+                return Err(syntax(
+                    line,
+                    column,
+                    format!("expected a key name before `=`, found {key:?}"),
+                ));
+            }
+            let head = t.get(..=eq).unwrap_or_default();
+            let rest = t.get(eq + 1..).unwrap_or_default();
+            let values = parse_values(rest, line, column.saturating_add(char_len(head)))?;
+            Item::Entry(Entry {
+                pos: Pos::new(line, column),
+                key: key.to_owned(),
+                values,
+            })
+        } else {
+            Item::Data(Data {
+                pos: Pos::new(line, column),
+                values: parse_values(t, line, column)?,
+            })
+        };
+        match stack.last_mut() {
+            Some(parent) => parent.items.push(item),
+            None => top.push(item),
+        }
+    }
+    if let Some(open) = stack.last() {
+        return Err(syntax(
+            open.pos.line,
+            open.pos.column,
+            format!(
+                "scope `{}` is still open at the end of the file (missing `}}`)",
+                open.tag
+            ),
+        ));
+    }
+    Ok(Tree {
+        bom,
+        line_ending,
+        version,
+        items: top,
+    })
+}
+
+fn read_version(
+    line: u32,
+    column: u32,
+    t: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Atom, Error> {
+    let expected = || {
+        syntax(
+            line,
+            column,
+            format!("expected `File Version 1.00`, found {t:?}"),
+        )
+    };
+    let rest = t.strip_prefix("File Version").ok_or_else(expected)?;
+    let number = rest.trim_start_matches(is_ws);
+    if number.len() == rest.len() || number.is_empty() {
+        return Err(expected());
+    }
+    let vcol = column.saturating_add(char_len(t).saturating_sub(char_len(number)));
+    let value = match parse_f64(number) {
+        Some(Num::Finite(v)) => v,
+        _ => return Err(expected()),
+    };
+    if value >= 2.0 {
+        return Err(Error::UnsupportedVersion {
+            line,
+            column: vcol,
+            version: number.to_owned(),
+        });
+    }
+    if value != 1.0 {
+        warnings.push(Warning {
+            line,
+            column: vcol,
+            kind: WarningKind::VersionNot100 {
+                version: number.to_owned(),
+            },
+        });
+    }
+    Ok(Atom {
+        pos: Pos::new(line, vcol),
+        quoted: false,
+        group_start: true,
+        text: number.to_owned(),
+    })
+}
+
+/// The byte index of the first `=` outside quotes.
+fn find_eq(t: &str) -> Option<usize> {
+    let mut quoted = false;
+    for (i, b) in t.bytes().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'=' if !quoted => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits `values` text into atoms and groups. `col0` is the column of its first character.
+pub(crate) fn parse_values(text: &str, line: u32, col0: u32) -> Result<Values, Error> {
+    let mut atoms = Vec::new();
+    let mut it = text.char_indices().peekable();
+    let mut col = col0;
+    let mut group_start = true;
+    loop {
+        while let Some(&(_, c)) = it.peek() {
+            if !is_ws(c) {
+                break;
+            }
+            it.next();
+            col = col.saturating_add(1);
+        }
+        let start_col = col;
+        let atom = match it.peek().copied() {
+            None => {
+                return Err(syntax(
+                    line,
+                    col,
+                    "expected a value, found the end of the line",
+                ))
+            }
+            Some((_, c @ (':' | ','))) => {
+                return Err(syntax(line, col, format!("expected a value before `{c}`")))
+            }
+            Some((i, '"')) => {
+                it.next();
+                col = col.saturating_add(1);
+                let body = i + 1;
+                let mut end = None;
+                for (j, c) in it.by_ref() {
+                    col = col.saturating_add(1);
+                    if c == '"' {
+                        end = Some(j);
+                        break;
+                    }
+                }
+                let end = end.ok_or_else(|| syntax(line, start_col, "unterminated string"))?;
+                Atom {
+                    pos: Pos::new(line, start_col),
+                    quoted: true,
+                    group_start,
+                    text: text.get(body..end).unwrap_or_default().to_owned(),
+                }
+            }
+            Some((i, _)) => {
+                let mut end = i;
+                while let Some(&(j, c)) = it.peek() {
+                    match c {
+                        ':' | ',' => break,
+                        '"' | '{' | '}' | '=' => {
+                            return Err(syntax(line, col, format!("unexpected `{c}` in a value")))
+                        }
+                        _ => {
+                            it.next();
+                            col = col.saturating_add(1);
+                            if !is_ws(c) {
+                                end = j + c.len_utf8();
+                            }
+                        }
+                    }
+                }
+                Atom {
+                    pos: Pos::new(line, start_col),
+                    quoted: false,
+                    group_start,
+                    text: text.get(i..end).unwrap_or_default().to_owned(),
+                }
+            }
+        };
+        atoms.push(atom);
+        while let Some(&(_, c)) = it.peek() {
+            if !is_ws(c) {
+                break;
+            }
+            it.next();
+            col = col.saturating_add(1);
+        }
+        match it.next() {
+            None => break,
+            Some((_, ':')) => group_start = true,
+            Some((_, ',')) => group_start = false,
+            Some((_, c)) => {
+                return Err(syntax(
+                    line,
+                    col,
+                    format!("expected `:`, `,` or the end of the line after a value, found `{c}`"),
+                ))
+            }
+        }
+        col = col.saturating_add(1);
+    }
+    Ok(Values { atoms })
+}

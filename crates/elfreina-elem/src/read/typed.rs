@@ -1,0 +1,1398 @@
+//! Scope tree → typed model, with every validation rule of elem.md §6.
+//!
+//! Scopes are processed item by item; count checks and index checks run once the whole scope
+//! has been seen (the order of keys inside a scope is free). Nothing is allocated from a
+//! declared count: lists grow only with the rows actually present.
+
+use std::collections::HashSet;
+
+use crate::error::{Error, Warning, WarningKind};
+use crate::model::*;
+use crate::number::{is_int, parse_f64, Num};
+use crate::read::lex::syntax;
+use crate::tree::{Atom, Data, Entry, Item, Pos, Scope, Tree, Values};
+
+/// Names each scope understands, used to reject a known name in the wrong form (e.g.
+/// `Positions=1` instead of a `Positions` scope). Shared with the writer, which refuses to
+/// write an unknown item under a known name.
+pub(crate) mod known {
+    pub const TOP: &[&str] = &[
+        "Setting",
+        "MeshDataList",
+        "MeshDatas",
+        "HierarchyList",
+        "RenderingMeshList",
+        "AnimationList",
+    ];
+    pub const SETTING: &[&str] = &[
+        "ElfreinaSoftVersion",
+        "SoftVersion",
+        "ElfreinaBetaVersion",
+        "LoadType",
+        "IsRightHand",
+    ];
+    pub const MESH_DATA: &[&str] = &["MeshContainerCount", "MeshContainer"];
+    pub const CONTAINER: &[&str] = &[
+        "Name",
+        "BoneCount",
+        "MeshCount",
+        "VertexFormat",
+        "BoneNames",
+        "OffsetMatrices",
+        "Materials",
+        "Mesh",
+    ];
+    pub const MATERIALS: &[&str] = &["MaterialCount", "Material"];
+    pub const MATERIAL: &[&str] = &[
+        "Name",
+        "Diffuse",
+        "Ambient",
+        "Emissive",
+        "Specular",
+        "SpecularSharpness",
+        "TextureFilename",
+    ];
+    pub const MESH: &[&str] = &[
+        "Name",
+        "VertexCount",
+        "FaceCount",
+        "Positions",
+        "Normals",
+        "Diffuse",
+        "TextureUV",
+        "Texture1UV",
+        "Texture2UV",
+        "Texture3UV",
+        "Texture4UV",
+        "Texture5UV",
+        "Texture6UV",
+        "Texture7UV",
+        "Texture8UV",
+        "BlendList",
+        "Blends",
+        "BlendIndices",
+        "VertexIndices",
+        "Attributes",
+    ];
+    pub const BLEND_LIST: &[&str] = &["BlendPart"];
+    pub const BLEND_PART: &[&str] = &["BoneName", "TransformIndex", "VertexBlend"];
+    pub const HIERARCHY: &[&str] = &["Node"];
+    pub const NODE: &[&str] = &["NodeName", "InitPostureMatrix", "Node"];
+    pub const RENDERING: &[&str] = &["RenderingMeshCount", "RenderingMesh"];
+    pub const RENDERING_MESH: &[&str] =
+        &["RenderingMeshName", "HierarchyNamesCount", "HierarchyNames"];
+    pub const ANIMATIONS: &[&str] = &["AnimationCount", "AnimationData"];
+    pub const ANIMATION: &[&str] = &[
+        "AnimationName",
+        "AnimationTime",
+        "FrameParSecond",
+        "TransitionTime",
+        "Priority",
+        "Loop",
+        "BoneAnimation",
+        "UVAnimation",
+    ];
+    pub const KEYED_ANIMATION: &[&str] = &["TimeKeys", "AnimationPart"];
+    pub const BONE_PART: &[&str] = &[
+        "NodeName",
+        "TransitionTime",
+        "InterpolationType",
+        "TimeKeys",
+        "TransKeys",
+        "RotateKeys",
+        "ScaleKeys",
+    ];
+    pub const UV_PART: &[&str] = &[
+        "MeshContainerName",
+        "MaterialName",
+        "TimeKeys",
+        "TransKeys",
+        "RotateKeys",
+        "ScaleKeys",
+    ];
+}
+
+/// The UV scope names by set index; `TextureUV` is set 0 too.
+pub(crate) const UV_TAGS: [&str; UV_SETS] = [
+    "Texture1UV",
+    "Texture2UV",
+    "Texture3UV",
+    "Texture4UV",
+    "Texture5UV",
+    "Texture6UV",
+    "Texture7UV",
+    "Texture8UV",
+];
+
+type Result<T> = std::result::Result<T, Error>;
+
+struct Ctx<'w> {
+    warnings: &'w mut Vec<Warning>,
+    node_names: HashSet<String>,
+    /// (container name, its material names).
+    containers: Vec<(Option<String>, Vec<String>)>,
+}
+
+/// Converts a tree into the typed model.
+pub(crate) fn elem(tree: Tree, warnings: &mut Vec<Warning>) -> Result<Elem> {
+    let mut cx = Ctx {
+        warnings,
+        node_names: HashSet::new(),
+        containers: Vec::new(),
+    };
+    let mut doc = Elem {
+        version: tree.version.text,
+        ..Elem::default()
+    };
+    let mut seen = Seen::default();
+    let mut setting = None;
+    let mut mesh_data = None;
+    let mut hierarchy = None;
+    let mut rendering = None;
+    let mut animation = None;
+    for item in tree.items {
+        match item {
+            Item::Scope(s) => match s.tag.as_str() {
+                "Setting" => {
+                    seen.once("Setting", s.pos)?;
+                    setting = Some(s);
+                }
+                "MeshDataList" | "MeshDatas" => {
+                    seen.once("MeshDataList", s.pos)?;
+                    if s.tag == "MeshDatas" {
+                        cx.warn(s.pos, WarningKind::MeshDatasTag);
+                    }
+                    mesh_data = Some(s);
+                }
+                "HierarchyList" => {
+                    seen.once("HierarchyList", s.pos)?;
+                    hierarchy = Some(s);
+                }
+                "RenderingMeshList" => {
+                    seen.once("RenderingMeshList", s.pos)?;
+                    rendering = Some(s);
+                }
+                "AnimationList" => {
+                    seen.once("AnimationList", s.pos)?;
+                    animation = Some(s);
+                }
+                _ => cx.unknown(Item::Scope(s), known::TOP, &mut doc.extra)?,
+            },
+            other => cx.unknown(other, known::TOP, &mut doc.extra)?,
+        }
+    }
+    if let Some(s) = setting {
+        doc.setting = cx.setting(s)?;
+    }
+    if let Some(s) = mesh_data {
+        doc.mesh_data = Some(cx.mesh_data(s)?);
+    }
+    if let Some(s) = hierarchy {
+        doc.hierarchy = cx.hierarchy(s)?;
+    }
+    for (_, node) in doc.hierarchy.flatten() {
+        if let Some(name) = &node.name {
+            cx.node_names.insert(name.clone());
+        }
+    }
+    if let Some(s) = rendering {
+        doc.rendering = Some(cx.rendering(s)?);
+    }
+    if let Some(s) = animation {
+        doc.animation = Some(cx.animations(s)?);
+    }
+    Ok(doc)
+}
+
+/// Known names already seen in one scope (rule 16).
+#[derive(Default)]
+struct Seen(Vec<&'static str>);
+
+impl Seen {
+    fn once(&mut self, name: &'static str, pos: Pos) -> Result<()> {
+        if self.0.contains(&name) {
+            return Err(Error::UnexpectedPart {
+                line: pos.line,
+                column: pos.column,
+                message: format!("`{name}` appears twice in the same scope"),
+            });
+        }
+        self.0.push(name);
+        Ok(())
+    }
+}
+
+fn bad_width(pos: Pos, scope: &str, expected: impl Into<String>, found: usize) -> Error {
+    Error::BadRowWidth {
+        line: pos.line,
+        column: pos.column,
+        scope: scope.to_owned(),
+        expected: expected.into(),
+        found,
+    }
+}
+
+fn mismatch(pos: Pos, key: &str, declared: u64, what: &str, found: usize) -> Error {
+    Error::CountMismatch {
+        line: pos.line,
+        column: pos.column,
+        key: key.to_owned(),
+        declared,
+        what: what.to_owned(),
+        found: found as u64,
+    }
+}
+
+fn out_of_range(pos: Pos, what: &str, index: i64, len: usize) -> Error {
+    Error::IndexOutOfRange {
+        line: pos.line,
+        column: pos.column,
+        what: what.to_owned(),
+        index,
+        len: len as u64,
+    }
+}
+
+/// A declared count with the position of its key.
+type Count = Option<(u64, Pos)>;
+
+impl Ctx<'_> {
+    fn warn(&mut self, pos: Pos, kind: WarningKind) {
+        self.warnings.push(Warning {
+            line: pos.line,
+            column: pos.column,
+            kind,
+        });
+    }
+
+    /// Keeps an item this scope does not know, or rejects a known name in the wrong form.
+    fn unknown(&mut self, item: Item, known: &[&str], extra: &mut Vec<Item>) -> Result<()> {
+        let pos = item.pos();
+        let name = item.name();
+        if known.contains(&name) {
+            let form = match item {
+                Item::Scope(_) => "a scope",
+                _ => "a key",
+            };
+            return Err(Error::UnexpectedPart {
+                line: pos.line,
+                column: pos.column,
+                message: format!("`{name}` cannot be {form} here"),
+            });
+        }
+        self.warn(
+            pos,
+            WarningKind::Unknown {
+                name: name.to_owned(),
+            },
+        );
+        extra.push(item);
+        Ok(())
+    }
+
+    // ---- atoms and entries -------------------------------------------------------------
+
+    fn num(&mut self, atom: &Atom) -> Result<f64> {
+        let bad = || Error::BadNumber {
+            line: atom.pos.line,
+            column: atom.pos.column,
+            expected: "a number",
+            found: atom.text.clone(),
+        };
+        if atom.quoted {
+            return Err(bad());
+        }
+        match parse_f64(&atom.text) {
+            Some(Num::Finite(v)) => Ok(v),
+            Some(Num::NonFinite(v)) => {
+                self.warn(
+                    atom.pos,
+                    WarningKind::NonFinite {
+                        text: atom.text.clone(),
+                    },
+                );
+                Ok(v)
+            }
+            None => Err(bad()),
+        }
+    }
+
+    fn int(&self, atom: &Atom) -> Result<i64> {
+        let bad = || Error::BadNumber {
+            line: atom.pos.line,
+            column: atom.pos.column,
+            expected: "an integer",
+            found: atom.text.clone(),
+        };
+        if atom.quoted || !is_int(&atom.text) {
+            return Err(bad());
+        }
+        atom.text.parse::<i64>().map_err(|_| bad())
+    }
+
+    /// An index (≥ 0, fits u32) below `len`.
+    fn index(&self, atom: &Atom, what: &str, len: usize) -> Result<u32> {
+        let v = self.int(atom)?;
+        match u32::try_from(v) {
+            Ok(i) if (i as usize) < len => Ok(i),
+            _ => Err(out_of_range(atom.pos, what, v, len)),
+        }
+    }
+
+    fn single<'a>(&self, e: &'a Entry) -> Result<&'a Atom> {
+        match e.values.atoms.as_slice() {
+            [one] => Ok(one),
+            atoms => Err(bad_width(e.pos, &e.key, "1 value", atoms.len())),
+        }
+    }
+
+    fn string(&self, e: Entry) -> Result<String> {
+        self.single(&e)?;
+        Ok(e.values
+            .atoms
+            .into_iter()
+            .next()
+            .map(|a| a.text)
+            .unwrap_or_default())
+    }
+
+    fn int_entry(&self, e: &Entry) -> Result<i64> {
+        self.int(self.single(e)?)
+    }
+
+    fn count(&self, e: &Entry) -> Result<(u64, Pos)> {
+        let v = self.int_entry(e)?;
+        let c = u64::try_from(v).map_err(|_| Error::BadCount {
+            line: e.pos.line,
+            column: e.pos.column,
+            key: e.key.clone(),
+            value: v,
+        })?;
+        Ok((c, e.pos))
+    }
+
+    fn f64_entry(&mut self, e: &Entry) -> Result<f64> {
+        let atom = self.single(e)?;
+        self.num(atom)
+    }
+
+    fn bool_entry(&mut self, e: &Entry) -> Result<bool> {
+        let atom = self.single(e)?;
+        match atom.text.as_str() {
+            "True" if !atom.quoted => Ok(true),
+            "False" if !atom.quoted => Ok(false),
+            t if !atom.quoted
+                && (t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("false")) =>
+            {
+                self.warn(atom.pos, WarningKind::BoolCase { text: t.to_owned() });
+                Ok(t.eq_ignore_ascii_case("true"))
+            }
+            t => Err(syntax(
+                atom.pos.line,
+                atom.pos.column,
+                format!("expected True or False, found {t:?}"),
+            )),
+        }
+    }
+
+    /// A `a:b:c` row of exactly `N` numbers.
+    fn row<const N: usize>(&mut self, values: &Values, pos: Pos, what: &str) -> Result<[f64; N]> {
+        if values.atoms.len() != N || !values.is_simple() {
+            let width = values.group_count();
+            return Err(bad_width(
+                pos,
+                what,
+                format!("{N} values separated by `:`"),
+                width,
+            ));
+        }
+        let mut out = [0.0; N];
+        for (slot, atom) in out.iter_mut().zip(&values.atoms) {
+            *slot = self.num(atom)?;
+        }
+        Ok(out)
+    }
+
+    /// A row of any width (UV animation keys).
+    fn raw_row(&mut self, values: &Values, pos: Pos, what: &str) -> Result<Vec<f64>> {
+        if !values.is_simple() {
+            return Err(bad_width(
+                pos,
+                what,
+                "values separated by `:`",
+                values.group_count(),
+            ));
+        }
+        values.atoms.iter().map(|a| self.num(a)).collect()
+    }
+
+    /// The data lines of a scope that may hold nothing else.
+    fn data_lines(&self, s: Scope) -> Result<Vec<Data>> {
+        let tag = s.tag;
+        s.items
+            .into_iter()
+            .map(|item| match item {
+                Item::Data(d) => Ok(d),
+                other => {
+                    let pos = other.pos();
+                    Err(Error::UnexpectedPart {
+                        line: pos.line,
+                        column: pos.column,
+                        message: format!("`{tag}` holds only data lines, found `{}`", other.name()),
+                    })
+                }
+            })
+            .collect()
+    }
+
+    fn rows<const N: usize>(&mut self, s: Scope) -> Result<Vec<[f64; N]>> {
+        let tag = s.tag.clone();
+        let lines = self.data_lines(s)?;
+        let mut out = Vec::new();
+        for d in &lines {
+            out.push(self.row::<N>(&d.values, d.pos, &tag)?);
+        }
+        Ok(out)
+    }
+
+    fn raw_rows(&mut self, s: Scope) -> Result<(Vec<Vec<f64>>, Vec<Pos>)> {
+        let tag = s.tag.clone();
+        let lines = self.data_lines(s)?;
+        let mut out = Vec::new();
+        let mut pos = Vec::new();
+        for d in &lines {
+            out.push(self.raw_row(&d.values, d.pos, &tag)?);
+            pos.push(d.pos);
+        }
+        Ok((out, pos))
+    }
+
+    fn strings(&self, s: Scope) -> Result<Vec<String>> {
+        let tag = s.tag.clone();
+        self.data_lines(s)?
+            .into_iter()
+            .map(|d| match d.values.atoms.len() {
+                1 => Ok(d
+                    .values
+                    .atoms
+                    .into_iter()
+                    .next()
+                    .map(|a| a.text)
+                    .unwrap_or_default()),
+                n => Err(bad_width(d.pos, &tag, "1 string", n)),
+            })
+            .collect()
+    }
+
+    fn time_keys(&mut self, s: Scope) -> Result<Vec<f64>> {
+        let pos = s.pos;
+        let keys: Vec<f64> = self.rows::<1>(s)?.into_iter().map(|[t]| t).collect();
+        let bad_range = keys.iter().any(|t| !(0.0..=1.0).contains(t));
+        let decreasing = keys.windows(2).any(|w| matches!(w, [a, b] if b < a));
+        if bad_range || decreasing {
+            self.warn(pos, WarningKind::TimeKeys);
+        }
+        Ok(keys)
+    }
+
+    /// Rule 9/10 for a count whose data is not optional.
+    fn check_count(
+        &mut self,
+        declared: Count,
+        key: &'static str,
+        found: usize,
+        what: &str,
+        scope_pos: Pos,
+    ) -> Result<()> {
+        match declared {
+            Some((d, pos)) if d != found as u64 => Err(mismatch(pos, key, d, what, found)),
+            Some(_) => Ok(()),
+            None => {
+                if found > 0 {
+                    self.warn(scope_pos, WarningKind::CountInferred { key });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn resolve(&mut self, pos: Pos, key: &'static str, name: &Option<String>, ok: bool) {
+        if let (Some(name), false) = (name, ok) {
+            self.warn(
+                pos,
+                WarningKind::UnresolvedName {
+                    key,
+                    name: name.clone(),
+                },
+            );
+        }
+    }
+
+    // ---- scopes ------------------------------------------------------------------------
+
+    fn setting(&mut self, s: Scope) -> Result<Setting> {
+        let mut out = Setting::default();
+        let mut seen = Seen::default();
+        for item in s.items {
+            match item {
+                Item::Entry(e) => match e.key.as_str() {
+                    "ElfreinaSoftVersion" | "SoftVersion" => {
+                        seen.once("ElfreinaSoftVersion", e.pos)?;
+                        out.soft_version = Some(self.f64_entry(&e)?);
+                    }
+                    "ElfreinaBetaVersion" => {
+                        seen.once("ElfreinaBetaVersion", e.pos)?;
+                        out.beta_version = Some(self.int_entry(&e)?);
+                    }
+                    "LoadType" => {
+                        seen.once("LoadType", e.pos)?;
+                        out.load_type = Some(self.string(e)?);
+                    }
+                    "IsRightHand" => {
+                        seen.once("IsRightHand", e.pos)?;
+                        out.is_right_hand = Some(self.bool_entry(&e)?);
+                    }
+                    _ => self.unknown(Item::Entry(e), known::SETTING, &mut out.extra)?,
+                },
+                other => self.unknown(other, known::SETTING, &mut out.extra)?,
+            }
+        }
+        Ok(out)
+    }
+
+    fn mesh_data(&mut self, s: Scope) -> Result<MeshDataList> {
+        let mut out = MeshDataList::default();
+        let mut seen = Seen::default();
+        let mut count = None;
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "MeshContainerCount" => {
+                    seen.once("MeshContainerCount", e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(c) if c.tag == "MeshContainer" => {
+                    out.containers.push(self.container(c)?);
+                }
+                other => self.unknown(other, known::MESH_DATA, &mut out.extra)?,
+            }
+        }
+        self.check_count(
+            count,
+            "MeshContainerCount",
+            out.containers.len(),
+            "MeshContainer scopes",
+            s.pos,
+        )?;
+        Ok(out)
+    }
+
+    fn container(&mut self, s: Scope) -> Result<MeshContainer> {
+        let mut c = MeshContainer::default();
+        let mut seen = Seen::default();
+        let mut bone_count = None;
+        let mut mesh_count = None;
+        let mut mesh_scopes = Vec::new();
+        let mut matrices_pos = s.pos;
+        for item in s.items {
+            match item {
+                Item::Entry(e) => match e.key.as_str() {
+                    "Name" => {
+                        seen.once("Name", e.pos)?;
+                        c.name = Some(self.string(e)?);
+                    }
+                    "BoneCount" => {
+                        seen.once("BoneCount", e.pos)?;
+                        bone_count = Some(self.count(&e)?);
+                    }
+                    "MeshCount" => {
+                        seen.once("MeshCount", e.pos)?;
+                        mesh_count = Some(self.count(&e)?);
+                    }
+                    _ => self.unknown(Item::Entry(e), known::CONTAINER, &mut c.extra)?,
+                },
+                Item::Scope(sc) => match sc.tag.as_str() {
+                    "VertexFormat" => {
+                        seen.once("VertexFormat", sc.pos)?;
+                        c.vertex_format = self.strings(sc)?;
+                    }
+                    "BoneNames" => {
+                        seen.once("BoneNames", sc.pos)?;
+                        c.bone_names = self.strings(sc)?;
+                    }
+                    "OffsetMatrices" => {
+                        seen.once("OffsetMatrices", sc.pos)?;
+                        matrices_pos = sc.pos;
+                        c.offset_matrices = self.rows::<16>(sc)?;
+                    }
+                    "Materials" => {
+                        seen.once("Materials", sc.pos)?;
+                        c.materials = Some(self.materials(sc)?);
+                    }
+                    "Mesh" => mesh_scopes.push(sc),
+                    _ => self.unknown(Item::Scope(sc), known::CONTAINER, &mut c.extra)?,
+                },
+                other => self.unknown(other, known::CONTAINER, &mut c.extra)?,
+            }
+        }
+        let (names, matrices) = (c.bone_names.len(), c.offset_matrices.len());
+        match bone_count {
+            Some((b, pos)) => {
+                if names as u64 != b {
+                    return Err(mismatch(pos, "BoneCount", b, "BoneNames", names));
+                }
+                if matrices as u64 != b {
+                    return Err(mismatch(pos, "BoneCount", b, "OffsetMatrices", matrices));
+                }
+            }
+            None => {
+                if names > 0 && matrices > 0 && names != matrices {
+                    return Err(mismatch(
+                        matrices_pos,
+                        "BoneNames",
+                        names as u64,
+                        "OffsetMatrices",
+                        matrices,
+                    ));
+                }
+                if names.max(matrices) > 0 {
+                    self.warn(s.pos, WarningKind::CountInferred { key: "BoneCount" });
+                }
+            }
+        }
+        self.check_count(
+            mesh_count,
+            "MeshCount",
+            mesh_scopes.len(),
+            "Mesh scopes",
+            s.pos,
+        )?;
+        let materials = c.material_list().len();
+        let bones = c.bone_count();
+        for ms in mesh_scopes {
+            let mesh = self.mesh(ms, materials, &c.bone_names, bones)?;
+            c.meshes.push(mesh);
+        }
+        self.containers.push((
+            c.name.clone(),
+            c.material_list()
+                .iter()
+                .filter_map(|m| m.name.clone())
+                .collect(),
+        ));
+        Ok(c)
+    }
+
+    fn materials(&mut self, s: Scope) -> Result<Materials> {
+        let mut out = Materials::default();
+        let mut seen = Seen::default();
+        let mut count = None;
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "MaterialCount" => {
+                    seen.once("MaterialCount", e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(m) if m.tag == "Material" => out.materials.push(self.material(m)?),
+                other => self.unknown(other, known::MATERIALS, &mut out.extra)?,
+            }
+        }
+        self.check_count(
+            count,
+            "MaterialCount",
+            out.materials.len(),
+            "Material scopes",
+            s.pos,
+        )?;
+        Ok(out)
+    }
+
+    fn material(&mut self, s: Scope) -> Result<Material> {
+        let mut m = Material::default();
+        let mut seen = Seen::default();
+        for item in s.items {
+            match item {
+                Item::Entry(e) => match e.key.as_str() {
+                    "Name" => {
+                        seen.once("Name", e.pos)?;
+                        m.name = Some(self.string(e)?);
+                    }
+                    "Diffuse" => {
+                        seen.once("Diffuse", e.pos)?;
+                        m.diffuse = Some(self.row::<4>(&e.values, e.pos, "Diffuse")?);
+                    }
+                    "Ambient" => {
+                        seen.once("Ambient", e.pos)?;
+                        m.ambient = Some(self.row::<4>(&e.values, e.pos, "Ambient")?);
+                    }
+                    "Emissive" => {
+                        seen.once("Emissive", e.pos)?;
+                        m.emissive = Some(self.row::<4>(&e.values, e.pos, "Emissive")?);
+                    }
+                    "Specular" => {
+                        seen.once("Specular", e.pos)?;
+                        m.specular = Some(self.row::<4>(&e.values, e.pos, "Specular")?);
+                    }
+                    "SpecularSharpness" => {
+                        seen.once("SpecularSharpness", e.pos)?;
+                        m.specular_sharpness = Some(self.f64_entry(&e)?);
+                    }
+                    "TextureFilename" => {
+                        seen.once("TextureFilename", e.pos)?;
+                        m.texture_filename = Some(self.string(e)?);
+                    }
+                    _ => self.unknown(Item::Entry(e), known::MATERIAL, &mut m.extra)?,
+                },
+                other => self.unknown(other, known::MATERIAL, &mut m.extra)?,
+            }
+        }
+        Ok(m)
+    }
+
+    fn mesh(
+        &mut self,
+        s: Scope,
+        materials: usize,
+        bone_names: &[String],
+        bones: usize,
+    ) -> Result<Mesh> {
+        let mut m = Mesh::default();
+        let mut seen = Seen::default();
+        let mut vcount = None;
+        let mut fcount = None;
+        let mut vertex_scopes: Vec<(&'static str, usize, Pos)> = Vec::new();
+        let mut faces = None;
+        let mut attributes = None;
+        let mut blend_list = None;
+        for item in s.items {
+            match item {
+                Item::Entry(e) => match e.key.as_str() {
+                    "Name" => {
+                        seen.once("Name", e.pos)?;
+                        m.name = Some(self.string(e)?);
+                    }
+                    "VertexCount" => {
+                        seen.once("VertexCount", e.pos)?;
+                        vcount = Some(self.count(&e)?);
+                    }
+                    "FaceCount" => {
+                        seen.once("FaceCount", e.pos)?;
+                        fcount = Some(self.count(&e)?);
+                    }
+                    _ => self.unknown(Item::Entry(e), known::MESH, &mut m.extra)?,
+                },
+                Item::Scope(sc) => {
+                    let uv_set = sc
+                        .tag
+                        .strip_prefix("Texture")
+                        .and_then(|t| t.strip_suffix("UV"))
+                        .and_then(|n| match n {
+                            "" => Some(0),
+                            _ => UV_TAGS.iter().position(|t| *t == sc.tag),
+                        });
+                    match (sc.tag.as_str(), uv_set) {
+                        (_, Some(set)) => {
+                            let tag = UV_TAGS.get(set).copied().unwrap_or("TextureUV");
+                            seen.once(tag, sc.pos)?;
+                            let pos = sc.pos;
+                            let rows = self.rows::<2>(sc)?;
+                            vertex_scopes.push((tag, rows.len(), pos));
+                            if let Some(slot) = m.uv_sets.get_mut(set) {
+                                *slot = rows;
+                            }
+                        }
+                        ("Positions", _) => {
+                            seen.once("Positions", sc.pos)?;
+                            let pos = sc.pos;
+                            m.positions = self.rows::<3>(sc)?;
+                            vertex_scopes.push(("Positions", m.positions.len(), pos));
+                        }
+                        ("Normals", _) => {
+                            seen.once("Normals", sc.pos)?;
+                            let pos = sc.pos;
+                            m.normals = self.rows::<3>(sc)?;
+                            vertex_scopes.push(("Normals", m.normals.len(), pos));
+                        }
+                        ("Diffuse", _) => {
+                            seen.once("Diffuse", sc.pos)?;
+                            let pos = sc.pos;
+                            m.diffuse = self.rows::<4>(sc)?;
+                            vertex_scopes.push(("Diffuse", m.diffuse.len(), pos));
+                        }
+                        ("BlendList", _) => {
+                            seen.once("BlendList", sc.pos)?;
+                            blend_list = Some(sc);
+                        }
+                        ("Blends", _) => {
+                            seen.once("Blends", sc.pos)?;
+                            self.warn(
+                                sc.pos,
+                                WarningKind::Unknown {
+                                    name: "Blends".into(),
+                                },
+                            );
+                            m.blends = Some(sc);
+                        }
+                        ("BlendIndices", _) => {
+                            seen.once("BlendIndices", sc.pos)?;
+                            self.warn(
+                                sc.pos,
+                                WarningKind::Unknown {
+                                    name: "BlendIndices".into(),
+                                },
+                            );
+                            m.blend_indices = Some(sc);
+                        }
+                        ("VertexIndices", _) => {
+                            seen.once("VertexIndices", sc.pos)?;
+                            faces = Some(sc);
+                        }
+                        ("Attributes", _) => {
+                            seen.once("Attributes", sc.pos)?;
+                            attributes = Some(sc);
+                        }
+                        _ => self.unknown(Item::Scope(sc), known::MESH, &mut m.extra)?,
+                    }
+                }
+                other => self.unknown(other, known::MESH, &mut m.extra)?,
+            }
+        }
+
+        // Vertices.
+        let v = match vcount {
+            Some((v, _)) => v,
+            None => {
+                if !m.positions.is_empty() {
+                    self.warn(s.pos, WarningKind::CountInferred { key: "VertexCount" });
+                }
+                m.positions.len() as u64
+            }
+        };
+        if m.positions.is_empty() && v > 0 {
+            return Err(Error::MissingPart {
+                line: s.pos.line,
+                column: s.pos.column,
+                message: format!("a Mesh with VertexCount={v} has no Positions"),
+            });
+        }
+        for (what, found, pos) in vertex_scopes {
+            let optional = what != "Positions";
+            if found as u64 != v && !(optional && found == 0) {
+                let pos = vcount.map_or(pos, |(_, p)| p);
+                return Err(mismatch(pos, "VertexCount", v, what, found));
+            }
+        }
+        let v = m.positions.len();
+
+        // Faces.
+        let face_rows = match faces {
+            Some(sc) => self.data_lines(sc)?,
+            None => Vec::new(),
+        };
+        self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
+        for d in &face_rows {
+            let atoms = &d.values.atoms;
+            let shape_ok = atoms.len() >= 2
+                && atoms.get(1).is_some_and(|a| !a.group_start)
+                && atoms.iter().skip(2).all(|a| a.group_start);
+            let expected = "`n,i0:i1:…` with n ≥ 3 indices";
+            let n_atom = atoms.first().filter(|_| shape_ok).ok_or_else(|| {
+                bad_width(d.pos, "VertexIndices", expected, d.values.group_count())
+            })?;
+            let n = self.int(n_atom)?;
+            let corners = atoms.len() - 1;
+            if n < 3 || n != corners as i64 {
+                return Err(bad_width(d.pos, "VertexIndices", expected, corners));
+            }
+            m.face_sizes.push(corners as u32);
+            for atom in atoms.iter().skip(1) {
+                m.face_indices.push(self.index(atom, "vertex index", v)?);
+            }
+        }
+        let f = m.face_sizes.len();
+
+        // Attributes (optional; an empty scope is the same as none).
+        if let Some(sc) = attributes {
+            let lines = self.data_lines(sc)?;
+            if !lines.is_empty() && lines.len() != f {
+                let pos = fcount.map_or(s.pos, |(_, p)| p);
+                return Err(mismatch(
+                    pos,
+                    "FaceCount",
+                    f as u64,
+                    "Attributes",
+                    lines.len(),
+                ));
+            }
+            for d in &lines {
+                match d.values.atoms.as_slice() {
+                    [a] => m
+                        .attributes
+                        .push(self.index(a, "material index", materials)?),
+                    atoms => return Err(bad_width(d.pos, "Attributes", "1 value", atoms.len())),
+                }
+            }
+        }
+        if m.attributes.is_empty() && f > 0 {
+            self.warn(s.pos, WarningKind::NoAttributes);
+        }
+
+        // Skinning.
+        if let Some(sc) = blend_list {
+            m.blend_list = self.blend_list(sc, v, bone_names, bones)?;
+        }
+        Ok(m)
+    }
+
+    fn blend_list(
+        &mut self,
+        s: Scope,
+        vertices: usize,
+        bone_names: &[String],
+        bones: usize,
+    ) -> Result<BlendList> {
+        let mut out = BlendList::default();
+        for item in s.items {
+            match item {
+                Item::Scope(p) if p.tag == "BlendPart" => {
+                    let part = self.blend_part(p, vertices, bone_names, bones)?;
+                    out.parts.push(part);
+                }
+                other => self.unknown(other, known::BLEND_LIST, &mut out.extra)?,
+            }
+        }
+        // Rule 20.
+        let mut influence: Vec<(u32, f64)> = vec![(0, 0.0); vertices];
+        for b in out.parts.iter().flat_map(|p| &p.vertex_blends) {
+            if let Some(slot) = influence.get_mut(b.vertex as usize) {
+                slot.0 += 1;
+                slot.1 += b.weight;
+            }
+        }
+        for (vertex, (n, sum)) in influence.into_iter().enumerate() {
+            let vertex = vertex as u32;
+            if n > 4 {
+                self.warn(s.pos, WarningKind::TooManyInfluences { vertex });
+            }
+            if n > 0 && (sum - 1.0).abs() > 1e-3 {
+                self.warn(s.pos, WarningKind::WeightSum { vertex });
+            }
+        }
+        Ok(out)
+    }
+
+    fn blend_part(
+        &mut self,
+        s: Scope,
+        vertices: usize,
+        bone_names: &[String],
+        bones: usize,
+    ) -> Result<BlendPart> {
+        let mut p = BlendPart::default();
+        let mut seen = Seen::default();
+        let mut name_pos = s.pos;
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "BoneName" => {
+                    seen.once("BoneName", e.pos)?;
+                    name_pos = e.pos;
+                    p.bone_name = Some(self.string(e)?);
+                }
+                Item::Entry(e) if e.key == "TransformIndex" => {
+                    seen.once("TransformIndex", e.pos)?;
+                    p.transform_index =
+                        Some(self.index(self.single(&e)?, "TransformIndex", bones)?);
+                }
+                Item::Scope(sc) if sc.tag == "VertexBlend" => {
+                    seen.once("VertexBlend", sc.pos)?;
+                    for d in self.data_lines(sc)? {
+                        let atoms = &d.values.atoms;
+                        let (Some(vertex), Some(weight), 2) =
+                            (atoms.first(), atoms.get(1), atoms.len())
+                        else {
+                            return Err(bad_width(
+                                d.pos,
+                                "VertexBlend",
+                                "`vertex,weight`",
+                                atoms.len(),
+                            ));
+                        };
+                        if weight.group_start {
+                            return Err(bad_width(
+                                d.pos,
+                                "VertexBlend",
+                                "`vertex,weight`",
+                                atoms.len(),
+                            ));
+                        }
+                        let vertex = self.index(vertex, "vertex index", vertices)?;
+                        let weight = self.num(weight)?;
+                        p.vertex_blends.push(VertexBlend { vertex, weight });
+                    }
+                }
+                other => self.unknown(other, known::BLEND_PART, &mut p.extra)?,
+            }
+        }
+        if let (Some(name), Some(i)) = (&p.bone_name, p.transform_index) {
+            if bone_names.get(i as usize).is_some_and(|b| b != name) {
+                self.warn(
+                    name_pos,
+                    WarningKind::BoneNameMismatch { name: name.clone() },
+                );
+            }
+        }
+        Ok(p)
+    }
+
+    fn hierarchy(&mut self, s: Scope) -> Result<HierarchyList> {
+        let mut out = HierarchyList::default();
+        for item in s.items {
+            match item {
+                Item::Scope(n) if n.tag == "Node" => out.nodes.push(self.node(n)?),
+                other => self.unknown(other, known::HIERARCHY, &mut out.extra)?,
+            }
+        }
+        Ok(out)
+    }
+
+    /// Recursive, but the tree is at most [`crate::MAX_DEPTH`] deep.
+    fn node(&mut self, s: Scope) -> Result<Node> {
+        let mut n = Node::default();
+        let mut seen = Seen::default();
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "NodeName" => {
+                    seen.once("NodeName", e.pos)?;
+                    n.name = Some(self.string(e)?);
+                }
+                Item::Entry(e) if e.key == "InitPostureMatrix" => {
+                    seen.once("InitPostureMatrix", e.pos)?;
+                    n.init_posture = Some(self.row::<16>(&e.values, e.pos, "InitPostureMatrix")?);
+                }
+                Item::Scope(c) if c.tag == "Node" => n.children.push(self.node(c)?),
+                other => self.unknown(other, known::NODE, &mut n.extra)?,
+            }
+        }
+        Ok(n)
+    }
+
+    fn rendering(&mut self, s: Scope) -> Result<RenderingMeshList> {
+        let mut out = RenderingMeshList::default();
+        let mut seen = Seen::default();
+        let mut count = None;
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "RenderingMeshCount" => {
+                    seen.once("RenderingMeshCount", e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(r) if r.tag == "RenderingMesh" => {
+                    out.meshes.push(self.rendering_mesh(r)?);
+                }
+                other => self.unknown(other, known::RENDERING, &mut out.extra)?,
+            }
+        }
+        self.check_count(
+            count,
+            "RenderingMeshCount",
+            out.meshes.len(),
+            "RenderingMesh scopes",
+            s.pos,
+        )?;
+        Ok(out)
+    }
+
+    fn rendering_mesh(&mut self, s: Scope) -> Result<RenderingMesh> {
+        let mut r = RenderingMesh::default();
+        let mut seen = Seen::default();
+        let mut count = None;
+        let mut names_pos = Vec::new();
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "RenderingMeshName" => {
+                    seen.once("RenderingMeshName", e.pos)?;
+                    let pos = e.pos;
+                    r.name = Some(self.string(e)?);
+                    let ok = self.containers.iter().any(|(n, _)| *n == r.name);
+                    self.resolve(pos, "RenderingMeshName", &r.name, ok);
+                }
+                Item::Entry(e) if e.key == "HierarchyNamesCount" => {
+                    seen.once("HierarchyNamesCount", e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(sc) if sc.tag == "HierarchyNames" => {
+                    seen.once("HierarchyNames", sc.pos)?;
+                    names_pos = sc.items.iter().map(Item::pos).collect();
+                    r.hierarchy_names = self.strings(sc)?;
+                }
+                other => self.unknown(other, known::RENDERING_MESH, &mut r.extra)?,
+            }
+        }
+        self.check_count(
+            count,
+            "HierarchyNamesCount",
+            r.hierarchy_names.len(),
+            "HierarchyNames",
+            s.pos,
+        )?;
+        for (name, pos) in r.hierarchy_names.iter().zip(names_pos) {
+            if !self.node_names.contains(name) {
+                self.warn(
+                    pos,
+                    WarningKind::UnresolvedName {
+                        key: "HierarchyNames",
+                        name: name.clone(),
+                    },
+                );
+            }
+        }
+        Ok(r)
+    }
+
+    fn animations(&mut self, s: Scope) -> Result<AnimationList> {
+        let mut out = AnimationList::default();
+        let mut seen = Seen::default();
+        let mut count = None;
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "AnimationCount" => {
+                    seen.once("AnimationCount", e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(a) if a.tag == "AnimationData" => {
+                    out.animations.push(self.animation(a)?);
+                }
+                other => self.unknown(other, known::ANIMATIONS, &mut out.extra)?,
+            }
+        }
+        self.check_count(
+            count,
+            "AnimationCount",
+            out.animations.len(),
+            "AnimationData scopes",
+            s.pos,
+        )?;
+        Ok(out)
+    }
+
+    fn animation(&mut self, s: Scope) -> Result<AnimationData> {
+        let mut a = AnimationData::default();
+        let mut seen = Seen::default();
+        for item in s.items {
+            match item {
+                Item::Entry(e) => match e.key.as_str() {
+                    "AnimationName" => {
+                        seen.once("AnimationName", e.pos)?;
+                        a.name = Some(self.string(e)?);
+                    }
+                    "AnimationTime" => {
+                        seen.once("AnimationTime", e.pos)?;
+                        a.time_ms = Some(self.int_entry(&e)?);
+                    }
+                    "FrameParSecond" => {
+                        seen.once("FrameParSecond", e.pos)?;
+                        a.frames_per_second = Some(self.int_entry(&e)?);
+                    }
+                    "TransitionTime" => {
+                        seen.once("TransitionTime", e.pos)?;
+                        a.transition_time = Some(self.int_entry(&e)?);
+                    }
+                    "Priority" => {
+                        seen.once("Priority", e.pos)?;
+                        a.priority = Some(self.int_entry(&e)?);
+                    }
+                    "Loop" => {
+                        seen.once("Loop", e.pos)?;
+                        a.looped = Some(self.bool_entry(&e)?);
+                    }
+                    _ => self.unknown(Item::Entry(e), known::ANIMATION, &mut a.extra)?,
+                },
+                Item::Scope(sc) if sc.tag == "BoneAnimation" => {
+                    seen.once("BoneAnimation", sc.pos)?;
+                    a.bone_animation = self.bone_animation(sc)?;
+                }
+                Item::Scope(sc) if sc.tag == "UVAnimation" => {
+                    seen.once("UVAnimation", sc.pos)?;
+                    a.uv_animation = self.uv_animation(sc)?;
+                }
+                other => self.unknown(other, known::ANIMATION, &mut a.extra)?,
+            }
+        }
+        Ok(a)
+    }
+
+    fn bone_animation(&mut self, s: Scope) -> Result<BoneAnimation> {
+        let mut out = BoneAnimation::default();
+        let mut seen = Seen::default();
+        for item in s.items {
+            match item {
+                Item::Scope(sc) if sc.tag == "TimeKeys" => {
+                    seen.once("TimeKeys", sc.pos)?;
+                    out.time_keys = self.time_keys(sc)?;
+                }
+                Item::Scope(sc) if sc.tag == "AnimationPart" => {
+                    out.parts.push(self.bone_part(sc)?);
+                }
+                other => self.unknown(other, known::KEYED_ANIMATION, &mut out.extra)?,
+            }
+        }
+        Ok(out)
+    }
+
+    fn bone_part(&mut self, s: Scope) -> Result<BoneAnimationPart> {
+        let mut p = BoneAnimationPart::default();
+        let mut seen = Seen::default();
+        let mut lists: Vec<(&'static str, usize, Pos)> = Vec::new();
+        for item in s.items {
+            match item {
+                Item::Entry(e) => match e.key.as_str() {
+                    "NodeName" => {
+                        seen.once("NodeName", e.pos)?;
+                        let pos = e.pos;
+                        p.node_name = Some(self.string(e)?);
+                        let ok = p
+                            .node_name
+                            .as_ref()
+                            .is_some_and(|n| self.node_names.contains(n));
+                        self.resolve(pos, "NodeName", &p.node_name, ok);
+                    }
+                    "TransitionTime" => {
+                        seen.once("TransitionTime", e.pos)?;
+                        p.transition_time = Some(self.int_entry(&e)?);
+                    }
+                    "InterpolationType" => {
+                        seen.once("InterpolationType", e.pos)?;
+                        p.interpolation_type = Some(self.string(e)?);
+                    }
+                    _ => self.unknown(Item::Entry(e), known::BONE_PART, &mut p.extra)?,
+                },
+                Item::Scope(sc) => match sc.tag.as_str() {
+                    "TimeKeys" => {
+                        seen.once("TimeKeys", sc.pos)?;
+                        let pos = sc.pos;
+                        p.time_keys = self.time_keys(sc)?;
+                        lists.push(("TimeKeys", p.time_keys.len(), pos));
+                    }
+                    "TransKeys" => {
+                        seen.once("TransKeys", sc.pos)?;
+                        let pos = sc.pos;
+                        p.trans_keys = self.rows::<3>(sc)?;
+                        lists.push(("TransKeys", p.trans_keys.len(), pos));
+                    }
+                    "RotateKeys" => {
+                        seen.once("RotateKeys", sc.pos)?;
+                        let pos = sc.pos;
+                        p.rotate_keys = self.rows::<4>(sc)?;
+                        lists.push(("RotateKeys", p.rotate_keys.len(), pos));
+                    }
+                    "ScaleKeys" => {
+                        seen.once("ScaleKeys", sc.pos)?;
+                        let pos = sc.pos;
+                        p.scale_keys = self.rows::<3>(sc)?;
+                        lists.push(("ScaleKeys", p.scale_keys.len(), pos));
+                    }
+                    _ => self.unknown(Item::Scope(sc), known::BONE_PART, &mut p.extra)?,
+                },
+                other => self.unknown(other, known::BONE_PART, &mut p.extra)?,
+            }
+        }
+        // Rule 15: every present key list has the same length.
+        let mut lists = lists.into_iter().filter(|(_, n, _)| *n > 0);
+        if let Some((first, len, _)) = lists.next() {
+            for (what, n, pos) in lists {
+                if n != len {
+                    return Err(mismatch(pos, first, len as u64, what, n));
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn uv_animation(&mut self, s: Scope) -> Result<UvAnimation> {
+        let mut out = UvAnimation::default();
+        let mut seen = Seen::default();
+        for item in s.items {
+            match item {
+                Item::Scope(sc) if sc.tag == "TimeKeys" => {
+                    seen.once("TimeKeys", sc.pos)?;
+                    out.time_keys = self.time_keys(sc)?;
+                }
+                Item::Scope(sc) if sc.tag == "AnimationPart" => {
+                    out.parts.push(self.uv_part(sc)?);
+                }
+                other => self.unknown(other, known::KEYED_ANIMATION, &mut out.extra)?,
+            }
+        }
+        Ok(out)
+    }
+
+    fn uv_part(&mut self, s: Scope) -> Result<UvAnimationPart> {
+        let mut p = UvAnimationPart::default();
+        let mut seen = Seen::default();
+        let mut container_pos = s.pos;
+        let mut material_pos = s.pos;
+        for item in s.items {
+            match item {
+                Item::Entry(e) if e.key == "MeshContainerName" => {
+                    seen.once("MeshContainerName", e.pos)?;
+                    container_pos = e.pos;
+                    p.mesh_container_name = Some(self.string(e)?);
+                }
+                Item::Entry(e) if e.key == "MaterialName" => {
+                    seen.once("MaterialName", e.pos)?;
+                    material_pos = e.pos;
+                    p.material_name = Some(self.string(e)?);
+                }
+                Item::Scope(sc) => match sc.tag.as_str() {
+                    "TimeKeys" => {
+                        seen.once("TimeKeys", sc.pos)?;
+                        p.time_keys = self.time_keys(sc)?;
+                    }
+                    tag @ ("TransKeys" | "RotateKeys" | "ScaleKeys") => {
+                        let (scope, width): (&'static str, usize) = match tag {
+                            "TransKeys" => ("TransKeys", 2),
+                            "RotateKeys" => ("RotateKeys", 1),
+                            _ => ("ScaleKeys", 2),
+                        };
+                        seen.once(scope, sc.pos)?;
+                        let (rows, pos) = self.raw_rows(sc)?;
+                        if let Some((row, pos)) =
+                            rows.iter().zip(&pos).find(|(r, _)| r.len() != width)
+                        {
+                            self.warn(
+                                *pos,
+                                WarningKind::UvKeyWidth {
+                                    scope,
+                                    width: row.len(),
+                                },
+                            );
+                        }
+                        match scope {
+                            "TransKeys" => p.trans_keys = rows,
+                            "RotateKeys" => p.rotate_keys = rows,
+                            _ => p.scale_keys = rows,
+                        }
+                    }
+                    _ => self.unknown(Item::Scope(sc), known::UV_PART, &mut p.extra)?,
+                },
+                other => self.unknown(other, known::UV_PART, &mut p.extra)?,
+            }
+        }
+        let container = self
+            .containers
+            .iter()
+            .find(|(n, _)| p.mesh_container_name.is_some() && *n == p.mesh_container_name);
+        let material_ok = match (container, &p.material_name) {
+            (Some((_, mats)), Some(m)) => mats.contains(m),
+            _ => false,
+        };
+        let container_ok = container.is_some();
+        self.resolve(
+            container_pos,
+            "MeshContainerName",
+            &p.mesh_container_name,
+            container_ok,
+        );
+        self.resolve(material_pos, "MaterialName", &p.material_name, material_ok);
+        Ok(p)
+    }
+}
