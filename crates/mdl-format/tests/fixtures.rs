@@ -487,3 +487,42 @@ fn curve_targets() {
         assert!(CurveTarget::parse(bad).is_none(), "{bad}");
     }
 }
+
+#[test]
+fn error_is_send_sync_static() {
+    fn check<T: Send + Sync + 'static + std::error::Error>() {}
+    check::<Error>();
+}
+
+/// Deterministic byte corruption of every fixture: the reader may accept or reject, but must
+/// never panic, and whatever it accepts must write back to the same bytes.
+#[test]
+fn corrupted_fixtures_never_panic() {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for path in fixtures("mdl", "mdl") {
+        let original = read(&path);
+        for _ in 0..2000 {
+            let mut bytes = original.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = match next() % 3 {
+                    0 => 0xFF,
+                    1 => 0x7F,
+                    _ => next() as u8,
+                };
+            }
+            let result = std::panic::catch_unwind(|| Mdl::from_bytes(&bytes));
+            match result {
+                Err(_) => panic!("{}: panic on corrupted input", file_name(&path)),
+                Ok(Ok(doc)) => assert_eq!(doc.to_bytes().unwrap(), bytes),
+                Ok(Err(e)) => assert!(e.offset().is_some_and(|o| o <= bytes.len() as u64)),
+            }
+        }
+    }
+}
