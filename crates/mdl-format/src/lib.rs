@@ -14,7 +14,8 @@
 //!   `to_bytes(from_bytes(f)) == f`. Floats keep their bits, strings keep their UTF-16 code
 //!   units (unpaired surrogates included) and enums keep their raw values.
 //! * Files written by FBX2MDL between April and June 2014 claim version 1 but use an older
-//!   layout; they are recognised and rejected with [`Error::UnsupportedLayout`].
+//!   layout; [`Mdl::from_bytes`] recognises them and fails with [`Error::UnsupportedLayout`].
+//!   [`LegacyMdl`] reads and writes that layout as it is, without converting it.
 //!
 //! Interpolation values follow the converter (1 constant, 2 linear, 3 cubic); the engine's
 //! own enum is shifted by one, which makes no difference for the files FBX2MDL wrote.
@@ -83,6 +84,23 @@ pub fn sniff(bytes: &[u8]) -> bool {
             (0..=15).contains(&i32::from_le_bytes(version))
         }
         _ => false,
+    }
+}
+
+impl LegacyMdl {
+    /// Reads a file in the 2014 development layout, discarding warnings.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        read::read_legacy(bytes).map(|(doc, _)| doc)
+    }
+
+    /// Reads a file in the 2014 development layout and returns the warnings as well.
+    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
+        read::read_legacy(bytes)
+    }
+
+    /// Serialises the document in the 2014 development layout.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        write::write_legacy(self)
     }
 }
 

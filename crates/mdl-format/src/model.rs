@@ -544,10 +544,77 @@ pub struct AnimationClip {
     pub source_index: i32,
 }
 
+/// A file in the 2014 development layout (written by FBX2MDL between about April and June
+/// 2014). It claims version 1 like the stable layout but orders its parts differently:
+/// mesh groups first, each holding its meshes, its own bones and its materials. Read it with
+/// [`LegacyMdl::from_bytes`](crate::LegacyMdl::from_bytes); [`Mdl::from_bytes`] rejects it with
+/// `UnsupportedLayout`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LegacyMdl {
+    /// Always 1 in known files.
+    pub version: i32,
+    /// Mesh groups.
+    pub mesh_groups: Vec<LegacyMeshGroup>,
+    /// Animation sources (same encoding as the stable layout).
+    pub animation_sources: Vec<AnimationSource>,
+    /// Animation clips (same encoding as the stable layout).
+    pub clips: Vec<AnimationClip>,
+}
+
+/// A legacy mesh group: meshes, then their bones, then their materials.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LegacyMeshGroup {
+    /// Meshes.
+    pub meshes: Vec<LegacyMesh>,
+    /// Bones of the group.
+    pub bones: Vec<LegacyBone>,
+    /// Materials, indexed by the meshes' material runs.
+    pub materials: Vec<Material>,
+}
+
+/// A legacy mesh: like a divided mesh, but with bone-offset records instead of connectors.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LegacyMesh {
+    /// Vertices (same 68-byte layout as the stable format).
+    pub vertices: Vec<Vertex>,
+    /// Triangles.
+    pub faces: Vec<Face>,
+    /// Material runs.
+    pub material_runs: Vec<MaterialRun>,
+    /// Bone palettes per face range.
+    pub bone_offsets: Vec<LegacyBoneOffset>,
+}
+
+/// A legacy bone palette entry (36 bytes): 32 bone indices and the first face they apply to.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Pod, Zeroable)]
+pub struct LegacyBoneOffset {
+    /// Bone indices.
+    pub bone_indices: [u8; 32],
+    /// First face of the range.
+    pub face_offset: i32,
+}
+
+/// A legacy bone: two matrices instead of one transform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegacyBone {
+    /// Name.
+    pub name: MdlString,
+    /// Parent index within the group, −1 for a root (kept raw, not validated).
+    pub parent: i32,
+    /// Rotation order, raw.
+    pub rotation_order: RotationOrder,
+    /// Transform relative to the parent.
+    pub local: Matrix44,
+    /// Inverse of the global (bind) transform.
+    pub inverse_global: Matrix44,
+}
+
 const _: () = {
     assert!(std::mem::size_of::<Vertex>() == 68);
     assert!(std::mem::size_of::<Face>() == 12);
     assert!(std::mem::size_of::<MaterialRun>() == 8);
     assert!(std::mem::size_of::<BoneConnector>() == 68);
     assert!(std::mem::size_of::<Keyframe>() == 28);
+    assert!(std::mem::size_of::<LegacyBoneOffset>() == 36);
 };

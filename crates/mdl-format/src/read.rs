@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 /// The description used for the legacy layout in [`Error::UnsupportedLayout`].
 pub const LEGACY_LAYOUT: &str =
-    "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them)";
+    "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them; read it with `LegacyMdl`)";
 
 // Minimum sizes in bytes of each array element, used to check counts before allocating.
 const MIN_BONE_V1: u64 = 76;
@@ -169,28 +169,8 @@ impl<'a> Reader<'a> {
         for _ in 0..n {
             animation_sources.push(self.source(&names)?);
         }
-        let (n, _) = self.count("animation clip count", MIN_CLIP)?;
-        let mut clips = Vec::with_capacity(n);
-        for _ in 0..n {
-            let name = self.string("clip name")?;
-            let offset = self.c.offset();
-            let source_index = self.i32("clip source index")?;
-            if usize::try_from(source_index).map_or(true, |i| i >= animation_sources.len()) {
-                return Err(Error::IndexOutOfRange {
-                    offset,
-                    what: "clip source index",
-                    index: source_index.into(),
-                    range: format!("in 0..{}", animation_sources.len()),
-                });
-            }
-            clips.push(AnimationClip { name, source_index });
-        }
-        if !self.c.is_empty() {
-            return Err(Error::TrailingData {
-                offset: self.c.offset(),
-                count: self.c.remaining() as u64,
-            });
-        }
+        let clips = self.clips(animation_sources.len())?;
+        self.finish()?;
         let doc = Mdl {
             version: self.version,
             bones,
@@ -199,6 +179,37 @@ impl<'a> Reader<'a> {
             clips,
         };
         Ok((doc, self.warnings))
+    }
+
+    fn clips(&mut self, source_count: usize) -> Result<Vec<AnimationClip>, Error> {
+        let (n, _) = self.count("animation clip count", MIN_CLIP)?;
+        let mut clips = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.string("clip name")?;
+            let offset = self.c.offset();
+            let source_index = self.i32("clip source index")?;
+            if usize::try_from(source_index).map_or(true, |i| i >= source_count) {
+                return Err(Error::IndexOutOfRange {
+                    offset,
+                    what: "clip source index",
+                    index: source_index.into(),
+                    range: format!("in 0..{source_count}"),
+                });
+            }
+            clips.push(AnimationClip { name, source_index });
+        }
+        Ok(clips)
+    }
+
+    fn finish(&self) -> Result<(), Error> {
+        if self.c.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::TrailingData {
+                offset: self.c.offset(),
+                count: self.c.remaining() as u64,
+            })
+        }
     }
 
     fn bones(&mut self) -> Result<Vec<Bone>, Error> {
@@ -274,34 +285,12 @@ impl<'a> Reader<'a> {
         }
         // Material runs are checked once the materials are known.
         for (d, &runs_offset) in divided.iter().zip(&runs_at) {
-            let mut sum: i64 = 0;
-            for (k, run) in d.material_runs.iter().enumerate() {
-                let at = runs_offset + 8 * k as u64;
-                if usize::try_from(run.material_index).map_or(true, |m| m >= materials.len()) {
-                    return Err(Error::IndexOutOfRange {
-                        offset: at,
-                        what: "material run's material index",
-                        index: run.material_index.into(),
-                        range: format!("in 0..{}", materials.len()),
-                    });
-                }
-                if run.face_count < 0 {
-                    return Err(Error::BadCount {
-                        offset: at + 4,
-                        what: "material run face count",
-                        count: run.face_count.into(),
-                    });
-                }
-                sum += i64::from(run.face_count);
-            }
-            if sum != d.faces.len() as i64 {
-                return Err(Error::CountMismatch {
-                    offset: runs_offset.saturating_sub(4),
-                    what: "material run face counts must sum to the face count",
-                    expected: d.faces.len() as i64,
-                    found: sum,
-                });
-            }
+            check_runs(
+                &d.material_runs,
+                runs_offset,
+                d.faces.len(),
+                materials.len(),
+            )?;
         }
         Ok(Mesh { divided, materials })
     }
@@ -315,19 +304,7 @@ impl<'a> Reader<'a> {
         let (connectors, connectors_at) =
             self.pod_array::<BoneConnector>("bone connector count")?;
 
-        let nv = vertices.len();
-        for (i, face) in faces.iter().enumerate() {
-            for (j, &index) in face.0.iter().enumerate() {
-                if usize::try_from(index).map_or(true, |v| v >= nv) {
-                    return Err(Error::IndexOutOfRange {
-                        offset: faces_at + 12 * i as u64 + 4 * j as u64,
-                        what: "face vertex index",
-                        index: index.into(),
-                        range: format!("in 0..{nv}"),
-                    });
-                }
-            }
-        }
+        check_faces(&faces, faces_at, vertices.len())?;
         for (i, conn) in connectors.iter().enumerate() {
             if usize::try_from(conn.bone_index).map_or(true, |b| b >= bone_count) {
                 return Err(Error::IndexOutOfRange {
@@ -452,67 +429,154 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// True when `bytes` (already known to carry the magic and version 1) are consumed exactly by
-/// the 2014 development layout: `Array<MeshGroup>, Array<AnimationSource>,
-/// Array<AnimationClip>`, where a mesh group is `Array<Mesh>, Array<Bone>, Array<Material>`.
-/// Only the structure is walked; nothing is kept.
-pub(crate) fn legacy_layout_matches(bytes: &[u8]) -> bool {
-    let mut c = Cursor::new(bytes);
-    if c.take(8).is_err() {
-        return false;
-    }
-    walk_legacy(&mut c).is_some() && c.is_empty()
-}
-
-fn walk_legacy(c: &mut Cursor<'_>) -> Option<()> {
-    fn count(c: &mut Cursor<'_>, min: u64) -> Option<u64> {
-        let n = u64::try_from(c.i32().ok()?).ok()?;
-        c.ensure(n, min).ok()?;
-        Some(n)
-    }
-    fn skip_array(c: &mut Cursor<'_>, size: u64) -> Option<()> {
-        let n = count(c, size)?;
-        c.take_elements(n, size).ok().map(|_| ())
-    }
-    fn string(c: &mut Cursor<'_>) -> Option<()> {
-        skip_array(c, 2)
-    }
-    let groups = count(c, 12)?;
-    for _ in 0..groups {
-        let meshes = count(c, 16)?;
-        for _ in 0..meshes {
-            skip_array(c, 68)?; // vertices
-            skip_array(c, 12)?; // faces
-            skip_array(c, 8)?; // material runs
-            skip_array(c, 36)?; // u8[32] bone indices + i32 face offset
-        }
-        let bones = count(c, 4 + 8 + 2 * MATRIX)?;
-        for _ in 0..bones {
-            string(c)?;
-            c.take(8 + 2 * MATRIX as usize).ok()?; // parent, rotation order, two matrices
-        }
-        let materials = count(c, MIN_MATERIAL)?;
-        for _ in 0..materials {
-            let kind = c.i32().ok()?;
-            let strings = if kind == Material::EXTERNAL { 1 } else { 3 };
-            for _ in 0..strings {
-                string(c)?;
+/// Checks that every face index is in `0..vertex_count`.
+fn check_faces(faces: &[Face], faces_at: u64, vertex_count: usize) -> Result<(), Error> {
+    for (i, face) in faces.iter().enumerate() {
+        for (j, &index) in face.0.iter().enumerate() {
+            if usize::try_from(index).map_or(true, |v| v >= vertex_count) {
+                return Err(Error::IndexOutOfRange {
+                    offset: faces_at + 12 * i as u64 + 4 * j as u64,
+                    what: "face vertex index",
+                    index: index.into(),
+                    range: format!("in 0..{vertex_count}"),
+                });
             }
         }
     }
-    let sources = count(c, MIN_SOURCE)?;
-    for _ in 0..sources {
-        string(c)?;
-        let curves = count(c, MIN_CURVE)?;
-        for _ in 0..curves {
-            string(c)?;
-            skip_array(c, 28)?;
+    Ok(())
+}
+
+/// Checks material indices, non-negative face counts, and that the counts sum to the faces.
+fn check_runs(
+    runs: &[MaterialRun],
+    runs_at: u64,
+    face_count: usize,
+    material_count: usize,
+) -> Result<(), Error> {
+    let mut sum: i64 = 0;
+    for (k, run) in runs.iter().enumerate() {
+        let at = runs_at + 8 * k as u64;
+        if usize::try_from(run.material_index).map_or(true, |m| m >= material_count) {
+            return Err(Error::IndexOutOfRange {
+                offset: at,
+                what: "material run's material index",
+                index: run.material_index.into(),
+                range: format!("in 0..{material_count}"),
+            });
         }
+        if run.face_count < 0 {
+            return Err(Error::BadCount {
+                offset: at + 4,
+                what: "material run face count",
+                count: run.face_count.into(),
+            });
+        }
+        sum += i64::from(run.face_count);
     }
-    let clips = count(c, MIN_CLIP)?;
-    for _ in 0..clips {
-        string(c)?;
-        c.i32().ok()?;
+    if sum != face_count as i64 {
+        return Err(Error::CountMismatch {
+            offset: runs_at.saturating_sub(4),
+            what: "material run face counts must sum to the face count",
+            expected: face_count as i64,
+            found: sum,
+        });
     }
-    Some(())
+    Ok(())
+}
+
+/// Reads a file in the 2014 development layout.
+pub(crate) fn read_legacy(bytes: &[u8]) -> Result<(LegacyMdl, Vec<Warning>), Error> {
+    let version = header(bytes)?;
+    if version != 1 {
+        return Err(Error::UnsupportedVersion {
+            offset: 4,
+            found: version,
+        });
+    }
+    Reader::new(bytes, version).legacy_document()
+}
+
+/// True when `bytes` (already known to carry the magic and version 1) are consumed exactly by
+/// the 2014 development layout.
+fn legacy_layout_matches(bytes: &[u8]) -> bool {
+    Reader::new(bytes, 1).legacy_document().is_ok()
+}
+
+impl Reader<'_> {
+    /// `Array<MeshGroup>, Array<AnimationSource>, Array<AnimationClip>`, where a mesh group is
+    /// `Array<Mesh>, Array<Bone>, Array<Material>`.
+    fn legacy_document(mut self) -> Result<(LegacyMdl, Vec<Warning>), Error> {
+        let (n, _) = self.count("mesh group count", 12)?;
+        let mut mesh_groups = Vec::with_capacity(n);
+        for _ in 0..n {
+            mesh_groups.push(self.legacy_group()?);
+        }
+        let mut names: HashSet<String> = HashSet::new();
+        for b in mesh_groups.iter().flat_map(|g| &g.bones) {
+            names.insert(b.name.to_string_lossy());
+        }
+        let (n, _) = self.count("animation source count", MIN_SOURCE)?;
+        let mut animation_sources = Vec::with_capacity(n);
+        for _ in 0..n {
+            animation_sources.push(self.source(&names)?);
+        }
+        let clips = self.clips(animation_sources.len())?;
+        self.finish()?;
+        let doc = LegacyMdl {
+            version: self.version,
+            mesh_groups,
+            animation_sources,
+            clips,
+        };
+        Ok((doc, self.warnings))
+    }
+
+    fn legacy_group(&mut self) -> Result<LegacyMeshGroup, Error> {
+        let (n, _) = self.count("mesh count", MIN_DIVIDED)?;
+        let mut meshes = Vec::with_capacity(n);
+        let mut runs_at = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (vertices, _) = self.pod_array::<Vertex>("vertex count")?;
+            let (faces, faces_at) = self.pod_array::<Face>("face count")?;
+            check_faces(&faces, faces_at, vertices.len())?;
+            let (material_runs, at) = self.pod_array::<MaterialRun>("material run count")?;
+            let (bone_offsets, _) = self.pod_array::<LegacyBoneOffset>("bone offset count")?;
+            runs_at.push(at);
+            meshes.push(LegacyMesh {
+                vertices,
+                faces,
+                material_runs,
+                bone_offsets,
+            });
+        }
+        let (n, _) = self.count("bone count", 12 + 2 * MATRIX)?;
+        let mut bones = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.string("bone name")?;
+            let parent = self.i32("bone parent")?;
+            let rotation_order = RotationOrder(self.i32("bone rotation order")?);
+            let local = Matrix44(self.f32s::<16>("bone local matrix")?);
+            let inverse_global = Matrix44(self.f32s::<16>("bone inverse global matrix")?);
+            bones.push(LegacyBone {
+                name,
+                parent,
+                rotation_order,
+                local,
+                inverse_global,
+            });
+        }
+        let (n, _) = self.count("material count", MIN_MATERIAL)?;
+        let mut materials = Vec::with_capacity(n);
+        for _ in 0..n {
+            materials.push(self.material()?);
+        }
+        for (m, &at) in meshes.iter().zip(&runs_at) {
+            check_runs(&m.material_runs, at, m.faces.len(), materials.len())?;
+        }
+        Ok(LegacyMeshGroup {
+            meshes,
+            bones,
+            materials,
+        })
+    }
 }

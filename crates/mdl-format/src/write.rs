@@ -64,12 +64,59 @@ pub(crate) fn write(doc: &Mdl) -> Result<Vec<u8>, Error> {
             w.pod_array(&d.material_runs, "material run count")?;
             w.pod_array(&d.connectors, "bone connector count")?;
         }
-        w.count(mesh.materials.len(), "material count")?;
-        for m in &mesh.materials {
+        w.materials(&mesh.materials)?;
+    }
+
+    w.animations(&doc.animation_sources, &doc.clips)?;
+    Ok(w.out)
+}
+
+/// Serialises a document in the 2014 development layout.
+pub(crate) fn write_legacy(doc: &LegacyMdl) -> Result<Vec<u8>, Error> {
+    if doc.version != 1 {
+        return Err(Error::UnsupportedVersion {
+            offset: 4,
+            found: doc.version,
+        });
+    }
+    let mut w = Writer { out: Vec::new() };
+    w.out.extend_from_slice(&MAGIC);
+    w.out.put_i32(doc.version);
+    w.count(doc.mesh_groups.len(), "mesh group count")?;
+    for g in &doc.mesh_groups {
+        w.count(g.meshes.len(), "mesh count")?;
+        for m in &g.meshes {
+            w.pod_array(&m.vertices, "vertex count")?;
+            w.pod_array(&m.faces, "face count")?;
+            w.pod_array(&m.material_runs, "material run count")?;
+            w.pod_array(&m.bone_offsets, "bone offset count")?;
+        }
+        w.count(g.bones.len(), "bone count")?;
+        for b in &g.bones {
+            w.string(&b.name, "bone name")?;
+            w.out.put_i32(b.parent);
+            w.out.put_i32(b.rotation_order.0);
+            w.out.put_f32s(&b.local.0);
+            w.out.put_f32s(&b.inverse_global.0);
+        }
+        w.materials(&g.materials)?;
+    }
+    w.animations(&doc.animation_sources, &doc.clips)?;
+    Ok(w.out)
+}
+
+struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    fn materials(&mut self, materials: &[Material]) -> Result<(), Error> {
+        self.count(materials.len(), "material count")?;
+        for m in materials {
             match m {
                 Material::External { path } => {
-                    w.out.put_i32(Material::EXTERNAL);
-                    w.string(path, "external material path")?;
+                    self.out.put_i32(Material::EXTERNAL);
+                    self.string(path, "external material path")?;
                 }
                 Material::Internal {
                     raw_type,
@@ -79,42 +126,42 @@ pub(crate) fn write(doc: &Mdl) -> Result<Vec<u8>, Error> {
                 } => {
                     if *raw_type == Material::EXTERNAL {
                         return Err(Error::UnexpectedPart {
-                            offset: w.out.len() as u64,
+                            offset: self.out.len() as u64,
                             what: "an internal material cannot have type 1 (external)".into(),
                         });
                     }
-                    w.out.put_i32(*raw_type);
-                    w.string(color, "colour texture path")?;
-                    w.string(normal, "normal texture path")?;
-                    w.string(metalness, "metalness texture path")?;
+                    self.out.put_i32(*raw_type);
+                    self.string(color, "colour texture path")?;
+                    self.string(normal, "normal texture path")?;
+                    self.string(metalness, "metalness texture path")?;
                 }
             }
         }
+        Ok(())
     }
 
-    w.count(doc.animation_sources.len(), "animation source count")?;
-    for s in &doc.animation_sources {
-        w.string(&s.name, "animation source name")?;
-        w.count(s.curves.len(), "curve count")?;
-        for c in &s.curves {
-            w.string(&c.target, "curve target")?;
-            w.pod_array(&c.keys, "keyframe count")?;
+    fn animations(
+        &mut self,
+        sources: &[AnimationSource],
+        clips: &[AnimationClip],
+    ) -> Result<(), Error> {
+        self.count(sources.len(), "animation source count")?;
+        for s in sources {
+            self.string(&s.name, "animation source name")?;
+            self.count(s.curves.len(), "curve count")?;
+            for c in &s.curves {
+                self.string(&c.target, "curve target")?;
+                self.pod_array(&c.keys, "keyframe count")?;
+            }
         }
+        self.count(clips.len(), "animation clip count")?;
+        for clip in clips {
+            self.string(&clip.name, "clip name")?;
+            self.out.put_i32(clip.source_index);
+        }
+        Ok(())
     }
 
-    w.count(doc.clips.len(), "animation clip count")?;
-    for clip in &doc.clips {
-        w.string(&clip.name, "clip name")?;
-        w.out.put_i32(clip.source_index);
-    }
-    Ok(w.out)
-}
-
-struct Writer {
-    out: Vec<u8>,
-}
-
-impl Writer {
     fn count(&mut self, n: usize, what: &'static str) -> Result<(), Error> {
         let n = i32::try_from(n).map_err(|_| Error::BadCount {
             offset: self.out.len() as u64,

@@ -388,6 +388,9 @@ fn every_truncation_is_an_error() {
     }
     for (name, bytes) in &inputs {
         truncation_sweep(name, bytes, Mdl::from_bytes, |_, _| false);
+        if LegacyMdl::from_bytes(bytes).is_ok() {
+            truncation_sweep(name, bytes, LegacyMdl::from_bytes, |_, _| false);
+        }
     }
 }
 
@@ -420,6 +423,9 @@ fn legacy_layout_is_recognised_in_a_built_file() {
         matches!(err, Error::UnsupportedLayout { offset: 8, layout } if layout == LEGACY_LAYOUT),
         "{err:?}"
     );
+    let legacy = LegacyMdl::from_bytes(&b).unwrap();
+    assert_eq!(legacy.mesh_groups[0].bones[0].name, "B");
+    assert_eq!(legacy.to_bytes().unwrap(), b);
     // The same bytes marked version 2 are not the legacy layout.
     b[4] = 2;
     assert!(!matches!(

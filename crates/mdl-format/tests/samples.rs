@@ -281,3 +281,41 @@ fn legacy_sample_is_rejected_as_unsupported_layout() {
     }
     assert!(err.to_string().contains("2014 development layout"), "{err}");
 }
+
+#[test]
+fn legacy_sample_reads_as_legacy_and_round_trips() {
+    let Some(files) = samples("mdl", "mdl") else {
+        return;
+    };
+    for path in &files {
+        let name = file_name(path);
+        let bytes = read(path);
+        if name != LEGACY {
+            assert!(
+                mdl_format::LegacyMdl::from_bytes(&bytes).is_err(),
+                "{name} is not legacy"
+            );
+            continue;
+        }
+        let (doc, warnings) = mdl_format::LegacyMdl::from_bytes_with_warnings(&bytes).unwrap();
+        assert_eq!(doc.to_bytes().unwrap(), bytes, "legacy round trip");
+        assert_eq!(doc.version, 1);
+        assert_eq!(doc.mesh_groups.len(), 1);
+        let g = &doc.mesh_groups[0];
+        assert_eq!(g.meshes.len(), 1);
+        assert_eq!(g.meshes[0].vertices.len(), 24);
+        assert_eq!(g.meshes[0].faces.len(), 12);
+        assert_eq!(g.meshes[0].bone_offsets.len(), 1);
+        let bones: Vec<String> = g.bones.iter().map(|b| b.name.to_string()).collect();
+        assert_eq!(bones, ["Armature", "Bone"]);
+        assert_eq!(g.materials.len(), 1);
+        assert_eq!(doc.animation_sources.len(), 1);
+        let s = &doc.animation_sources[0];
+        assert_eq!(s.name, "Default Take");
+        assert_eq!(s.curves.len(), 18);
+        assert!(s.curves.iter().all(|c| c.keys.len() == 1));
+        assert_eq!(doc.clips.len(), 1);
+        assert_eq!(doc.clips[0].source_index, 0);
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+}

@@ -9,7 +9,7 @@ use test_support::{bounds, hash};
 fn summary(bytes: &[u8]) -> String {
     let (doc, warnings) = match Mdl::from_bytes_with_warnings(bytes) {
         Ok(ok) => ok,
-        Err(e) => return format!("error: {e}\n"),
+        Err(e) => return format!("error: {e}\n{}", legacy_summary(bytes)),
     };
     let mut s = String::new();
     let _ = writeln!(s, "version: {}", doc.version);
@@ -110,6 +110,55 @@ fn summary(bytes: &[u8]) -> String {
     if warnings.len() > 10 {
         let _ = writeln!(s, "  …");
     }
+    s
+}
+
+/// What the legacy reader sees, for files the stable reader rejects.
+fn legacy_summary(bytes: &[u8]) -> String {
+    let Ok((doc, warnings)) = mdl_format::LegacyMdl::from_bytes_with_warnings(bytes) else {
+        return String::new();
+    };
+    let mut s = String::from("legacy layout:\n");
+    for (i, g) in doc.mesh_groups.iter().enumerate() {
+        let _ = writeln!(s, "  group {i}:");
+        for m in &g.meshes {
+            let _ = writeln!(
+                s,
+                "    mesh: {} vertices, {} faces, {} runs, {} bone offsets, bounds {}, vertices {}",
+                m.vertices.len(),
+                m.faces.len(),
+                m.material_runs.len(),
+                m.bone_offsets.len(),
+                bounds(m.vertices.iter().map(|v| v.position)),
+                hash(bytemuck::cast_slice(&m.vertices))
+            );
+        }
+        for b in &g.bones {
+            let _ = writeln!(
+                s,
+                "    bone {:?} parent {} order {} local {} inverse global {}",
+                b.name,
+                b.parent,
+                b.rotation_order.0,
+                hash(bytemuck::bytes_of(&b.local)),
+                hash(bytemuck::bytes_of(&b.inverse_global))
+            );
+        }
+        let _ = writeln!(s, "    materials: {:?}", g.materials);
+    }
+    for src in &doc.animation_sources {
+        let _ = writeln!(
+            s,
+            "  source {:?}: {} curves, {} keys",
+            src.name,
+            src.curves.len(),
+            src.curves.iter().map(|c| c.keys.len()).sum::<usize>()
+        );
+    }
+    for c in &doc.clips {
+        let _ = writeln!(s, "  clip {:?} -> {}", c.name, c.source_index);
+    }
+    let _ = writeln!(s, "  warnings: {}", warnings.len());
     s
 }
 
