@@ -115,8 +115,18 @@ fn every_validation_rule_reports_its_kind_and_position() {
         (BASE[..BASE.len() - 5].to_string(), "Truncated", 27, 4),
         ("Vertices:".into(), "Truncated", 1, 10),
         ("Vertices: 1\n0 1 2".into(), "Truncated", 1, 11),
-        ("Vertices: 1\n0 1 2 3 4 5 6 7 8 9 10 11".into(), "Truncated", 2, 26),
-        (BASE.split("Indices").next().unwrap().to_string(), "MissingPart", 5, 1),
+        (
+            "Vertices: 1\n0 1 2 3 4 5 6 7 8 9 10 11".into(),
+            "Truncated",
+            2,
+            26,
+        ),
+        (
+            BASE.split("Indices").next().unwrap().to_string(),
+            "MissingPart",
+            5,
+            1,
+        ),
     ];
     for (text, kind, line, column) in cases {
         let err = match parse(&text) {
@@ -143,7 +153,10 @@ fn a_parent_cycle_is_refused() {
     assert!(err.to_string().contains("loops"), "{err}");
     // A self-parent is a cycle too.
     let err = parse(&edit(21, "0 -1", "0 0")).unwrap_err();
-    assert!(err.to_string().contains("bone 0: its parent chain loops"), "{err}");
+    assert!(
+        err.to_string().contains("bone 0: its parent chain loops"),
+        "{err}"
+    );
     assert_eq!(err.position(), Some((21, 3)));
 }
 
@@ -152,7 +165,13 @@ fn warnings_are_returned_not_fatal() {
     let kinds = |text: &str| -> Vec<String> {
         let (_, w) = parse(text).unwrap();
         w.iter()
-            .map(|w| format!("{w:?}").split([' ', '{']).next().unwrap().to_string())
+            .map(|w| {
+                format!("{w:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
             .collect()
     };
     assert_eq!(kinds(&edit(19, "Bone:", "Bones:")), ["BonesSpelling"]);
@@ -164,7 +183,10 @@ fn warnings_are_returned_not_fatal() {
     assert_eq!(Skm::from_bytes(&doc.to_bytes().unwrap()).unwrap(), doc);
     assert_eq!(kinds(&edit(3, "1 1 0", "7 1 0")), ["IndexColumn"]);
     assert_eq!(kinds(&edit(10, "0", "3")), ["IndexColumn"]);
-    assert_eq!(kinds(&edit(25, "1 0 4294967295", "9 0 4294967295")), ["IndexColumn"]);
+    assert_eq!(
+        kinds(&edit(25, "1 0 4294967295", "9 0 4294967295")),
+        ["IndexColumn"]
+    );
     assert_eq!(kinds(&edit(25, "4294967295", "7")), ["SymmetricOutOfRange"]);
     assert_eq!(kinds(&edit(2, "0 1 0 0", "0 0.75 0.5 0")), ["BadWeights"]);
     assert_eq!(kinds(&edit(2, "0 1 0 0", "0 -0.5 0 0")), ["BadWeights"]);
@@ -182,7 +204,10 @@ fn warnings_are_returned_not_fatal() {
     // Repeated warnings are counted, not repeated.
     let many = BASE.replace(" 0 -1 ", " 0 -1.#IND ");
     let (_, w) = parse(&many).unwrap();
-    assert!(matches!(w.as_slice(), [Warning::NonFinite { count: 3, .. }]), "{w:?}");
+    assert!(
+        matches!(w.as_slice(), [Warning::NonFinite { count: 3, .. }]),
+        "{w:?}"
+    );
 }
 
 #[test]
@@ -197,7 +222,8 @@ fn accepted_spellings_read_as_the_same_document() {
             .replace('\u{1}', " "),
         BASE.replace("Vertices: 3", "Vertices:3")
             .replace("Bone: 2", "Bone:\n2"),
-        BASE.replace("0x0100", "256").replace("-1 4294967295", "0xffffffff -1"),
+        BASE.replace("0x0100", "256")
+            .replace("-1 4294967295", "0xffffffff -1"),
         BASE.replace("\"(NULL)\"", "(null)"),
         BASE.replace(" 1 0 0 0 0 0 -1 ", " +1. 0e0 0 0 .0 -0x0p0 -1E0 "),
         BASE.replace("\"root\"", "root"),
@@ -235,7 +261,9 @@ fn names_keep_their_bytes_in_either_encoding() {
     assert_eq!(doc.bones[0].name.raw, [0x8D, 0x9C, b' ', 0x5C]);
     assert_eq!(doc.text(&doc.bones[0].name), "骨 \\");
     let out = doc.to_bytes().unwrap();
-    assert!(out.windows(6).any(|w| w == [b'"', 0x8D, 0x9C, b' ', 0x5C, b'"']));
+    assert!(out
+        .windows(6)
+        .any(|w| w == [b'"', 0x8D, 0x9C, b' ', 0x5C, b'"']));
 
     // UTF-8 without a BOM: decoded as UTF-8 with a warning, written with a BOM.
     let utf8 = BASE.replace("\"root\"", "\"骨\"");

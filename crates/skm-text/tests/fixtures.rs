@@ -94,12 +94,21 @@ fn the_cube_is_closed_and_split_between_two_materials() {
     let doc = Skm::from_path(&path).unwrap();
     assert!(doc.bones.is_empty());
     assert!(doc.materials[1].texture.is_none());
-    assert_eq!(doc.materials[0].texture.as_ref().unwrap().raw, b"cube_wood.bmp");
+    assert_eq!(
+        doc.materials[0].texture.as_ref().unwrap().raw,
+        b"cube_wood.bmp"
+    );
     assert_eq!(doc.materials[1].power, 12.5);
     assert!(doc.adjacency.iter().flatten().all(|&f| (f as usize) < 12));
     let r = doc.attributes[1];
     assert_eq!(
-        (r.material, r.face_start, r.face_count, r.vertex_start, r.vertex_count),
+        (
+            r.material,
+            r.face_start,
+            r.face_count,
+            r.vertex_start,
+            r.vertex_count
+        ),
         (1, 6, 6, 12, 12)
     );
 }
@@ -125,7 +134,10 @@ fn no_truncation_panics_or_passes_for_the_whole() {
 fn hostile(text: &str) -> Error {
     let start = Instant::now();
     let err = Skm::from_bytes(text.as_bytes()).unwrap_err();
-    assert!(start.elapsed() < Duration::from_secs(1), "{text:?} was slow");
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{text:?} was slow"
+    );
     err
 }
 
@@ -134,10 +146,22 @@ fn huge_counts_fail_at_once_without_allocating() {
     let base = "Vertices: 0\r\nIndices: 0\r\nAdjacency: 0\r\nMaterials: 0\r\nAttributes: 0\r\n";
     let cases = [
         ("Vertices: 4294967295\r\n0 0 0\r\n".to_string(), (1, 11)),
-        ("Vertices: 1\r\n0 0 0 0 0 0 0 0 0 0 0 0 0\r\nIndices: 4294967295\r\n".into(), (3, 10)),
-        ("Vertices: 0\r\nIndices: 0\r\nAdjacency: 4294967295\r\n".into(), (3, 12)),
-        (format!("{}", base.replace("Materials: 0", "Materials: 4000000000")), (4, 12)),
-        (format!("{}", base.replace("Attributes: 0", "Attributes: 4294967295")), (5, 13)),
+        (
+            "Vertices: 1\r\n0 0 0 0 0 0 0 0 0 0 0 0 0\r\nIndices: 4294967295\r\n".into(),
+            (3, 10),
+        ),
+        (
+            "Vertices: 0\r\nIndices: 0\r\nAdjacency: 4294967295\r\n".into(),
+            (3, 12),
+        ),
+        (
+            base.replace("Materials: 0", "Materials: 4000000000"),
+            (4, 12),
+        ),
+        (
+            base.replace("Attributes: 0", "Attributes: 4294967295"),
+            (5, 13),
+        ),
         (format!("{base}Bone: 4294967295\r\n\"a\"\r\n"), (6, 7)),
         (format!("{base}Bones: 100000000\r\n"), (6, 8)),
     ];

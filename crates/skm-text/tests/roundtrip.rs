@@ -36,7 +36,16 @@ impl Rng {
         std::array::from_fn(|_| self.f32())
     }
     fn name(&mut self, encoding: Encoding) -> Name {
-        const WORDS: [&str; 8] = ["*root", ">腕", ">>肘 左", "骨\t2", "a\\b", "", "tex.bmp", "ｱｲｳ"];
+        const WORDS: [&str; 8] = [
+            "*root",
+            ">腕",
+            ">>肘 左",
+            "骨\t2",
+            "a\\b",
+            "",
+            "tex.bmp",
+            "ｱｲｳ",
+        ];
         let text: String = (0..self.below(3) + 1)
             .map(|_| WORDS[self.below(WORDS.len() as u64) as usize])
             .collect();
@@ -175,9 +184,9 @@ fn every_f32_spelling_reads_back_exactly() {
     };
     for i in 0..20_000u32 {
         let bits = match i {
-            0..=255 => i,                   // smallest subnormals
-            256..=511 => 0x7F7F_FF00 + i,   // largest finite values
-            512..=767 => 0x3F80_0000 + i,   // around 1.0
+            0..=255 => i,                 // smallest subnormals
+            256..=511 => 0x7F7F_FF00 + i, // largest finite values
+            512..=767 => 0x3F80_0000 + i, // around 1.0
             _ => rng.u32(),
         };
         let v = f32::from_bits(bits);
