@@ -81,6 +81,27 @@
 //! * The index columns of vertex, material and bone records are informational: a mismatch
 //!   with the record's position is a warning, and the position wins (the column is not kept).
 //!
+//! # What the reader refuses
+//!
+//! Every [`Error`] carries the line and column of the offending token:
+//!
+//! * [`Error::NotThisFormat`]: the first token is not `Vertices:`;
+//! * [`Error::MissingPart`]: a section header missing, misspelled or out of order;
+//! * [`Error::CountMismatch`]: a section header where a row value is due, or a number where
+//!   the next header is due (a count that disagrees with the rows present), and an
+//!   `Adjacency:` count other than the `Indices:` count ÷ 3;
+//! * [`Error::BadSize`]: an `Indices:` count that is not a multiple of 3;
+//! * [`Error::IndexOutOfRange`]: a triangle index ≥ the vertex count; an attribute range whose
+//!   material, faces or vertices lie outside the document; a parent that is neither −1 nor a
+//!   bone, or parents that form a cycle; a *used* influence (weight ≠ 0, the implied fourth
+//!   weight when |b3| > 1e-5) whose palette index is not a bone (checked when there are bones);
+//! * [`Error::BadNumber`]: a malformed number or count, or one that does not fit;
+//! * [`Error::Truncated`]: the input ends inside a section, or a declared count needs more
+//!   text than remains (checked before anything is allocated: a vertex row needs at least 26
+//!   bytes, an index 2, an adjacency row 6, a material 38, an attribute row 10, a bone 28);
+//! * [`Error::Syntax`]: an unterminated quoted string, or a stray `"`;
+//! * [`Error::TrailingData`]: tokens after the Bone section.
+//!
 //! # What the writer writes
 //!
 //! CRLF line ends, no BOM for [`Encoding::ShiftJis`] (a UTF-8 BOM for [`Encoding::Utf8`]),

@@ -177,3 +177,65 @@ fn huge_counts_fail_at_once_without_allocating() {
     let err = hostile("Vertices: 99999999999\r\n");
     assert!(matches!(err, Error::BadNumber { .. }), "{err}");
 }
+
+#[test]
+fn mutated_fixtures_never_panic() {
+    // Fixed-seed mutations: byte flips, deletions, and tokens spliced in at random places.
+    const TOKENS: &[&[u8]] = &[
+        b" ",
+        b"\n",
+        b"\r",
+        b"\"",
+        b"-",
+        b"0x",
+        b"4294967295",
+        b"-1",
+        b"1.#QNAN0",
+        b"nan(0x1)",
+        b"Bone:",
+        b"Bones:",
+        b"Indices:",
+        b"99999999",
+        b"1e39",
+        b"\xEF\xBB\xBF",
+        b"\x8D\x9C",
+    ];
+    let mut state: u64 = 0x0DDB_A11C_AFE5_EED5;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for path in fixtures("skm", "skm") {
+        let original = read(&path);
+        for _ in 0..3000 {
+            let mut bytes = original.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = (next() % (bytes.len() as u64 + 1)) as usize;
+                match next() % 3 {
+                    0 if at < bytes.len() => bytes[at] = next() as u8,
+                    1 if at < bytes.len() => {
+                        bytes.remove(at);
+                    }
+                    _ => {
+                        let t = TOKENS[(next() % TOKENS.len() as u64) as usize];
+                        bytes.splice(at..at, t.iter().copied());
+                    }
+                }
+            }
+            let result = std::panic::catch_unwind(|| Skm::from_bytes_with_warnings(&bytes));
+            match result {
+                Err(_) => panic!("panic on {:?}", String::from_utf8_lossy(&bytes)),
+                Ok(Ok((doc, _))) => {
+                    // Whatever reads must write, and read back as itself.
+                    let out = doc.to_bytes().unwrap();
+                    assert_eq!(Skm::from_bytes(&out).unwrap(), doc);
+                }
+                Ok(Err(e)) => {
+                    assert!(e.position().is_some(), "{e}");
+                }
+            }
+        }
+    }
+}
