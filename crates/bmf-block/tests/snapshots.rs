@@ -31,8 +31,13 @@ fn summary(path: &Path) -> String {
         );
         let _ = writeln!(
             s,
-            "  bounds: {}",
-            test_support::bounds(m.vertices.iter().map(|v| v.position))
+            "  bounds of referenced vertices: {}",
+            test_support::bounds(
+                m.indices
+                    .iter()
+                    .filter_map(|&i| m.vertices.get(usize::from(i)))
+                    .map(|v| v.position)
+            )
         );
         let _ = writeln!(
             s,
