@@ -280,3 +280,37 @@ impl<'a> Walker<'a> {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_reversed_multichar_literals() {
+        assert_eq!(ChunkId::MESH.value(), 0x4D45_5348);
+        assert_eq!(ChunkId::SMF.value(), 0x0053_4D46);
+        assert_eq!(ChunkId::from_name("SMF"), Some(ChunkId::SMF));
+        assert_eq!(ChunkId::from_name("V_PC"), Some(ChunkId::V_PC));
+        assert_eq!(ChunkId::LGT.name(), "LGT");
+        assert_eq!(ChunkId([0x01, b'A', 0, 0]).name(), "A\\x01");
+        assert_eq!(ChunkId::from_name("TOOLONG"), None);
+    }
+
+    #[test]
+    fn walker_checks_children_against_the_parent() {
+        // One 2-byte child, then 3 stray bytes inside a container.
+        let data = [b'X', 0, 0, 0, 2, 0, 0, 0, 9, 9, 1, 2, 3];
+        let mut w = Walker::new(&data, 100, Some(ChunkId::MESH), 1).unwrap();
+        let c = w.next_chunk().unwrap().unwrap();
+        assert_eq!((c.offset, c.payload), (100, &[9u8, 9][..]));
+        assert!(matches!(
+            w.next_chunk(),
+            Err(Error::BadSize {
+                offset: 110,
+                problem: SizeProblem::ChildrenDoNotFit,
+                ..
+            })
+        ));
+        assert!(Walker::new(&data, 0, None, MAX_DEPTH + 1).is_err());
+    }
+}

@@ -495,3 +495,12 @@ fn writer_rejects_bad_names() {
     assert!(matches!(doc.to_bytes(), Err(Error::BadString { .. })));
     assert!(selene_smf::name(&"x".repeat(64)).is_none());
 }
+
+#[test]
+fn error_is_send_sync_static_and_reports_offsets() {
+    fn assert_traits<T: Send + Sync + 'static + std::error::Error>() {}
+    assert_traits::<Error>();
+    let e = err_of(b"FMS\0\x10\0\0\0\x01\x11\x07\x20\0\0");
+    assert_eq!(e.offset(), Some(8));
+    assert!(e.to_string().starts_with("at byte 0x8:"), "{e}");
+}
