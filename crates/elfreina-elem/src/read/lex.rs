@@ -281,21 +281,30 @@ fn find_eq(t: &str) -> Option<usize> {
 }
 
 /// Splits `values` text into atoms and groups. `col0` is the column of its first character.
+///
+/// Scans bytes: every delimiter is ASCII, so delimiter positions are character boundaries;
+/// columns are counted in characters over the consumed slices.
 pub(crate) fn parse_values(text: &str, line: u32, col0: u32) -> Result<Values, Error> {
+    let b = text.as_bytes();
+    let slice = |from: usize, to: usize| text.get(from..to).unwrap_or_default();
     let mut atoms = Vec::new();
-    let mut it = text.char_indices().peekable();
+    let mut i = 0usize;
     let mut col = col0;
     let mut group_start = true;
+    let skip_ws = |i: &mut usize, col: &mut u32| {
+        let n = b
+            .get(*i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+        *i += n;
+        *col = col.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+    };
     loop {
-        while let Some(&(_, c)) = it.peek() {
-            if !is_ws(c) {
-                break;
-            }
-            it.next();
-            col = col.saturating_add(1);
-        }
+        skip_ws(&mut i, &mut col);
         let start_col = col;
-        let atom = match it.peek().copied() {
+        let atom = match b.get(i) {
             None => {
                 return Err(syntax(
                     line,
@@ -303,74 +312,73 @@ pub(crate) fn parse_values(text: &str, line: u32, col0: u32) -> Result<Values, E
                     "expected a value, found the end of the line",
                 ))
             }
-            Some((_, c @ (':' | ','))) => {
-                return Err(syntax(line, col, format!("expected a value before `{c}`")))
+            Some(&c @ (b':' | b',')) => {
+                return Err(syntax(
+                    line,
+                    col,
+                    format!("expected a value before `{}`", char::from(c)),
+                ))
             }
-            Some((i, '"')) => {
-                it.next();
-                col = col.saturating_add(1);
+            Some(b'"') => {
                 let body = i + 1;
-                let mut end = None;
-                for (j, c) in it.by_ref() {
-                    col = col.saturating_add(1);
-                    if c == '"' {
-                        end = Some(j);
-                        break;
-                    }
-                }
-                let end = end.ok_or_else(|| syntax(line, start_col, "unterminated string"))?;
+                let close = b
+                    .get(body..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|&c| c == b'"')
+                    .ok_or_else(|| syntax(line, start_col, "unterminated string"))?;
+                let end = body + close;
+                let content = slice(body, end);
+                col = col.saturating_add(char_len(content)).saturating_add(2);
+                i = end + 1;
                 Atom {
                     pos: Pos::new(line, start_col),
                     quoted: true,
                     group_start,
-                    text: text.get(body..end).unwrap_or_default().to_owned(),
+                    text: content.to_owned(),
                 }
             }
-            Some((i, _)) => {
-                let mut end = i;
-                while let Some(&(j, c)) = it.peek() {
-                    match c {
-                        ':' | ',' => break,
-                        '"' | '{' | '}' | '=' => {
-                            return Err(syntax(line, col, format!("unexpected `{c}` in a value")))
-                        }
-                        _ => {
-                            it.next();
-                            col = col.saturating_add(1);
-                            if !is_ws(c) {
-                                end = j + c.len_utf8();
-                            }
-                        }
-                    }
+            Some(_) => {
+                let stop = b
+                    .get(i..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|c| matches!(c, b':' | b',' | b'"' | b'{' | b'}' | b'='))
+                    .map_or(b.len(), |p| i + p);
+                let raw = slice(i, stop);
+                col = col.saturating_add(char_len(raw));
+                if let Some(&c) = b.get(stop).filter(|&&c| c != b':' && c != b',') {
+                    return Err(syntax(
+                        line,
+                        col,
+                        format!("unexpected `{}` in a value", char::from(c)),
+                    ));
                 }
+                i = stop;
                 Atom {
                     pos: Pos::new(line, start_col),
                     quoted: false,
                     group_start,
-                    text: text.get(i..end).unwrap_or_default().to_owned(),
+                    text: raw.trim_end_matches(is_ws).to_owned(),
                 }
             }
         };
         atoms.push(atom);
-        while let Some(&(_, c)) = it.peek() {
-            if !is_ws(c) {
-                break;
-            }
-            it.next();
-            col = col.saturating_add(1);
-        }
-        match it.next() {
+        skip_ws(&mut i, &mut col);
+        match b.get(i) {
             None => break,
-            Some((_, ':')) => group_start = true,
-            Some((_, ',')) => group_start = false,
-            Some((_, c)) => {
+            Some(b':') => group_start = true,
+            Some(b',') => group_start = false,
+            Some(_) => {
+                let c = slice(i, b.len()).chars().next().unwrap_or('?');
                 return Err(syntax(
                     line,
                     col,
                     format!("expected `:`, `,` or the end of the line after a value, found `{c}`"),
-                ))
+                ));
             }
         }
+        i += 1;
         col = col.saturating_add(1);
     }
     Ok(Values { atoms })
