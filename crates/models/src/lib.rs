@@ -1,2 +1,62 @@
-//! Facade: being written.
+//! One library for five legacy Japanese hobby-engine 3D model formats.
+//!
+//! | format | module | crate | feature |
+//! |---|---|---|---|
+//! | Selene/Lue `.smf` | [`smf`] | `selene-smf` | `smf` |
+//! | y_kim EditAnimation `.skm` | [`skm`] | `skm-text` | `skm` |
+//! | Elfreina `.elem` | [`elem`] | `elfreina-elem` | `elem` |
+//! | Altseed `.mdl` | [`mdl`] | `mdl-format` | `mdl` |
+//! | BaseCross `.bmf` | [`bmf`] | `bmf-block` | `bmf` |
+//!
+//! Every feature is on by default. This crate adds what no single format crate can:
+//! detection from the first bytes ([`detect`]), a [`Document`] of any format ([`open`],
+//! [`from_bytes`]), a [`Summary`] with the same figures for every format, and safe output
+//! ([`output::write_new_file`]).
+//!
+//! # Example
+//!
+//! ```no_run
+//! let doc = models::open("Chara_R.bmf")?;
+//! let s = doc.summary();
+//! println!("{}: {} meshes, {} vertices, {} faces", s.format, s.meshes, s.vertices, s.faces);
+//! // Write it back in its own format, never over an existing file.
+//! models::output::write_new_file(
+//!     "copy.bmf".as_ref(),
+//!     &doc.to_bytes()?,
+//!     Some("Chara_R.bmf".as_ref()),
+//!     models::output::Overwrite::Never,
+//! )?;
+//! # Ok::<(), models::Error>(())
+//! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod document;
+mod error;
+mod format;
+mod formats;
+pub mod output;
+mod summary;
+
+pub use document::{
+    from_bytes, from_bytes_with_warnings, open, open_with_warnings, Document, Parsed,
+};
+pub use error::{Error, Position};
+pub use format::{detect, detect_with_hint, Format, MAGIC};
+pub use summary::Summary;
+
+/// BaseCross `.bmf` (the `bmf-block` crate).
+#[cfg(feature = "bmf")]
+pub use bmf_block as bmf;
+/// Elfreina `.elem` (the `elfreina-elem` crate).
+#[cfg(feature = "elem")]
+pub use elfreina_elem as elem;
+/// Altseed `.mdl` (the `mdl-format` crate).
+#[cfg(feature = "mdl")]
+pub use mdl_format as mdl;
+/// Selene `.smf` (the `selene-smf` crate).
+#[cfg(feature = "smf")]
+pub use selene_smf as smf;
+/// EditAnimation `.skm` (the `skm-text` crate).
+#[cfg(feature = "skm")]
+pub use skm_text as skm;

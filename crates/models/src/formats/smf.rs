@@ -43,9 +43,7 @@ pub(crate) fn summarize(doc: &selene_smf::Smf) -> Summary {
         + doc
             .meshes
             .iter()
-            .map(|m| {
-                m.unknown.len() + m.materials.iter().map(|t| t.unknown.len()).sum::<usize>()
-            })
+            .map(|m| m.unknown.len() + m.materials.iter().map(|t| t.unknown.len()).sum::<usize>())
             .sum::<usize>();
 
     let mut details = Map::new();
@@ -84,7 +82,11 @@ pub(crate) fn summarize(doc: &selene_smf::Smf) -> Summary {
         version: format!("0x{:08X}", selene_smf::GUID),
         meshes: doc.meshes.len() as u64,
         vertices: doc.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
-        faces: doc.meshes.iter().map(|m| (m.indices.len() / 3) as u64).sum(),
+        faces: doc
+            .meshes
+            .iter()
+            .map(|m| (m.indices.len() / 3) as u64)
+            .sum(),
         materials: doc.meshes.iter().map(|m| m.materials.len() as u64).sum(),
         bones: doc.frames.len() as u64,
         animations: doc.animation_sets.len() as u64,

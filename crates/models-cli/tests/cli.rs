@@ -1,0 +1,183 @@
+//! End-to-end tests of the `models` binary: output, exit codes, and the no-clobber rules.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
+    for a in args {
+        cmd.arg(a);
+    }
+    cmd.output().expect("the models binary runs")
+}
+
+fn fixture(format: &str, name: &str) -> PathBuf {
+    let path = test_support::workspace_root()
+        .join("fixtures")
+        .join(format)
+        .join(name);
+    assert!(
+        path.is_file(),
+        "{} missing: run cargo xtask regen-fixtures",
+        path.display()
+    );
+    path
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn detect_names_each_format_and_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let midi = dir.path().join("song.smf");
+    std::fs::write(&midi, b"MThd\0\0\0\x06\0\x01\0\x02\0\x60").unwrap();
+    let cube = fixture("bmf", "static_cube.bmf");
+    let out = models(&[&"detect", &cube, &midi]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("static_cube.bmf: bmf"), "{text}");
+    assert!(text.contains("song.smf: unknown"), "{text}");
+}
+
+#[test]
+fn info_json_has_exactly_the_documented_keys() {
+    let out = models(&[&"info", &"--json", &fixture("bmf", "skinned_arm.bmf")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let line = stdout(&out);
+    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "path",
+            "format",
+            "version",
+            "meshes",
+            "vertices",
+            "faces",
+            "materials",
+            "bones",
+            "animations",
+            "textures",
+            "details"
+        ]
+    );
+    assert_eq!(v["format"], "bmf");
+    assert_eq!(v["version"], "BDV1.0");
+    assert_eq!(v["vertices"], 12);
+    assert_eq!(v["faces"], 16);
+    assert_eq!(v["bones"], 2);
+    assert_eq!(v["animations"], 1);
+    assert_eq!(v["textures"], serde_json::json!(["arm.png"]));
+    assert_eq!(
+        v["details"]["vertex_kinds"],
+        serde_json::json!(["SkinedVertex"])
+    );
+    assert_eq!(v["details"]["animation_samples"], serde_json::json!([5]));
+}
+
+#[test]
+fn a_bad_file_is_reported_with_path_and_offset_and_the_others_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.bmf");
+    let mut bytes = std::fs::read(fixture("bmf", "static_cube.bmf")).unwrap();
+    bytes.truncate(100);
+    std::fs::write(&bad, &bytes).unwrap();
+    let good = fixture("bmf", "static_cube.bmf");
+    let out = models(&[&"info", &bad, &good]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("broken.bmf") && err.contains("at byte 16"),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).contains("static_cube.bmf: bmf BDV1.0"),
+        "the good file is still summarised"
+    );
+
+    let missing = models(&[&"info", &dir.path().join("nope.bmf")]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("nope.bmf"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(models(&[]).status.code(), Some(2));
+    assert_eq!(models(&[&"info"]).status.code(), Some(2));
+    assert_eq!(models(&[&"frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        models(&[&"convert", &"only-one-arg"]).status.code(),
+        Some(2)
+    );
+}
+
+fn no_temporary_files(dir: &Path) {
+    let leftovers: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "stray temporary files: {leftovers:?}");
+}
+
+#[test]
+fn convert_rewrites_byte_for_byte_and_never_clobbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.bmf");
+    let original = std::fs::read(fixture("bmf", "multi_three_meshes.bmf")).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    let output = dir.path().join("out.bmf");
+
+    let out = models(&[&"convert", &input, &output]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&output).unwrap(), original);
+
+    // An existing output is refused and left untouched without --force.
+    std::fs::write(&output, b"keep me").unwrap();
+    let out = models(&[&"convert", &input, &output]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("already exists"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&output).unwrap(), b"keep me");
+
+    // --force replaces it.
+    let out = models(&[&"convert", &"--force", &input, &output]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&output).unwrap(), original);
+
+    // The input is never the output, even with --force and through another spelling.
+    let same = dir.path().join(".").join("in.bmf");
+    let out = models(&[&"convert", &"--force", &input, &same]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is the input file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+
+    // A different target format is refused for now.
+    let out = models(&[&"convert", &input, &dir.path().join("x.mdl")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!dir.path().join("x.mdl").exists());
+
+    no_temporary_files(dir.path());
+}
+
+#[test]
+fn convert_into_a_missing_folder_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = models(&[
+        &"convert",
+        &fixture("bmf", "static_cube.bmf"),
+        &dir.path().join("no/such/dir/x.bmf"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no/such/dir"), "{}", stderr(&out));
+}

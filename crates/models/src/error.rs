@@ -1,0 +1,135 @@
+//! The facade's error type: a format crate's error, or a facade-level failure, optionally
+//! wrapped with the path it concerns.
+
+use crate::Format;
+use std::path::PathBuf;
+
+/// Where in a file an error was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// Absolute byte offset (binary formats).
+    Byte(u64),
+    /// 1-based line and column (text formats).
+    LineColumn(u32, u32),
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Position::Byte(o) => write!(f, "byte {o}"),
+            Position::LineColumn(l, c) => write!(f, "{l}:{c}"),
+        }
+    }
+}
+
+/// Everything that can go wrong in the facade.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The first bytes match none of the enabled formats.
+    #[error(
+        "unrecognised format: the first bytes match none of the enabled formats ({})",
+        enabled_list()
+    )]
+    UnknownFormat,
+    /// The format is known but its cargo feature is off.
+    #[error("{0} support is not compiled in (enable the `{0}` feature of the `models` crate)")]
+    FormatDisabled(Format),
+    /// An output file exists and overwriting was not requested.
+    #[error("{} already exists (use --force to overwrite)", .0.display())]
+    OutputExists(PathBuf),
+    /// The output path names the input file.
+    #[error("{} is the input file; refusing to overwrite it", .0.display())]
+    OutputIsInput(PathBuf),
+    /// Converting between two different formats is not supported (yet).
+    #[error("cannot convert {from} to {to}: only re-writing in the same format is supported")]
+    UnsupportedConversion {
+        /// Source format.
+        from: Format,
+        /// Requested target format.
+        to: Format,
+    },
+    /// A BMF read or write error.
+    #[cfg(feature = "bmf")]
+    #[error(transparent)]
+    Bmf(#[from] bmf_block::Error),
+    /// An SMF read or write error.
+    #[cfg(feature = "smf")]
+    #[error(transparent)]
+    Smf(#[from] selene_smf::Error),
+    /// An MDL read or write error.
+    #[cfg(feature = "mdl")]
+    #[error(transparent)]
+    Mdl(#[from] mdl_format::Error),
+    /// An ELEM read or write error.
+    #[cfg(feature = "elem")]
+    #[error(transparent)]
+    Elem(#[from] elfreina_elem::Error),
+    /// An SKM read or write error.
+    #[cfg(feature = "skm")]
+    #[error(transparent)]
+    Skm(#[from] skm_text::Error),
+    /// An I/O error.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Any of the above, for a named file.
+    #[error("{}: {source}", path.display())]
+    Path {
+        /// The file concerned.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
+}
+
+fn enabled_list() -> String {
+    let names: Vec<&str> = Format::ALL
+        .iter()
+        .filter(|f| f.is_enabled())
+        .map(|f| f.name())
+        .collect();
+    names.join(", ")
+}
+
+impl Error {
+    /// Wraps the error with the path it concerns (once: an error that already names a path is
+    /// returned unchanged).
+    pub fn at(self, path: impl Into<PathBuf>) -> Self {
+        match self {
+            Error::Path { .. } => self,
+            other => Error::Path {
+                path: path.into(),
+                source: Box::new(other),
+            },
+        }
+    }
+
+    /// The path this error concerns, if it names one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Error::Path { path, .. } | Error::OutputExists(path) | Error::OutputIsInput(path) => {
+                Some(path)
+            }
+            _ => None,
+        }
+    }
+
+    /// Where in the input the error was found, if it comes from a reader.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            Error::Path { source, .. } => source.position(),
+            #[cfg(feature = "bmf")]
+            Error::Bmf(e) => e.offset().map(Position::Byte),
+            #[cfg(feature = "smf")]
+            Error::Smf(e) => e.offset().map(Position::Byte),
+            #[cfg(feature = "mdl")]
+            Error::Mdl(e) => e.offset().map(Position::Byte),
+            #[cfg(feature = "elem")]
+            Error::Elem(e) => e.position().map(|(l, c)| Position::LineColumn(l, c)),
+            #[cfg(feature = "skm")]
+            Error::Skm(e) => e.position().map(|(l, c)| Position::LineColumn(l, c)),
+            _ => None,
+        }
+    }
+}
