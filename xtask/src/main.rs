@@ -65,7 +65,10 @@ fn regen(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
             })
             .unwrap_or_default();
         present.sort();
-        for stale in present.iter().filter(|p| !wanted.iter().any(|(n, _)| n == *p)) {
+        for stale in present
+            .iter()
+            .filter(|p| !wanted.iter().any(|(n, _)| n == *p))
+        {
             clean = false;
             if check {
                 eprintln!("fixtures/{format}/{stale}: not produced by any generator");

@@ -82,7 +82,10 @@ impl<'a> Cursor<'a> {
             .checked_add(n)
             .filter(|&end| end <= self.data.len())
             .ok_or_else(|| self.eof(n as u64))?;
-        let bytes = self.data.get(self.pos..end).ok_or_else(|| self.eof(n as u64))?;
+        let bytes = self
+            .data
+            .get(self.pos..end)
+            .ok_or_else(|| self.eof(n as u64))?;
         self.pos = end;
         Ok(bytes)
     }
@@ -155,7 +158,14 @@ mod tests {
         assert_eq!(c.f32().unwrap(), 1.0);
         assert!(c.is_empty());
         let err = c.u16().unwrap_err();
-        assert_eq!(err, Eof { offset: 109, needed: 2, available: 0 });
+        assert_eq!(
+            err,
+            Eof {
+                offset: 109,
+                needed: 2,
+                available: 0
+            }
+        );
     }
 
     #[test]

@@ -34,7 +34,11 @@ impl SjisField {
 
     /// The bytes before the first NUL.
     pub fn text_bytes(&self) -> &[u8] {
-        let end = self.raw.iter().position(|&b| b == 0).unwrap_or(self.raw.len());
+        let end = self
+            .raw
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.raw.len());
         self.raw.get(..end).unwrap_or_default()
     }
 
