@@ -36,6 +36,7 @@ mod error;
 mod format;
 mod formats;
 pub mod output;
+pub mod scene;
 mod summary;
 
 pub use document::{

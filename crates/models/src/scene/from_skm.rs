@@ -1,0 +1,12 @@
+//! skm → [`Scene`](super::Scene). (Being written: returns an empty scene with a warning.)
+
+use super::{Conversion, SceneOptions, SceneWarning};
+
+pub(crate) fn convert(_doc: &skm_text::Skm, _options: &SceneOptions) -> Conversion {
+    Conversion {
+        warnings: vec![SceneWarning(
+            "skm to scene conversion is not implemented yet".into(),
+        )],
+        ..Conversion::default()
+    }
+}

@@ -1,0 +1,302 @@
+//! Small, dependency-free math for the converters: handedness changes, matrix products,
+//! inversion, TRS decomposition and Euler angles. Matrices are `[f32; 16]` column-major
+//! (glTF's layout) unless a name says otherwise.
+
+/// The 4×4 identity.
+pub const IDENTITY: [f32; 16] = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+/// Mirrors a point or direction across the XY plane: left-handed Direct3D ↔ right-handed glTF.
+pub fn mirror_z(v: [f32; 3]) -> [f32; 3] {
+    [v[0], v[1], -v[2]]
+}
+
+/// Conjugates a matrix by the z mirror, `S·M·S` with `S = diag(1, 1, −1, 1)`: the same
+/// transform expressed in the mirrored coordinate system. Works on either storage order.
+pub fn mirror_z_matrix(m: [f32; 16]) -> [f32; 16] {
+    let mut out = m;
+    for i in [2, 6, 8, 9, 11, 14] {
+        out[i] = -out[i];
+    }
+    out
+}
+
+/// Mirrors a rotation quaternion `(x, y, z, w)` across the XY plane.
+pub fn mirror_z_quat(q: [f32; 4]) -> [f32; 4] {
+    [-q[0], -q[1], q[2], q[3]]
+}
+
+/// Transposes a 4×4 matrix (row-major ↔ column-major).
+pub fn transpose(m: [f32; 16]) -> [f32; 16] {
+    std::array::from_fn(|i| m[(i % 4) * 4 + i / 4])
+}
+
+/// `a · b` for column-major matrices (apply `b` first, then `a`).
+pub fn mul(a: [f32; 16], b: [f32; 16]) -> [f32; 16] {
+    std::array::from_fn(|i| {
+        let (col, row) = (i / 4, i % 4);
+        (0..4).map(|k| a[k * 4 + row] * b[col * 4 + k]).sum()
+    })
+}
+
+/// Inverse of a column-major matrix, or `None` when it is singular (or not finite).
+pub fn invert(m: [f32; 16]) -> Option<[f32; 16]> {
+    let m: [f64; 16] = m.map(f64::from);
+    let mut inv = [0.0f64; 16];
+    inv[0] = m[5] * m[10] * m[15] - m[5] * m[11] * m[14] - m[9] * m[6] * m[15]
+        + m[9] * m[7] * m[14]
+        + m[13] * m[6] * m[11]
+        - m[13] * m[7] * m[10];
+    inv[4] = -m[4] * m[10] * m[15] + m[4] * m[11] * m[14] + m[8] * m[6] * m[15]
+        - m[8] * m[7] * m[14]
+        - m[12] * m[6] * m[11]
+        + m[12] * m[7] * m[10];
+    inv[8] = m[4] * m[9] * m[15] - m[4] * m[11] * m[13] - m[8] * m[5] * m[15]
+        + m[8] * m[7] * m[13]
+        + m[12] * m[5] * m[11]
+        - m[12] * m[7] * m[9];
+    inv[12] = -m[4] * m[9] * m[14] + m[4] * m[10] * m[13] + m[8] * m[5] * m[14]
+        - m[8] * m[6] * m[13]
+        - m[12] * m[5] * m[10]
+        + m[12] * m[6] * m[9];
+    inv[1] = -m[1] * m[10] * m[15] + m[1] * m[11] * m[14] + m[9] * m[2] * m[15]
+        - m[9] * m[3] * m[14]
+        - m[13] * m[2] * m[11]
+        + m[13] * m[3] * m[10];
+    inv[5] = m[0] * m[10] * m[15] - m[0] * m[11] * m[14] - m[8] * m[2] * m[15]
+        + m[8] * m[3] * m[14]
+        + m[12] * m[2] * m[11]
+        - m[12] * m[3] * m[10];
+    inv[9] = -m[0] * m[9] * m[15] + m[0] * m[11] * m[13] + m[8] * m[1] * m[15]
+        - m[8] * m[3] * m[13]
+        - m[12] * m[1] * m[11]
+        + m[12] * m[3] * m[9];
+    inv[13] = m[0] * m[9] * m[14] - m[0] * m[10] * m[13] - m[8] * m[1] * m[14]
+        + m[8] * m[2] * m[13]
+        + m[12] * m[1] * m[10]
+        - m[12] * m[2] * m[9];
+    inv[2] = m[1] * m[6] * m[15] - m[1] * m[7] * m[14] - m[5] * m[2] * m[15]
+        + m[5] * m[3] * m[14]
+        + m[13] * m[2] * m[7]
+        - m[13] * m[3] * m[6];
+    inv[6] = -m[0] * m[6] * m[15] + m[0] * m[7] * m[14] + m[4] * m[2] * m[15]
+        - m[4] * m[3] * m[14]
+        - m[12] * m[2] * m[7]
+        + m[12] * m[3] * m[6];
+    inv[10] = m[0] * m[5] * m[15] - m[0] * m[7] * m[13] - m[4] * m[1] * m[15]
+        + m[4] * m[3] * m[13]
+        + m[12] * m[1] * m[7]
+        - m[12] * m[3] * m[5];
+    inv[14] = -m[0] * m[5] * m[14] + m[0] * m[6] * m[13] + m[4] * m[1] * m[14]
+        - m[4] * m[2] * m[13]
+        - m[12] * m[1] * m[6]
+        + m[12] * m[2] * m[5];
+    inv[3] = -m[1] * m[6] * m[11] + m[1] * m[7] * m[10] + m[5] * m[2] * m[11]
+        - m[5] * m[3] * m[10]
+        - m[9] * m[2] * m[7]
+        + m[9] * m[3] * m[6];
+    inv[7] = m[0] * m[6] * m[11] - m[0] * m[7] * m[10] - m[4] * m[2] * m[11]
+        + m[4] * m[3] * m[10]
+        + m[8] * m[2] * m[7]
+        - m[8] * m[3] * m[6];
+    inv[11] = -m[0] * m[5] * m[11] + m[0] * m[7] * m[9] + m[4] * m[1] * m[11]
+        - m[4] * m[3] * m[9]
+        - m[8] * m[1] * m[7]
+        + m[8] * m[3] * m[5];
+    inv[15] = m[0] * m[5] * m[10] - m[0] * m[6] * m[9] - m[4] * m[1] * m[10]
+        + m[4] * m[2] * m[9]
+        + m[8] * m[1] * m[6]
+        - m[8] * m[2] * m[5];
+    let det = m[0] * inv[0] + m[1] * inv[4] + m[2] * inv[8] + m[3] * inv[12];
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    Some(inv.map(|v| (v / det) as f32))
+}
+
+/// Translation, rotation `(x, y, z, w)` and scale of a column-major affine matrix, and the
+/// largest absolute difference between `m` and the matrix rebuilt from them (0 for an exact
+/// decomposition; large for shear, projection or non-finite input).
+pub fn decompose(m: [f32; 16]) -> ([f32; 3], [f32; 4], [f32; 3], f32) {
+    let t = [m[12], m[13], m[14]];
+    let col = |c: usize| [m[c * 4], m[c * 4 + 1], m[c * 4 + 2]];
+    let len = |v: [f32; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let (c0, c1, c2) = (col(0), col(1), col(2));
+    let mut s = [len(c0), len(c1), len(c2)];
+    // A reflection (negative determinant) is folded into a negative x scale.
+    let det = c0[0] * (c1[1] * c2[2] - c1[2] * c2[1]) - c1[0] * (c0[1] * c2[2] - c0[2] * c2[1])
+        + c2[0] * (c0[1] * c1[2] - c0[2] * c1[1]);
+    if det < 0.0 {
+        s[0] = -s[0];
+    }
+    let div = |v: [f32; 3], k: f32| if k == 0.0 { [0.0; 3] } else { v.map(|x| x / k) };
+    let r = [div(c0, s[0]), div(c1, s[1]), div(c2, s[2])];
+    let q = quat_from_rotation_columns(r);
+    let rebuilt = compose(t, q, s);
+    let error = m
+        .iter()
+        .zip(rebuilt.iter())
+        .map(|(a, b)| {
+            if a.is_finite() && b.is_finite() {
+                (a - b).abs()
+            } else {
+                f32::INFINITY
+            }
+        })
+        .fold(0.0, f32::max);
+    (t, q, s, error)
+}
+
+/// A unit quaternion `(x, y, z, w)` from the three columns of a rotation matrix.
+pub fn quat_from_rotation_columns(r: [[f32; 3]; 3]) -> [f32; 4] {
+    // r[c][row]: element (row, c).
+    let (m00, m11, m22) = (r[0][0], r[1][1], r[2][2]);
+    let (m01, m02, m10, m12, m20, m21) = (r[1][0], r[2][0], r[0][1], r[2][1], r[0][2], r[1][2]);
+    let trace = m00 + m11 + m22;
+    let q = if trace > 0.0 {
+        let s = (trace + 1.0).sqrt() * 2.0;
+        [(m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s, 0.25 * s]
+    } else if m00 > m11 && m00 > m22 {
+        let s = (1.0 + m00 - m11 - m22).sqrt() * 2.0;
+        [0.25 * s, (m01 + m10) / s, (m02 + m20) / s, (m21 - m12) / s]
+    } else if m11 > m22 {
+        let s = (1.0 + m11 - m00 - m22).sqrt() * 2.0;
+        [(m01 + m10) / s, 0.25 * s, (m12 + m21) / s, (m02 - m20) / s]
+    } else {
+        let s = (1.0 + m22 - m00 - m11).sqrt() * 2.0;
+        [(m02 + m20) / s, (m12 + m21) / s, 0.25 * s, (m10 - m01) / s]
+    };
+    normalize_quat(q)
+}
+
+/// Normalises a quaternion; the identity for a zero or non-finite input.
+pub fn normalize_quat(q: [f32; 4]) -> [f32; 4] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n > 0.0 && n.is_finite() {
+        q.map(|x| x / n)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    }
+}
+
+/// The column-major matrix `T · R · S`.
+pub fn compose(t: [f32; 3], q: [f32; 4], s: [f32; 3]) -> [f32; 16] {
+    let [x, y, z, w] = q;
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y + z * w),
+            2.0 * (x * z - y * w),
+        ],
+        [
+            2.0 * (x * y - z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z + x * w),
+        ],
+        [
+            2.0 * (x * z + y * w),
+            2.0 * (y * z - x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    [
+        r[0][0] * s[0],
+        r[0][1] * s[0],
+        r[0][2] * s[0],
+        0.0,
+        r[1][0] * s[1],
+        r[1][1] * s[1],
+        r[1][2] * s[1],
+        0.0,
+        r[2][0] * s[2],
+        r[2][1] * s[2],
+        r[2][2] * s[2],
+        0.0,
+        t[0],
+        t[1],
+        t[2],
+        1.0,
+    ]
+}
+
+/// Hamilton product `a · b` (apply `b` first).
+pub fn quat_mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+/// The quaternion of a rotation of `angle` radians about a principal axis (0 = x, 1 = y, 2 = z).
+pub fn axis_quat(axis: usize, angle: f32) -> [f32; 4] {
+    let (s, c) = (angle * 0.5).sin_cos();
+    let mut q = [0.0, 0.0, 0.0, c];
+    if let Some(v) = q.get_mut(axis) {
+        *v = s;
+    }
+    q
+}
+
+/// Euler angles (radians, about x, y, z) to a quaternion, applying the axes in `order` (e.g.
+/// `[0, 1, 2]` = first x, then y, then z, i.e. `q = qz · qy · qx`).
+pub fn euler_to_quat(angles: [f32; 3], order: [usize; 3]) -> [f32; 4] {
+    let mut q = [0.0, 0.0, 0.0, 1.0];
+    for axis in order {
+        q = quat_mul(axis_quat(axis, angles.get(axis).copied().unwrap_or(0.0)), q);
+    }
+    normalize_quat(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
+    }
+
+    #[test]
+    fn compose_and_decompose_are_inverse() {
+        let q = euler_to_quat([0.3, -1.1, 2.0], [0, 1, 2]);
+        let m = compose([1.0, 2.0, 3.0], q, [2.0, 0.5, 1.5]);
+        let (t, q2, s, err) = decompose(m);
+        assert!(err < 1e-5, "{err}");
+        assert!(close(&t, &[1.0, 2.0, 3.0]) && close(&s, &[2.0, 0.5, 1.5]));
+        assert!(close(&q, &q2) || close(&q, &q2.map(|x| -x)));
+        let inv = invert(m).unwrap();
+        assert!(close(&mul(m, inv), &IDENTITY));
+    }
+
+    #[test]
+    fn shear_is_reported() {
+        let mut m = IDENTITY;
+        m[4] = 0.5; // x += 0.5 y
+        assert!(decompose(m).3 > 0.1);
+    }
+
+    #[test]
+    fn mirroring_a_matrix_matches_mirroring_points() {
+        let m = compose(
+            [1.0, 2.0, 3.0],
+            euler_to_quat([0.4, 0.2, -0.7], [2, 0, 1]),
+            [1.0; 3],
+        );
+        let p = [0.3f32, -0.8, 1.7];
+        let apply = |m: [f32; 16], p: [f32; 3]| -> [f32; 3] {
+            std::array::from_fn(|r| m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r])
+        };
+        assert!(close(
+            &mirror_z(apply(m, p)),
+            &apply(mirror_z_matrix(m), mirror_z(p))
+        ));
+        let (_, q, _, _) = decompose(m);
+        let (_, qm, _, _) = decompose(mirror_z_matrix(m));
+        let qq = mirror_z_quat(q);
+        assert!(close(&qm, &qq) || close(&qm, &qq.map(|x| -x)));
+    }
+}

@@ -1,0 +1,336 @@
+//! One scene model for all five formats: what a glTF file can say, in glTF's conventions.
+//!
+//! Every converter (`from_<format>.rs`) produces a [`Scene`] that is already right-handed,
+//! Y up, counter-clockwise front faces, metres (the source units are kept: none of the formats
+//! stores a unit), column-vector matrices stored column-major, quaternions `(x, y, z, w)`,
+//! times in seconds and colours in linear RGBA. The glTF writer (`crate::gltf`) only
+//! serialises; it knows nothing of the source formats.
+//!
+//! Data that glTF cannot carry is never dropped silently: a converter puts what fits into an
+//! `extras` map and returns a [`Warning`](SceneWarning) for the rest.
+
+use serde_json::{Map, Value};
+
+#[cfg(feature = "bmf")]
+mod from_bmf;
+#[cfg(feature = "elem")]
+mod from_elem;
+#[cfg(feature = "mdl")]
+mod from_mdl;
+#[cfg(feature = "skm")]
+mod from_skm;
+#[cfg(feature = "smf")]
+mod from_smf;
+mod math;
+
+pub use math::*;
+
+/// A whole converted model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scene {
+    /// A name for the glTF scene (usually the source file stem; may be empty).
+    pub name: String,
+    /// All nodes; [`Node::children`] and [`Scene::roots`] index into this.
+    pub nodes: Vec<Node>,
+    /// The top-level nodes of the single glTF scene.
+    pub roots: Vec<usize>,
+    /// Meshes, referenced by [`Node::mesh`].
+    pub meshes: Vec<Mesh>,
+    /// Materials, referenced by [`Primitive::material`].
+    pub materials: Vec<Material>,
+    /// Skins, referenced by [`Node::skin`].
+    pub skins: Vec<Skin>,
+    /// Animations.
+    pub animations: Vec<Animation>,
+    /// Scene-level data glTF has no place for (written as the glTF scene's `extras`).
+    pub extras: Map<String, Value>,
+}
+
+/// A node of the hierarchy.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Node {
+    /// Node name (bone or frame name, or a synthetic one such as `bone_3`).
+    pub name: String,
+    /// Local transform relative to the parent.
+    pub transform: Transform,
+    /// Child node indices.
+    pub children: Vec<usize>,
+    /// The mesh drawn at this node.
+    pub mesh: Option<usize>,
+    /// The skin deforming that mesh.
+    pub skin: Option<usize>,
+    /// Data glTF has no place for.
+    pub extras: Map<String, Value>,
+}
+
+/// A local transform: translation, rotation, scale (what animations target), or a matrix.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Transform {
+    /// Translation, rotation quaternion `(x, y, z, w)`, scale.
+    Trs {
+        /// Translation.
+        translation: [f32; 3],
+        /// Unit quaternion `(x, y, z, w)`.
+        rotation: [f32; 4],
+        /// Scale.
+        scale: [f32; 3],
+    },
+    /// A column-major 4×4 matrix (glTF's `matrix`). Must not be used on an animated node.
+    Matrix([f32; 16]),
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Transform::Trs {
+            translation: [0.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        }
+    }
+}
+
+/// A mesh: vertex attributes shared by its primitives, and the primitives.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Mesh {
+    /// Mesh name.
+    pub name: String,
+    /// Per-vertex data, shared by every primitive of the mesh.
+    pub vertices: Vertices,
+    /// Triangle lists, one per material.
+    pub primitives: Vec<Primitive>,
+    /// Data glTF has no place for.
+    pub extras: Map<String, Value>,
+}
+
+/// Vertex attributes. Every present attribute has `positions.len()` entries.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Vertices {
+    /// POSITION.
+    pub positions: Vec<[f32; 3]>,
+    /// NORMAL (unit length).
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// TANGENT `(x, y, z, w)`, w = ±1.
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// TEXCOORD_0 (top-left origin, as glTF).
+    pub uv0: Option<Vec<[f32; 2]>>,
+    /// TEXCOORD_1.
+    pub uv1: Option<Vec<[f32; 2]>>,
+    /// COLOR_0, linear RGBA in 0..=1.
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// JOINTS_0: indices into the skin's `joints` list.
+    pub joints: Option<Vec<[u16; 4]>>,
+    /// WEIGHTS_0: summing to 1 for every vertex that is used.
+    pub weights: Option<Vec<[f32; 4]>>,
+}
+
+/// One triangle list with one material.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Primitive {
+    /// Triangle list, counter-clockwise front faces; indices into the mesh's vertices.
+    pub indices: Vec<u32>,
+    /// Index into [`Scene::materials`].
+    pub material: Option<usize>,
+}
+
+/// How a material's alpha is used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AlphaMode {
+    /// Alpha ignored.
+    #[default]
+    Opaque,
+    /// Alpha tested against `cutoff`.
+    Mask,
+    /// Alpha blended.
+    Blend,
+}
+
+/// A material, with the source's texture references as written in the source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// Material name.
+    pub name: String,
+    /// Base colour factor, linear RGBA.
+    pub base_color: [f32; 4],
+    /// Emissive factor, linear RGB.
+    pub emissive: [f32; 3],
+    /// Specular colour (RGBA) and power, where the source has them (written to `extras`).
+    pub specular: Option<([f32; 4], f32)>,
+    /// Alpha mode.
+    pub alpha_mode: AlphaMode,
+    /// Alpha cutoff for [`AlphaMode::Mask`].
+    pub alpha_cutoff: Option<f32>,
+    /// Draw both faces.
+    pub double_sided: bool,
+    /// Colour texture path, as written in the source (relative to the model's folder).
+    pub color_texture: Option<String>,
+    /// Normal map path.
+    pub normal_texture: Option<String>,
+    /// Light map path (glTF has no slot: written to `extras`).
+    pub light_map: Option<String>,
+    /// Specular map path (written to `extras`).
+    pub specular_texture: Option<String>,
+    /// Data glTF has no place for.
+    pub extras: Map<String, Value>,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color: [1.0; 4],
+            emissive: [0.0; 3],
+            specular: None,
+            alpha_mode: AlphaMode::Opaque,
+            alpha_cutoff: None,
+            double_sided: false,
+            color_texture: None,
+            normal_texture: None,
+            light_map: None,
+            specular_texture: None,
+            extras: Map::new(),
+        }
+    }
+}
+
+/// A skin: joint nodes and their inverse bind matrices.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Skin {
+    /// Skin name.
+    pub name: String,
+    /// Joint node indices; `JOINTS_0` values index into this list.
+    pub joints: Vec<usize>,
+    /// One column-major inverse bind matrix per joint.
+    pub inverse_bind_matrices: Vec<[f32; 16]>,
+    /// The common root of the joints, if there is one.
+    pub skeleton: Option<usize>,
+}
+
+/// Which node property a channel animates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelPath {
+    /// `translation`: 3 values per key.
+    Translation,
+    /// `rotation`: 4 values per key (unit quaternion x, y, z, w).
+    Rotation,
+    /// `scale`: 3 values per key.
+    Scale,
+}
+
+/// Key interpolation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Linear (slerp for rotations).
+    #[default]
+    Linear,
+    /// Constant until the next key.
+    Step,
+    /// Cubic spline: each key has in-tangent, value, out-tangent (3 × the components).
+    CubicSpline,
+}
+
+/// One animated property of one node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Channel {
+    /// Target node index.
+    pub node: usize,
+    /// Target property.
+    pub path: ChannelPath,
+    /// Interpolation.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing, ≥ 0.
+    pub times: Vec<f32>,
+    /// Key values, flattened: `times.len()` × components (× 3 for cubic spline).
+    pub values: Vec<f32>,
+}
+
+/// A named set of channels.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Animation {
+    /// Animation name.
+    pub name: String,
+    /// Its channels.
+    pub channels: Vec<Channel>,
+    /// Data glTF has no place for.
+    pub extras: Map<String, Value>,
+}
+
+impl Animation {
+    /// The time of the last key over all channels, in seconds (0 for no keys).
+    pub fn duration(&self) -> f32 {
+        self.channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0, f32::max)
+    }
+}
+
+/// Options of the conversion to a scene.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneOptions {
+    /// BMF AnimeMatrix samples per second (not stored in the file). Default 30.
+    pub bmf_fps: f32,
+    /// SMF animation key ticks per second (not stored in the file). Default 4800, the DirectX
+    /// `.x` default; a guess, and the converter says so in a warning when it is used.
+    pub smf_ticks_per_second: f32,
+    /// MDL keyframes per second. Default 60 (FBX2MDL bakes at 60 fps).
+    pub mdl_fps: f32,
+}
+
+impl Default for SceneOptions {
+    fn default() -> Self {
+        Self {
+            bmf_fps: 30.0,
+            smf_ticks_per_second: 4800.0,
+            mdl_fps: 60.0,
+        }
+    }
+}
+
+/// Something a conversion could not carry over exactly, or had to guess.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SceneWarning(pub String);
+
+impl std::fmt::Display for SceneWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A scene and the warnings of its conversion.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Conversion {
+    /// The converted scene.
+    pub scene: Scene,
+    /// What could not be carried over exactly (each says what and where).
+    pub warnings: Vec<SceneWarning>,
+}
+
+impl Scene {
+    /// Converts any document with the default options.
+    pub fn from_document(doc: &crate::Document) -> Conversion {
+        Self::from_document_with(doc, &SceneOptions::default())
+    }
+
+    /// Converts any document.
+    pub fn from_document_with(doc: &crate::Document, options: &SceneOptions) -> Conversion {
+        let _ = options;
+        match doc {
+            #[cfg(feature = "bmf")]
+            crate::Document::Bmf(d) => from_bmf::convert(d, options),
+            #[cfg(feature = "smf")]
+            crate::Document::Smf(d) => from_smf::convert(d, options),
+            #[cfg(feature = "mdl")]
+            crate::Document::Mdl(d) => from_mdl::convert(d, options),
+            #[cfg(feature = "elem")]
+            crate::Document::Elem(d) => from_elem::convert(d, options),
+            #[cfg(feature = "skm")]
+            crate::Document::Skm(d) => from_skm::convert(d, options),
+        }
+    }
+}
+
+impl From<&crate::Document> for Scene {
+    fn from(doc: &crate::Document) -> Self {
+        Scene::from_document(doc).scene
+    }
+}
