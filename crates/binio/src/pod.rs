@@ -16,6 +16,12 @@ pub fn vec_from_bytes<T: Pod>(bytes: &[u8]) -> Option<Vec<T>> {
     if size == 0 || bytes.len() % size != 0 {
         return None;
     }
+    // Fast path: when the slice happens to be aligned for `T`, view it as `&[T]` and clone it
+    // (one copy into uninitialised memory). Otherwise zero-fill an aligned vector and copy the
+    // bytes into it: a second pass over the output, but still a bulk copy.
+    if let Ok(items) = bytemuck::try_cast_slice::<u8, T>(bytes) {
+        return Some(items.to_vec());
+    }
     let mut out: Vec<T> = vec![T::zeroed(); bytes.len() / size];
     bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(bytes);
     Some(out)
