@@ -1,0 +1,21 @@
+//! Read, write, read again: the two documents are equal (text: the canonical layout is a fixed point).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+/// Equal, or equal up to NaN (`NaN != NaN`, but Debug prints every NaN the same and keeps -0.0).
+fn same(a: &elfreina_elem::Elem, b: &elfreina_elem::Elem) -> bool {
+    a == b || format!("{a:?}") == format!("{b:?}")
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(doc) = elfreina_elem::Elem::from_bytes(data) else {
+        return;
+    };
+    let Ok(first) = doc.to_bytes() else {
+        return;
+    };
+    let again = elfreina_elem::Elem::from_bytes(&first).expect("a written document reads back");
+    assert!(same(&doc, &again), "read(write(doc)) != doc");
+    let third = again.to_bytes().expect("a re-read document writes");
+    assert!(first == third, "the canonical layout is a fixed point");
+});
