@@ -252,6 +252,113 @@ pub fn euler_to_quat(angles: [f32; 3], order: [usize; 3]) -> [f32; 4] {
     normalize_quat(q)
 }
 
+// ---- Helpers added for the text-format converters (from_elem, from_skm). ----
+
+/// The column-major matrix of a translation.
+pub fn translation_matrix(t: [f32; 3]) -> [f32; 16] {
+    let mut m = IDENTITY;
+    m[12] = t[0];
+    m[13] = t[1];
+    m[14] = t[2];
+    m
+}
+
+/// Applies a column-major affine matrix to a point.
+pub fn transform_point(m: [f32; 16], p: [f32; 3]) -> [f32; 3] {
+    std::array::from_fn(|r| m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r])
+}
+
+/// `q` or `−q`, whichever is nearer to `prev` (the same rotation): keeps a rotation track
+/// continuous so that a key-to-key slerp takes the short way.
+pub fn align_quat(prev: [f32; 4], q: [f32; 4]) -> [f32; 4] {
+    let dot: f32 = prev.iter().zip(q.iter()).map(|(a, b)| a * b).sum();
+    if dot < 0.0 {
+        q.map(|x| -x)
+    } else {
+        q
+    }
+}
+
+/// What [`pack_influences`] had to change.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InfluenceFixes {
+    /// More than four joints had a positive weight: the smallest were dropped.
+    pub truncated: bool,
+    /// The positive weights did not sum to 1 (± 1e-3) and were rescaled.
+    pub renormalized: bool,
+    /// A weight was negative or not finite and was ignored.
+    pub invalid: bool,
+    /// No positive weight at all: the vertex was bound to joint 0 with weight 1.
+    pub empty: bool,
+}
+
+/// Packs `(joint, weight)` influences into glTF's `JOINTS_0` / `WEIGHTS_0`: merges repeated
+/// joints (their weights add up), ignores zero, negative and non-finite weights, keeps the
+/// four largest, rescales them to sum to 1, and sets unused slots to joint 0, weight 0 (as the
+/// Khronos validator wants). A vertex with no positive weight is bound to joint 0.
+pub fn pack_influences(influences: &[(u16, f32)]) -> ([u16; 4], [f32; 4], InfluenceFixes) {
+    let mut fixes = InfluenceFixes::default();
+    let mut merged: Vec<(u16, f32)> = Vec::with_capacity(4);
+    for &(joint, weight) in influences {
+        if !weight.is_finite() || weight < 0.0 {
+            fixes.invalid = true;
+            continue;
+        }
+        if weight == 0.0 {
+            continue;
+        }
+        match merged.iter_mut().find(|(j, _)| *j == joint) {
+            Some(slot) => slot.1 += weight,
+            None => merged.push((joint, weight)),
+        }
+    }
+    // Largest first; ties keep the lower joint index first.
+    merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    if merged.len() > 4 {
+        fixes.truncated = true;
+        merged.truncate(4);
+    }
+    let sum: f32 = merged.iter().map(|(_, w)| w).sum();
+    let mut joints = [0u16; 4];
+    let mut weights = [0.0f32; 4];
+    if merged.is_empty() || !(sum > 0.0 && sum.is_finite()) {
+        fixes.empty = true;
+        weights[0] = 1.0;
+        return (joints, weights, fixes);
+    }
+    if (sum - 1.0).abs() > 1e-3 {
+        fixes.renormalized = true;
+    }
+    for (k, (j, w)) in merged.into_iter().enumerate() {
+        joints[k] = j;
+        weights[k] = w / sum;
+    }
+    (joints, weights, fixes)
+}
+
+/// A source texture path as a relative URI path: `\` becomes `/`. An absolute path (a drive
+/// letter, a leading slash, or a UNC path) is reduced to its file name; the second value is
+/// then `true` so that the caller can warn.
+pub fn relative_texture_path(raw: &str) -> (String, bool) {
+    let path = raw.trim().replace('\\', "/");
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive || path.starts_with('/') {
+        let base = path.rsplit('/').next().unwrap_or_default();
+        let base = if drive && !base.contains('/') && base.len() >= 2 && base == path {
+            // `C:name.png`: a drive-relative path without a slash.
+            base.get(2..).unwrap_or_default()
+        } else {
+            base
+        };
+        (base.to_owned(), true)
+    } else {
+        (path, false)
+    }
+}
+
+// ---- End of the text-format converter helpers. ----
+
 #[cfg(test)]
 mod tests {
     use super::*;
