@@ -407,3 +407,150 @@ mod tests {
         assert!(close(&qm, &qq) || close(&qm, &qq.map(|x| -x)));
     }
 }
+
+// ---- Helpers added for the binary-format converters (bmf, smf, mdl). ----
+
+/// A unit-length copy of `n`, or `None` when `n` is zero-length or not finite.
+pub fn normalize3(n: [f32; 3]) -> Option<[f32; 3]> {
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    (len > 1e-12 && len.is_finite()).then(|| n.map(|x| x / len))
+}
+
+/// Cleans one vertex's skin influences for glTF: slots with a zero, negative or non-finite
+/// weight, or a joint index `>= joint_count`, are emptied (joint 0, weight 0); duplicate joints
+/// are merged; the weights are scaled to sum to 1. A vertex left with no influence gets
+/// `(0, 0, 0, 0)` / `(1, 0, 0, 0)`. The flag is true when anything other than a rounding-level
+/// rescale (sum off by more than 1e-3) had to change.
+pub fn normalize_influences(
+    joints: [u32; 4],
+    weights: [f32; 4],
+    joint_count: usize,
+) -> ([u16; 4], [f32; 4], bool) {
+    let mut out_j = [0u16; 4];
+    let mut out_w = [0.0f32; 4];
+    let mut n = 0usize;
+    let mut changed = false;
+    for (&j, &w) in joints.iter().zip(weights.iter()) {
+        if !(w.is_finite() && w > 0.0) {
+            changed |= !(w == 0.0);
+            continue;
+        }
+        let Some(j16) = u16::try_from(j)
+            .ok()
+            .filter(|&j| usize::from(j) < joint_count)
+        else {
+            changed = true;
+            continue;
+        };
+        if let Some(k) = out_j.iter().take(n).position(|&o| o == j16) {
+            if let Some(slot) = out_w.get_mut(k) {
+                *slot += w;
+            }
+            changed = true;
+        } else if let (Some(sj), Some(sw)) = (out_j.get_mut(n), out_w.get_mut(n)) {
+            *sj = j16;
+            *sw = w;
+            n += 1;
+        }
+    }
+    let sum: f32 = out_w.iter().sum();
+    if n == 0 || !(sum > 0.0) || !sum.is_finite() {
+        return ([0; 4], [1.0, 0.0, 0.0, 0.0], true);
+    }
+    if (sum - 1.0).abs() > 1e-3 {
+        changed = true;
+    }
+    (out_j, out_w.map(|w| w / sum), changed)
+}
+
+/// Euler angles (radians, indexed by axis x, y, z) of a rotation quaternion, for the axis
+/// `order` in the sense of [`euler_to_quat`] (`order[0]` applied first):
+/// `euler_to_quat(quat_to_euler(q, o), o)` gives back `±q`. Any permutation of `[0, 1, 2]`;
+/// other orders are treated as `[0, 1, 2]`.
+pub fn quat_to_euler(q: [f32; 4], order: [usize; 3]) -> [f32; 3] {
+    let [a, b, c] = match order {
+        [0, 1, 2] | [0, 2, 1] | [1, 0, 2] | [1, 2, 0] | [2, 0, 1] | [2, 1, 0] => order,
+        _ => [0, 1, 2],
+    };
+    // Even (cyclic) permutations of (x, y, z) have sign +1.
+    let s = if (b + 3 - a) % 3 == 1 { 1.0f32 } else { -1.0 };
+    let m = compose([0.0; 3], normalize_quat(q), [1.0; 3]);
+    // Element (row, col) of the column-major matrix.
+    let r = |row: usize, col: usize| m.get(col * 4 + row).copied().unwrap_or(0.0);
+    let sin_b = (-s * r(c, a)).clamp(-1.0, 1.0);
+    let beta = sin_b.asin();
+    let (alpha, gamma) = if sin_b.abs() < 0.999_999 {
+        ((s * r(c, b)).atan2(r(c, c)), (s * r(b, a)).atan2(r(a, a)))
+    } else {
+        // Gimbal lock: put the whole remaining rotation into the first axis.
+        ((-s * r(b, c)).atan2(r(b, b)), 0.0)
+    };
+    let mut out = [0.0f32; 3];
+    for (axis, v) in [(a, alpha), (b, beta), (c, gamma)] {
+        if let Some(o) = out.get_mut(axis) {
+            *o = v;
+        }
+    }
+    out
+}
+
+/// Makes consecutive quaternions of a flattened `(x, y, z, w)` list lie in the same hemisphere
+/// (negating a key when its dot product with the previous one is negative), so that linear
+/// interpolation takes the short way as the source did between close samples.
+pub fn make_quats_continuous(values: &mut [f32]) {
+    let mut prev: Option<[f32; 4]> = None;
+    for chunk in values.chunks_exact_mut(4) {
+        let mut q = [0.0f32; 4];
+        q.copy_from_slice(chunk);
+        if let Some(p) = prev {
+            let dot: f32 = p.iter().zip(q.iter()).map(|(a, b)| a * b).sum();
+            if dot < 0.0 {
+                q = q.map(|x| -x);
+                chunk.copy_from_slice(&q);
+            }
+        }
+        prev = Some(q);
+    }
+}
+
+#[cfg(test)]
+mod binary_converter_helper_tests {
+    use super::*;
+
+    #[test]
+    fn euler_round_trips_in_every_order() {
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        for order in orders {
+            let angles = [0.3f32, -0.7, 1.1];
+            let q = euler_to_quat(angles, order);
+            let back = quat_to_euler(q, order);
+            let q2 = euler_to_quat(back, order);
+            let dot: f32 = q.iter().zip(q2.iter()).map(|(a, b)| a * b).sum();
+            assert!(dot.abs() > 1.0 - 1e-5, "{order:?}: {angles:?} -> {back:?}");
+            for (a, b) in angles.iter().zip(back.iter()) {
+                assert!((a - b).abs() < 1e-4, "{order:?}: {angles:?} -> {back:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn influences_are_cleaned() {
+        let (j, w, changed) = normalize_influences([3, 3, 9, 0], [0.25, 0.25, 0.5, 0.0], 4);
+        assert!(changed);
+        assert_eq!(j, [3, 0, 0, 0]);
+        assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
+        let (j, w, changed) = normalize_influences([1, 2, 0, 0], [0.75, 0.25, 0.0, 0.0], 3);
+        assert!(!changed);
+        assert_eq!((j, w), ([1, 2, 0, 0], [0.75, 0.25, 0.0, 0.0]));
+        let (j, w, changed) = normalize_influences([0xCDCD_CDCD; 4], [f32::NAN; 4], 3);
+        assert!(changed);
+        assert_eq!((j, w), ([0; 4], [1.0, 0.0, 0.0, 0.0]));
+    }
+}
