@@ -3,12 +3,16 @@
 //! * `regen-fixtures`: builds the fixture models in code and writes them into `fixtures/`.
 //! * `regen-fixtures --check`: writes nothing; exits 1 if `fixtures/` differs from what would
 //!   be written (CI runs this, so fixtures never drift from their generators).
+//! * `validate-gltf`: converts every fixture and every sample in `../shared/samples` to `.glb`
+//!   and runs the Khronos glTF-Validator on each (installed with npm into
+//!   `target/gltf-validator` on first use); exits 1 if any file has an error.
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod fixtures;
+mod validate_gltf;
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "models workspace automation")]
@@ -25,6 +29,9 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Convert every fixture and sample to .glb and run the Khronos glTF-Validator on each
+    /// (needs node and npm; installs the validator into target/gltf-validator).
+    ValidateGltf,
 }
 
 fn workspace_root() -> PathBuf {
@@ -38,6 +45,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::RegenFixtures { check } => match regen(check) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::ValidateGltf => match validate_gltf::validate_gltf() {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => {

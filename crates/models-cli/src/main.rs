@@ -5,11 +5,12 @@
 //! error.
 
 use clap::{Parser, Subcommand};
-use models::output::Overwrite;
 use models::{Format, Summary};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+mod convert;
 
 #[derive(Parser)]
 #[command(name = "models", version, about, long_about = None)]
@@ -36,18 +37,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Re-write IN as OUT through the format's writer (same format only, for now). Never
-    /// writes onto IN; refuses an existing OUT unless --force is given; writes through a
-    /// temporary file renamed into place.
-    Convert {
-        /// The input file.
-        input: PathBuf,
-        /// The output file; its extension names the target format.
-        output: PathBuf,
-        /// Overwrite OUT if it exists.
-        #[arg(long)]
-        force: bool,
-    },
+    /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), or re-write a model in
+    /// its own format.
+    ///
+    ///   models convert IN OUT.glb|OUT.gltf|OUT.<same format>
+    ///   models convert [--to glb|gltf] --out-dir DIR [--recursive] INPUT...
+    ///
+    /// Never writes onto an input; refuses existing outputs unless --force is given; writes
+    /// through temporary files renamed into place.
+    Convert(convert::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,11 +53,7 @@ fn main() -> ExitCode {
     let ok = match cli.command {
         Command::Detect { files } => detect(&files),
         Command::Info { files, json } => info(&files, json),
-        Command::Convert {
-            input,
-            output,
-            force,
-        } => report(convert(&input, &output, force)),
+        Command::Convert(args) => convert::run(&args),
     };
     if ok {
         ExitCode::SUCCESS
@@ -152,22 +146,4 @@ fn print_summary(path: &Path, s: &Summary) {
     if !s.textures.is_empty() {
         println!("  textures: {}", s.textures.join(", "));
     }
-}
-
-fn convert(input: &Path, output: &Path, force: bool) -> Result<(), models::Error> {
-    let document = models::open(input)?;
-    let from = document.format();
-    let to = Format::from_path(output).unwrap_or(from);
-    if to != from {
-        return Err(models::Error::UnsupportedConversion { from, to }.at(output));
-    }
-    let bytes = document.to_bytes().map_err(|e| e.at(input))?;
-    let overwrite = if force {
-        Overwrite::Allowed
-    } else {
-        Overwrite::Never
-    };
-    models::output::write_new_file(output, &bytes, Some(input), overwrite)?;
-    eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
-    Ok(())
 }

@@ -1,0 +1,1524 @@
+//! The builder: [`Scene`] → glTF JSON + one binary buffer, repairing (with a warning) whatever
+//! the glTF-Validator would reject.
+
+use super::textures::{self, Embedded};
+use super::{Error, Gltf, GltfOptions};
+use crate::scene::{
+    decompose, normalize_quat, AlphaMode, Animation, ChannelPath, Interpolation, Material, Mesh,
+    Scene, SceneWarning, Transform,
+};
+use gltf_json as json;
+use json::accessor::{ComponentType, GenericComponentType, Type};
+use json::buffer::Target;
+use json::validation::{Checked::Valid, USize64};
+use json::Index;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// A skin that survived validation, with its joints and inverse bind matrices.
+struct SkinPlan {
+    joints: Vec<usize>,
+    ibm: Vec<[f32; 16]>,
+    skeleton: Option<usize>,
+    name: String,
+}
+
+struct Builder<'a> {
+    root: json::Root,
+    bin: Vec<u8>,
+    warnings: Vec<SceneWarning>,
+    options: &'a GltfOptions,
+    textures: HashMap<String, Option<Index<json::Texture>>>,
+}
+
+pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error> {
+    let mut b = Builder {
+        root: json::Root::default(),
+        bin: Vec::new(),
+        warnings: Vec::new(),
+        options,
+        textures: HashMap::new(),
+    };
+    b.root.asset = json::Asset {
+        generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
+        ..json::Asset::default()
+    };
+
+    // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
+    let mut h = Hierarchy::new(scene, &mut b.warnings);
+    let skins = b.plan_skins(scene, &mut h);
+
+    // Materials are written one for one, so scene material i is glTF material i.
+    let mut textured = Vec::with_capacity(scene.materials.len());
+    for (i, m) in scene.materials.iter().enumerate() {
+        let (mat, has_texture) = b.material(i, m)?;
+        push(&mut b.root.materials, mat)?;
+        textured.push(has_texture);
+    }
+
+    // Which valid skins each mesh is drawn with.
+    let mut mesh_skins: Vec<Vec<usize>> = vec![Vec::new(); scene.meshes.len()];
+    for node in &scene.nodes {
+        if let (Some(m), Some(s)) = (node.mesh, node.skin) {
+            if let (Some(list), Some(Some(_))) = (mesh_skins.get_mut(m), skins.get(s)) {
+                if !list.contains(&s) {
+                    list.push(s);
+                }
+            }
+        }
+    }
+    let mut meshes: Vec<Option<(Index<json::Mesh>, bool)>> = Vec::new();
+    for (i, mesh) in scene.meshes.iter().enumerate() {
+        let joint_count = mesh_skins
+            .get(i)
+            .into_iter()
+            .flatten()
+            .filter_map(|&s| skins.get(s).and_then(Option::as_ref))
+            .map(|s| s.joints.len())
+            .min();
+        meshes.push(b.mesh(i, mesh, joint_count, &textured, scene.materials.len())?);
+    }
+
+    // Nodes (scene nodes, then synthetic roots).
+    for (i, node) in scene.nodes.iter().enumerate() {
+        let label = label("node", i, &node.name);
+        let mut out = b.node_transform(&label, &node.transform);
+        out.name = non_empty(&node.name);
+        out.extras = extras(&node.extras)?;
+        out.children = h.children_index(i)?;
+        if let Some(m) = node.mesh {
+            match meshes.get(m) {
+                Some(Some((index, skinned))) => {
+                    out.mesh = Some(*index);
+                    match node.skin {
+                        Some(s) if *skinned && matches!(skins.get(s), Some(Some(_))) => {
+                            out.skin = Some(Index::new(u32_of(s, "skins")?));
+                        }
+                        Some(s) => b.warn(format!(
+                            "{label}: skin {s} not written (it is invalid, or mesh {m} has no joints and weights)"
+                        )),
+                        None => {}
+                    }
+                }
+                Some(None) => b.warn(format!(
+                    "{label}: mesh {m} has no drawable triangles and is not written"
+                )),
+                None => b.warn(format!(
+                    "{label}: mesh index {m} out of range ({} meshes); dropped",
+                    scene.meshes.len()
+                )),
+            }
+        } else if node.skin.is_some() {
+            b.warn(format!("{label}: a skin without a mesh; dropped"));
+        }
+        push(&mut b.root.nodes, out)?;
+    }
+    for (k, name) in h.synthetic.iter().enumerate() {
+        let i = scene.nodes.len() + k;
+        let node = json::Node {
+            name: Some(name.clone()),
+            children: h.children_index(i)?,
+            ..json::Node::default()
+        };
+        push(&mut b.root.nodes, node)?;
+    }
+
+    // Skins keep their indices: an invalid skin is written as a stub only if a later one is
+    // valid would shift them, so instead invalid skins are never referenced and valid ones are
+    // re-indexed densely below.
+    let mut skin_index = vec![None; skins.len()];
+    for (i, plan) in skins.iter().enumerate() {
+        let Some(plan) = plan else { continue };
+        let ibm = if plan.ibm.is_empty() {
+            None
+        } else {
+            let bytes = f32_bytes(&plan.ibm);
+            Some(b.accessor(
+                &bytes,
+                plan.ibm.len(),
+                ComponentType::F32,
+                Type::Mat4,
+                None,
+                None,
+            )?)
+        };
+        let skin = json::Skin {
+            extensions: None,
+            extras: None,
+            inverse_bind_matrices: ibm,
+            joints: plan
+                .joints
+                .iter()
+                .map(|&j| u32_of(j, "nodes").map(Index::new))
+                .collect::<Result<_, _>>()?,
+            name: non_empty(&plan.name),
+            skeleton: plan
+                .skeleton
+                .map(|s| u32_of(s, "nodes").map(Index::new))
+                .transpose()?,
+        };
+        skin_index[i] = Some(push(&mut b.root.skins, skin)?);
+    }
+    for node in &mut b.root.nodes {
+        if let Some(s) = node.skin {
+            node.skin = skin_index.get(s.value()).copied().flatten();
+        }
+    }
+
+    for (i, anim) in scene.animations.iter().enumerate() {
+        b.animation(i, anim, h.len())?;
+    }
+
+    let scene_out = json::Scene {
+        extensions: None,
+        extras: extras(&scene.extras)?,
+        name: non_empty(&scene.name),
+        nodes: h
+            .roots
+            .iter()
+            .map(|&r| u32_of(r, "nodes").map(Index::new))
+            .collect::<Result<_, _>>()?,
+    };
+    let scene_index = push(&mut b.root.scenes, scene_out)?;
+    b.root.scene = Some(scene_index);
+
+    pad4(&mut b.bin);
+    if !b.bin.is_empty() {
+        b.root.buffers.push(json::Buffer {
+            byte_length: USize64::from(b.bin.len()),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+    }
+    Ok(Gltf {
+        root: b.root,
+        bin: b.bin,
+        warnings: b.warnings,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hierarchy
+
+/// The node forest as it will be written: every node has at most one parent, there are no
+/// cycles, and the scene's roots are exactly the parentless nodes.
+struct Hierarchy {
+    children: Vec<Vec<usize>>,
+    parent: Vec<Option<usize>>,
+    roots: Vec<usize>,
+    /// Names of synthetic nodes appended after the scene's nodes.
+    synthetic: Vec<String>,
+}
+
+impl Hierarchy {
+    fn new(scene: &Scene, warnings: &mut Vec<SceneWarning>) -> Self {
+        let n = scene.nodes.len();
+        let mut children = vec![Vec::new(); n];
+        let mut parent: Vec<Option<usize>> = vec![None; n];
+        for (i, node) in scene.nodes.iter().enumerate() {
+            for &c in &node.children {
+                if c >= n {
+                    warnings.push(SceneWarning(format!(
+                        "{}: child index {c} out of range ({n} nodes); dropped",
+                        label("node", i, &node.name)
+                    )));
+                } else if c == i || parent[c].is_some() {
+                    warnings.push(SceneWarning(format!(
+                        "{}: node {c} is already a child of node {}; second link dropped",
+                        label("node", i, &node.name),
+                        parent[c].unwrap_or(c)
+                    )));
+                } else {
+                    parent[c] = Some(i);
+                    children[i].push(c);
+                }
+            }
+        }
+        // Nodes unreachable from a parentless node sit on (or under) a cycle: cut the cycle at
+        // the first such node, which becomes a root.
+        let mut reached = vec![false; n];
+        let mut stack: Vec<usize> = (0..n).filter(|&i| parent[i].is_none()).collect();
+        loop {
+            while let Some(i) = stack.pop() {
+                if !std::mem::replace(&mut reached[i], true) {
+                    stack.extend(children[i].iter().copied());
+                }
+            }
+            let Some(i) = reached.iter().position(|r| !r) else {
+                break;
+            };
+            if let Some(p) = parent[i].take() {
+                children[p].retain(|&c| c != i);
+                warnings.push(SceneWarning(format!(
+                    "{}: the hierarchy has a cycle through node {p}; link from node {p} cut",
+                    label("node", i, &scene.nodes[i].name)
+                )));
+            }
+            stack.push(i);
+        }
+        let mut roots = Vec::new();
+        for &r in &scene.roots {
+            match parent.get(r) {
+                None => warnings.push(SceneWarning(format!(
+                    "scene root {r} out of range ({n} nodes); dropped"
+                ))),
+                Some(Some(p)) => warnings.push(SceneWarning(format!(
+                    "scene root {r} is a child of node {p}; kept only as a child"
+                ))),
+                Some(None) if !roots.contains(&r) => roots.push(r),
+                Some(None) => {}
+            }
+        }
+        for (i, p) in parent.iter().enumerate() {
+            if p.is_none() && !roots.contains(&i) {
+                roots.push(i);
+            }
+        }
+        Self {
+            children,
+            parent,
+            roots,
+            synthetic: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    fn root_of(&self, mut i: usize) -> usize {
+        while let Some(Some(p)) = self.parent.get(i) {
+            i = *p;
+        }
+        i
+    }
+
+    /// Whether `a` is `b` or one of its ancestors.
+    fn is_ancestor_or_self(&self, a: usize, mut b: usize) -> bool {
+        loop {
+            if a == b {
+                return true;
+            }
+            match self.parent.get(b) {
+                Some(Some(p)) => b = *p,
+                _ => return false,
+            }
+        }
+    }
+
+    /// Puts the trees of `roots` under a new identity node (so that a skin has a common root).
+    fn adopt(&mut self, roots: &[usize], name: String) -> usize {
+        let new = self.parent.len();
+        self.parent.push(None);
+        self.children.push(roots.to_vec());
+        self.synthetic.push(name);
+        for &r in roots {
+            if let Some(p) = self.parent.get_mut(r) {
+                *p = Some(new);
+            }
+        }
+        let at = self
+            .roots
+            .iter()
+            .position(|r| roots.contains(r))
+            .unwrap_or(self.roots.len());
+        self.roots.retain(|r| !roots.contains(r));
+        self.roots.insert(at.min(self.roots.len()), new);
+        new
+    }
+
+    fn children_index(&self, i: usize) -> Result<Option<Vec<Index<json::Node>>>, Error> {
+        let c = self.children.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        if c.is_empty() {
+            return Ok(None);
+        }
+        c.iter()
+            .map(|&c| u32_of(c, "nodes").map(Index::new))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+impl Builder<'_> {
+    fn warn(&mut self, message: String) {
+        self.warnings.push(SceneWarning(message));
+    }
+
+    /// Appends `data` to the buffer (4-byte aligned) and returns its view.
+    fn view(
+        &mut self,
+        data: &[u8],
+        target: Option<Target>,
+    ) -> Result<Index<json::buffer::View>, Error> {
+        pad4(&mut self.bin);
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(data);
+        if u32::try_from(self.bin.len()).is_err() {
+            return Err(Error::TooLarge {
+                what: "buffer",
+                size: self.bin.len() as u64,
+            });
+        }
+        push(
+            &mut self.root.buffer_views,
+            json::buffer::View {
+                buffer: Index::new(0),
+                byte_length: USize64::from(data.len()),
+                byte_offset: (offset > 0).then(|| USize64::from(offset)),
+                byte_stride: None,
+                name: None,
+                target: target.map(Valid),
+                extensions: None,
+                extras: None,
+            },
+        )
+    }
+
+    /// A tightly packed accessor over a new view holding `data` (`count` ≥ 1 elements).
+    fn accessor(
+        &mut self,
+        data: &[u8],
+        count: usize,
+        component: ComponentType,
+        type_: Type,
+        target: Option<Target>,
+        min_max: Option<(Value, Value)>,
+    ) -> Result<Index<json::Accessor>, Error> {
+        let view = self.view(data, target)?;
+        let (min, max) = match min_max {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        push(
+            &mut self.root.accessors,
+            json::Accessor {
+                buffer_view: Some(view),
+                byte_offset: None,
+                count: USize64::from(count),
+                component_type: Valid(GenericComponentType(component)),
+                extensions: None,
+                extras: None,
+                type_: Valid(type_),
+                min,
+                max,
+                name: None,
+                normalized: false,
+                sparse: None,
+            },
+        )
+    }
+
+    fn node_transform(&mut self, label: &str, t: &Transform) -> json::Node {
+        let (mut tr, mut q, mut s) = match *t {
+            Transform::Trs {
+                translation,
+                rotation,
+                scale,
+            } => (translation, rotation, scale),
+            Transform::Matrix(m) => {
+                let (tr, q, s, err) = decompose(m);
+                let magnitude = m
+                    .iter()
+                    .filter(|v| v.is_finite())
+                    .fold(1.0f32, |a, v| a.max(v.abs()));
+                if err.is_nan() || err > 1e-4 * magnitude {
+                    self.warn(format!(
+                        "{label}: its matrix is not a pure translation/rotation/scale (off by {err}); written as the nearest TRS"
+                    ));
+                }
+                (tr, q, s)
+            }
+        };
+        if tr.iter().chain(&s).chain(&q).any(|v| !v.is_finite()) {
+            self.warn(format!(
+                "{label}: non-finite transform values replaced by the identity's"
+            ));
+            tr = tr.map(|v| if v.is_finite() { v } else { 0.0 });
+            s = s.map(|v| if v.is_finite() { v } else { 1.0 });
+        }
+        q = normalize_quat(q);
+        json::Node {
+            translation: (tr != [0.0; 3]).then_some(tr),
+            rotation: (q != [0.0, 0.0, 0.0, 1.0]).then_some(json::scene::UnitQuaternion(q)),
+            scale: (s != [1.0; 3]).then_some(s),
+            ..json::Node::default()
+        }
+    }
+
+    /// Validates every skin; may add a synthetic common root. `None` for a skin not written.
+    fn plan_skins(&mut self, scene: &Scene, h: &mut Hierarchy) -> Vec<Option<SkinPlan>> {
+        let n = scene.nodes.len();
+        let mut plans = Vec::with_capacity(scene.skins.len());
+        for (i, skin) in scene.skins.iter().enumerate() {
+            let label = label("skin", i, &skin.name);
+            if skin.joints.is_empty() {
+                self.warn(format!("{label}: no joints; skin not written"));
+                plans.push(None);
+                continue;
+            }
+            if let Some(&j) = skin.joints.iter().find(|&&j| j >= n) {
+                self.warn(format!(
+                    "{label}: joint node {j} out of range ({n} nodes); skin not written"
+                ));
+                plans.push(None);
+                continue;
+            }
+            let mut seen = vec![false; n];
+            if let Some(&j) = skin
+                .joints
+                .iter()
+                .find(|&&j| std::mem::replace(&mut seen[j], true))
+            {
+                self.warn(format!(
+                    "{label}: joint node {j} listed twice; skin not written"
+                ));
+                plans.push(None);
+                continue;
+            }
+            let mut ibm = skin.inverse_bind_matrices.clone();
+            if !ibm.is_empty() && ibm.len() != skin.joints.len() {
+                self.warn(format!(
+                    "{label}: {} inverse bind matrices for {} joints; {} with identities",
+                    ibm.len(),
+                    skin.joints.len(),
+                    if ibm.len() > skin.joints.len() {
+                        "extra ones dropped"
+                    } else {
+                        "padded"
+                    }
+                ));
+                ibm.resize(skin.joints.len(), crate::scene::IDENTITY);
+            }
+            let mut fixed = 0usize;
+            for m in &mut ibm {
+                let before = *m;
+                for v in m.iter_mut() {
+                    if !v.is_finite() {
+                        *v = 0.0;
+                    }
+                }
+                m[3] = 0.0;
+                m[7] = 0.0;
+                m[11] = 0.0;
+                m[15] = 1.0;
+                if before
+                    .iter()
+                    .zip(m.iter())
+                    .any(|(a, b)| a.to_bits() != b.to_bits())
+                {
+                    fixed += 1;
+                }
+            }
+            if fixed > 0 {
+                self.warn(format!(
+                    "{label}: {fixed} inverse bind matrices were not affine (or not finite); their last row was set to 0 0 0 1"
+                ));
+            }
+            // A common root for the joints.
+            let mut roots: Vec<usize> = Vec::new();
+            for &j in &skin.joints {
+                let r = h.root_of(j);
+                if !roots.contains(&r) {
+                    roots.push(r);
+                }
+            }
+            if roots.len() > 1 {
+                let name = format!(
+                    "{}_root",
+                    if skin.name.is_empty() {
+                        "skin"
+                    } else {
+                        &skin.name
+                    }
+                );
+                self.warn(format!(
+                    "{label}: its joints lie in {} separate trees; a common root node {name:?} was added above them",
+                    roots.len()
+                ));
+                h.adopt(&roots, name);
+            }
+            let skeleton = match skin.skeleton {
+                Some(s) if s < n && skin.joints.iter().all(|&j| h.is_ancestor_or_self(s, j)) => {
+                    Some(s)
+                }
+                Some(s) => {
+                    self.warn(format!(
+                        "{label}: skeleton node {s} is not a common root of the joints; omitted"
+                    ));
+                    None
+                }
+                None => None,
+            };
+            plans.push(Some(SkinPlan {
+                joints: skin.joints.clone(),
+                ibm,
+                skeleton,
+                name: skin.name.clone(),
+            }));
+        }
+        plans
+    }
+
+    /// The texture for a source path, written once per distinct path.
+    fn texture(&mut self, raw: &str, owner: &str) -> Result<Option<Index<json::Texture>>, Error> {
+        if let Some(t) = self.textures.get(raw) {
+            return Ok(*t);
+        }
+        let image = if self.options.embed_textures {
+            match textures::embed(
+                &self.options.texture_base(),
+                raw,
+                self.options.allow_outside_textures,
+            ) {
+                Embedded::Image(bytes, mime) => {
+                    let view = self.view(&bytes, None)?;
+                    Some(json::Image {
+                        buffer_view: Some(view),
+                        mime_type: Some(json::image::MimeType(mime.to_owned())),
+                        name: non_empty(raw),
+                        uri: None,
+                        extensions: None,
+                        extras: None,
+                    })
+                }
+                Embedded::Refused(reason) => {
+                    self.warn(format!("{owner}: {reason}"));
+                    None
+                }
+            }
+        } else {
+            match textures::relative_uri(raw) {
+                Some((uri, absolute)) => {
+                    if absolute {
+                        self.warn(format!(
+                            "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"
+                        ));
+                    }
+                    Some(json::Image {
+                        buffer_view: None,
+                        mime_type: None,
+                        name: non_empty(raw),
+                        uri: Some(uri),
+                        extensions: None,
+                        extras: None,
+                    })
+                }
+                None => None,
+            }
+        };
+        let texture = match image {
+            Some(image) => {
+                let source = push(&mut self.root.images, image)?;
+                Some(push(
+                    &mut self.root.textures,
+                    json::Texture {
+                        name: None,
+                        sampler: None,
+                        source,
+                        extensions: None,
+                        extras: None,
+                    },
+                )?)
+            }
+            None => None,
+        };
+        self.textures.insert(raw.to_owned(), texture);
+        Ok(texture)
+    }
+
+    fn material(&mut self, i: usize, m: &Material) -> Result<(json::Material, bool), Error> {
+        let label = label("material", i, &m.name);
+        let mut extra = m.extras.clone();
+        let clamp = |v: f32| {
+            if v.is_finite() {
+                v.clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        };
+        let base = m.base_color.map(clamp);
+        let emissive = m.emissive.map(|v| {
+            if v.is_finite() {
+                v.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        });
+        if base != m.base_color || emissive != m.emissive {
+            self.warn(format!(
+                "{label}: colour factors outside 0..1 clamped (the source values are in extras)"
+            ));
+            extra
+                .entry("sourceBaseColor")
+                .or_insert_with(|| floats(&m.base_color));
+            extra
+                .entry("sourceEmissive")
+                .or_insert_with(|| floats(&m.emissive));
+        }
+        let mut roughness = 1.0;
+        if let Some((color, power)) = m.specular {
+            extra.entry("specular").or_insert_with(|| floats(&color));
+            extra
+                .entry("specularPower")
+                .or_insert_with(|| Value::from(f64::from(power)));
+            // Blinn-Phong exponent → GGX roughness (a common approximation).
+            if power.is_finite() && power > 0.0 {
+                roughness = (2.0 / (power + 2.0)).sqrt().sqrt().clamp(0.0, 1.0);
+            }
+        }
+        if let Some(p) = &m.light_map {
+            extra
+                .entry("lightMap")
+                .or_insert_with(|| Value::from(p.clone()));
+        }
+        if let Some(p) = &m.specular_texture {
+            extra
+                .entry("specularMap")
+                .or_insert_with(|| Value::from(p.clone()));
+        }
+        let color = match &m.color_texture {
+            Some(p) => {
+                let t = self.texture(p, &label)?;
+                if t.is_none() {
+                    extra
+                        .entry("colorTexture")
+                        .or_insert_with(|| Value::from(p.clone()));
+                }
+                t
+            }
+            None => None,
+        };
+        let normal = match &m.normal_texture {
+            Some(p) => {
+                let t = self.texture(p, &label)?;
+                if t.is_none() {
+                    extra
+                        .entry("normalTexture")
+                        .or_insert_with(|| Value::from(p.clone()));
+                }
+                t
+            }
+            None => None,
+        };
+        let alpha_cutoff = match (m.alpha_mode, m.alpha_cutoff) {
+            (AlphaMode::Mask, Some(c)) if c.is_finite() && c >= 0.0 => {
+                Some(json::material::AlphaCutoff(c))
+            }
+            _ => None,
+        };
+        let mat = json::Material {
+            alpha_cutoff,
+            alpha_mode: Valid(match m.alpha_mode {
+                AlphaMode::Opaque => json::material::AlphaMode::Opaque,
+                AlphaMode::Mask => json::material::AlphaMode::Mask,
+                AlphaMode::Blend => json::material::AlphaMode::Blend,
+            }),
+            double_sided: m.double_sided,
+            name: non_empty(&m.name),
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor(base),
+                base_color_texture: color.map(|index| json::texture::Info {
+                    index,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: None,
+                }),
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(roughness),
+                metallic_roughness_texture: None,
+                extensions: None,
+                extras: None,
+            },
+            normal_texture: normal.map(|index| json::material::NormalTexture {
+                index,
+                scale: 1.0,
+                tex_coord: 0,
+                extensions: None,
+                extras: None,
+            }),
+            occlusion_texture: None,
+            emissive_texture: None,
+            emissive_factor: json::material::EmissiveFactor(emissive),
+            extensions: None,
+            extras: extras(&extra)?,
+        };
+        Ok((mat, color.is_some() || normal.is_some()))
+    }
+
+    /// Writes one mesh; `None` when nothing of it is drawable. The flag says whether it carries
+    /// JOINTS_0/WEIGHTS_0 (only when some node draws it with a valid skin of `joint_count`).
+    fn mesh(
+        &mut self,
+        i: usize,
+        mesh: &Mesh,
+        joint_count: Option<usize>,
+        textured: &[bool],
+        material_count: usize,
+    ) -> Result<Option<(Index<json::Mesh>, bool)>, Error> {
+        let label = label("mesh", i, &mesh.name);
+        let v = &mesh.vertices;
+        let n = v.positions.len();
+        let total_indices: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
+        if n == 0 {
+            if total_indices > 0 {
+                self.warn(format!(
+                    "{label}: {total_indices} indices but no vertices; not written"
+                ));
+            }
+            return Ok(None);
+        }
+
+        // Primitives first: which survive decides whether the mesh is written at all.
+        let mut prims: Vec<(Vec<u32>, Option<usize>)> = Vec::new();
+        let mut needs_uv = false;
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let whole = prim.indices.len() / 3 * 3;
+            if whole != prim.indices.len() {
+                self.warn(format!(
+                    "{label} primitive {p}: {} indices is not a multiple of 3; the last {} dropped",
+                    prim.indices.len(),
+                    prim.indices.len() - whole
+                ));
+            }
+            let mut indices = Vec::with_capacity(whole);
+            let mut bad = 0usize;
+            for tri in prim.indices[..whole].chunks_exact(3) {
+                if tri.iter().all(|&x| (x as usize) < n) {
+                    indices.extend_from_slice(tri);
+                } else {
+                    bad += 1;
+                }
+            }
+            if bad > 0 {
+                self.warn(format!(
+                    "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
+                ));
+            }
+            let material = match prim.material {
+                Some(m) if m >= material_count => {
+                    self.warn(format!(
+                        "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
+                    ));
+                    None
+                }
+                m => m,
+            };
+            if indices.is_empty() {
+                continue;
+            }
+            if material.is_some_and(|m| textured.get(m).copied().unwrap_or(false)) {
+                needs_uv = true;
+            }
+            prims.push((indices, material));
+        }
+        if prims.is_empty() {
+            if total_indices > 0 {
+                self.warn(format!("{label}: no drawable triangles; not written"));
+            }
+            return Ok(None);
+        }
+
+        let mut attributes: BTreeMap<json::validation::Checked<json::mesh::Semantic>, _> =
+            BTreeMap::new();
+        use json::mesh::Semantic;
+
+        // POSITION.
+        let mut bad = 0usize;
+        let positions: Vec<[f32; 3]> = v
+            .positions
+            .iter()
+            .map(|p| {
+                if p.iter().all(|c| c.is_finite()) {
+                    *p
+                } else {
+                    bad += 1;
+                    p.map(|c| if c.is_finite() { c } else { 0.0 })
+                }
+            })
+            .collect();
+        if bad > 0 {
+            self.warn(format!(
+                "{label}: {bad} positions had non-finite coordinates, set to 0"
+            ));
+        }
+        let mut min = [f32::INFINITY; 3];
+        let mut max = [f32::NEG_INFINITY; 3];
+        for p in &positions {
+            for k in 0..3 {
+                min[k] = min[k].min(p[k]);
+                max[k] = max[k].max(p[k]);
+            }
+        }
+        let acc = self.accessor(
+            &f32_bytes(&positions),
+            n,
+            ComponentType::F32,
+            Type::Vec3,
+            Some(Target::ArrayBuffer),
+            Some((floats(&min), floats(&max))),
+        )?;
+        attributes.insert(Valid(Semantic::Positions), acc);
+
+        // NORMAL.
+        let normals = self.same_len(&label, "normals", v.normals.as_deref(), n);
+        if let Some(normals) = normals {
+            let mut zero = 0usize;
+            let fixed: Vec<[f32; 3]> = normals
+                .iter()
+                .map(|&nv| {
+                    unit3(nv).unwrap_or_else(|| {
+                        zero += 1;
+                        [0.0, 1.0, 0.0]
+                    })
+                })
+                .collect();
+            if zero > 0 {
+                self.warn(format!(
+                    "{label}: {zero} normals were zero or not finite; set to (0, 1, 0)"
+                ));
+            }
+            let acc = self.accessor(
+                &f32_bytes(&fixed),
+                n,
+                ComponentType::F32,
+                Type::Vec3,
+                Some(Target::ArrayBuffer),
+                None,
+            )?;
+            attributes.insert(Valid(Semantic::Normals), acc);
+            // TANGENT (only with NORMAL).
+            if let Some(tangents) = self.same_len(&label, "tangents", v.tangents.as_deref(), n) {
+                let mut zero = 0usize;
+                let fixed: Vec<[f32; 4]> = tangents
+                    .iter()
+                    .map(|t| {
+                        let [x, y, z] = unit3([t[0], t[1], t[2]]).unwrap_or_else(|| {
+                            zero += 1;
+                            [1.0, 0.0, 0.0]
+                        });
+                        [x, y, z, if t[3] < 0.0 { -1.0 } else { 1.0 }]
+                    })
+                    .collect();
+                if zero > 0 {
+                    self.warn(format!(
+                        "{label}: {zero} tangents were zero or not finite; set to (1, 0, 0)"
+                    ));
+                }
+                let acc = self.accessor(
+                    &f32_bytes(&fixed),
+                    n,
+                    ComponentType::F32,
+                    Type::Vec4,
+                    Some(Target::ArrayBuffer),
+                    None,
+                )?;
+                attributes.insert(Valid(Semantic::Tangents), acc);
+            }
+        } else if v.tangents.is_some() {
+            self.warn(format!(
+                "{label}: tangents without normals cannot be written in glTF; dropped"
+            ));
+        }
+
+        // TEXCOORD_0 / TEXCOORD_1.
+        let uv0 = self.same_len(&label, "uv0", v.uv0.as_deref(), n);
+        let uv1 = self.same_len(&label, "uv1", v.uv1.as_deref(), n);
+        let uv0: Option<Vec<[f32; 2]>> = match uv0 {
+            Some(uv) => Some(uv.to_vec()),
+            None if uv1.is_some() || needs_uv => {
+                self.warn(format!(
+                    "{label}: {} but no first UV set; TEXCOORD_0 written as zeros",
+                    if uv1.is_some() {
+                        "a second UV set"
+                    } else {
+                        "a textured material"
+                    }
+                ));
+                Some(vec![[0.0; 2]; n])
+            }
+            None => None,
+        };
+        for (set, uv) in [(0u32, uv0.as_deref()), (1, uv1)] {
+            let Some(uv) = uv else { continue };
+            let mut bad = 0usize;
+            let fixed: Vec<[f32; 2]> = uv
+                .iter()
+                .map(|t| {
+                    if t.iter().all(|c| c.is_finite()) {
+                        *t
+                    } else {
+                        bad += 1;
+                        t.map(|c| if c.is_finite() { c } else { 0.0 })
+                    }
+                })
+                .collect();
+            if bad > 0 {
+                self.warn(format!(
+                    "{label}: {bad} texture coordinates of set {set} were not finite; set to 0"
+                ));
+            }
+            let acc = self.accessor(
+                &f32_bytes(&fixed),
+                n,
+                ComponentType::F32,
+                Type::Vec2,
+                Some(Target::ArrayBuffer),
+                None,
+            )?;
+            attributes.insert(Valid(Semantic::TexCoords(set)), acc);
+        }
+
+        // COLOR_0.
+        if let Some(colors) = self.same_len(&label, "colours", v.colors.as_deref(), n) {
+            let mut clamped = 0usize;
+            let fixed: Vec<[f32; 4]> = colors
+                .iter()
+                .map(|c| {
+                    let f = c.map(|x| {
+                        if x.is_finite() {
+                            x.clamp(0.0, 1.0)
+                        } else {
+                            1.0
+                        }
+                    });
+                    if f != *c {
+                        clamped += 1;
+                    }
+                    f
+                })
+                .collect();
+            if clamped > 0 {
+                self.warn(format!(
+                    "{label}: {clamped} vertex colours outside 0..1 (or not finite) clamped"
+                ));
+            }
+            let acc = self.accessor(
+                &f32_bytes(&fixed),
+                n,
+                ComponentType::F32,
+                Type::Vec4,
+                Some(Target::ArrayBuffer),
+                None,
+            )?;
+            attributes.insert(Valid(Semantic::Colors(0)), acc);
+        }
+
+        // JOINTS_0 / WEIGHTS_0.
+        let joints = self.same_len(&label, "joints", v.joints.as_deref(), n);
+        let weights = self.same_len(&label, "weights", v.weights.as_deref(), n);
+        let mut skinned = false;
+        match (joints, weights, joint_count) {
+            (Some(joints), Some(weights), Some(count)) => {
+                let mut stats = SkinStats::default();
+                let mut js = Vec::with_capacity(n);
+                let mut ws = Vec::with_capacity(n);
+                for (j, w) in joints.iter().zip(weights) {
+                    let (j, w) = fix_skin_vertex(*j, *w, count, &mut stats);
+                    js.push(j);
+                    ws.push(w);
+                }
+                stats.report(&label, count, &mut self.warnings);
+                let wide = js.iter().flatten().any(|&j| j > 255);
+                let bytes: Vec<u8> = if wide {
+                    js.iter().flatten().flat_map(|j| j.to_le_bytes()).collect()
+                } else {
+                    js.iter()
+                        .flatten()
+                        .map(|&j| u8::try_from(j).unwrap_or(0))
+                        .collect()
+                };
+                let component = if wide {
+                    ComponentType::U16
+                } else {
+                    ComponentType::U8
+                };
+                let acc = self.accessor(
+                    &bytes,
+                    n,
+                    component,
+                    Type::Vec4,
+                    Some(Target::ArrayBuffer),
+                    None,
+                )?;
+                attributes.insert(Valid(Semantic::Joints(0)), acc);
+                let acc = self.accessor(
+                    &f32_bytes(&ws),
+                    n,
+                    ComponentType::F32,
+                    Type::Vec4,
+                    Some(Target::ArrayBuffer),
+                    None,
+                )?;
+                attributes.insert(Valid(Semantic::Weights(0)), acc);
+                skinned = true;
+            }
+            (Some(_), Some(_), None) => self.warn(format!(
+                "{label}: has joints and weights but no node draws it with a valid skin; skinning dropped"
+            )),
+            (Some(_), None, _) | (None, Some(_), _) => self.warn(format!(
+                "{label}: joints without weights (or weights without joints); skinning dropped"
+            )),
+            (None, None, _) => {}
+        }
+
+        // Index accessors.
+        let mut primitives = Vec::with_capacity(prims.len());
+        for (indices, material) in prims {
+            let count = indices.len();
+            let (bytes, component) = if n <= 65_535 {
+                let b: Vec<u8> = indices
+                    .iter()
+                    .flat_map(|&x| u16::try_from(x).unwrap_or(0).to_le_bytes())
+                    .collect();
+                (b, ComponentType::U16)
+            } else {
+                let b: Vec<u8> = indices.iter().flat_map(|x| x.to_le_bytes()).collect();
+                (b, ComponentType::U32)
+            };
+            let acc = self.accessor(
+                &bytes,
+                count,
+                component,
+                Type::Scalar,
+                Some(Target::ElementArrayBuffer),
+                None,
+            )?;
+            primitives.push(json::mesh::Primitive {
+                attributes: attributes.clone(),
+                extensions: None,
+                extras: None,
+                indices: Some(acc),
+                material: material
+                    .map(|m| u32_of(m, "materials").map(Index::new))
+                    .transpose()?,
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            });
+        }
+        let index = push(
+            &mut self.root.meshes,
+            json::Mesh {
+                extensions: None,
+                extras: extras(&mesh.extras)?,
+                name: non_empty(&mesh.name),
+                primitives,
+                weights: None,
+            },
+        )?;
+        Ok(Some((index, skinned)))
+    }
+
+    /// `attr` when it has one entry per vertex; otherwise `None` and a warning.
+    fn same_len<'s, T>(
+        &mut self,
+        label: &str,
+        what: &str,
+        attr: Option<&'s [T]>,
+        n: usize,
+    ) -> Option<&'s [T]> {
+        let attr = attr?;
+        if attr.len() == n {
+            Some(attr)
+        } else {
+            self.warn(format!(
+                "{label}: {} {what} for {n} vertices; {what} dropped",
+                attr.len()
+            ));
+            None
+        }
+    }
+
+    fn animation(&mut self, i: usize, anim: &Animation, node_count: usize) -> Result<(), Error> {
+        let label = label("animation", i, &anim.name);
+        let mut channels = Vec::new();
+        let mut samplers = Vec::new();
+        let mut inputs: HashMap<Vec<u32>, Index<json::Accessor>> = HashMap::new();
+        let mut targets: Vec<(usize, ChannelPath)> = Vec::new();
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let clabel = format!("{label} channel {c}");
+            if ch.node >= node_count {
+                self.warn(format!(
+                    "{clabel}: target node {} out of range; channel dropped",
+                    ch.node
+                ));
+                continue;
+            }
+            if targets.contains(&(ch.node, ch.path)) {
+                self.warn(format!(
+                    "{clabel}: node {} {:?} is already animated by an earlier channel; dropped",
+                    ch.node, ch.path
+                ));
+                continue;
+            }
+            let (times, values, interpolation) = match clean_channel(ch) {
+                Ok((t, v, interp, notes)) => {
+                    for note in notes {
+                        self.warn(format!("{clabel}: {note}"));
+                    }
+                    (t, v, interp)
+                }
+                Err(reason) => {
+                    self.warn(format!("{clabel}: {reason}; channel dropped"));
+                    continue;
+                }
+            };
+            targets.push((ch.node, ch.path));
+            let key: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
+            let input = match inputs.get(&key) {
+                Some(a) => *a,
+                None => {
+                    let (first, last) = (times[0], times[times.len() - 1]);
+                    let a = self.accessor(
+                        &f32_bytes(&times.iter().map(|t| [*t]).collect::<Vec<_>>()),
+                        times.len(),
+                        ComponentType::F32,
+                        Type::Scalar,
+                        None,
+                        Some((floats(&[first]), floats(&[last]))),
+                    )?;
+                    inputs.insert(key, a);
+                    a
+                }
+            };
+            let (type_, comps, property) = match ch.path {
+                ChannelPath::Translation => (Type::Vec3, 3, json::animation::Property::Translation),
+                ChannelPath::Rotation => (Type::Vec4, 4, json::animation::Property::Rotation),
+                ChannelPath::Scale => (Type::Vec3, 3, json::animation::Property::Scale),
+            };
+            let output = self.accessor(
+                &values
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect::<Vec<u8>>(),
+                values.len() / comps,
+                ComponentType::F32,
+                type_,
+                None,
+                None,
+            )?;
+            let sampler = push(
+                &mut samplers,
+                json::animation::Sampler {
+                    extensions: None,
+                    extras: None,
+                    input,
+                    interpolation: Valid(match interpolation {
+                        Interpolation::Linear => json::animation::Interpolation::Linear,
+                        Interpolation::Step => json::animation::Interpolation::Step,
+                        Interpolation::CubicSpline => json::animation::Interpolation::CubicSpline,
+                    }),
+                    output,
+                },
+            )?;
+            channels.push(json::animation::Channel {
+                sampler,
+                target: json::animation::Target {
+                    extensions: None,
+                    extras: None,
+                    node: Index::new(u32_of(ch.node, "nodes")?),
+                    path: Valid(property),
+                },
+                extensions: None,
+                extras: None,
+            });
+        }
+        if channels.is_empty() {
+            self.warn(format!(
+                "{label}: no channel with keys; glTF cannot hold an empty animation, not written"
+            ));
+            return Ok(());
+        }
+        push(
+            &mut self.root.animations,
+            json::Animation {
+                extensions: None,
+                extras: extras(&anim.extras)?,
+                channels,
+                name: non_empty(&anim.name),
+                samplers,
+            },
+        )?;
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data repairs
+
+/// Counts of the repairs made to one mesh's skinning data.
+#[derive(Default)]
+struct SkinStats {
+    bad_weights: usize,
+    out_of_range: usize,
+    merged: usize,
+    unweighted: usize,
+    renormalised: usize,
+}
+
+impl SkinStats {
+    fn report(&self, label: &str, count: usize, warnings: &mut Vec<SceneWarning>) {
+        let mut say = |n: usize, what: String| {
+            if n > 0 {
+                warnings.push(SceneWarning(format!("{label}: {n} {what}")));
+            }
+        };
+        say(
+            self.bad_weights,
+            "negative or non-finite weights set to 0".into(),
+        );
+        say(
+            self.out_of_range,
+            format!("weights on joints beyond the skin's {count} joints dropped"),
+        );
+        say(self.merged, "repeated joints of a vertex merged".into());
+        say(
+            self.unweighted,
+            "vertices without any weight bound fully to joint 0".into(),
+        );
+        say(
+            self.renormalised,
+            "vertices' weights did not sum to 1 and were renormalised".into(),
+        );
+    }
+}
+
+/// Makes one vertex's skinning valid glTF: weights ≥ 0 summing to 1, no repeated joint with a
+/// weight, joint 0 wherever the weight is 0, every weighted joint `< count`.
+fn fix_skin_vertex(
+    mut j: [u16; 4],
+    w: [f32; 4],
+    count: usize,
+    stats: &mut SkinStats,
+) -> ([u16; 4], [f32; 4]) {
+    let mut w: [f64; 4] = w.map(f64::from);
+    for k in 0..4 {
+        if !w[k].is_finite() || w[k] < 0.0 {
+            stats.bad_weights += 1;
+            w[k] = 0.0;
+        }
+        if w[k] > 0.0 && usize::from(j[k]) >= count {
+            stats.out_of_range += 1;
+            w[k] = 0.0;
+        }
+    }
+    for k in 1..4 {
+        if w[k] > 0.0 {
+            if let Some(m) = (0..k).find(|&m| w[m] > 0.0 && j[m] == j[k]) {
+                w[m] += w[k];
+                w[k] = 0.0;
+                stats.merged += 1;
+            }
+        }
+    }
+    for k in 0..4 {
+        if w[k] == 0.0 {
+            j[k] = 0;
+        }
+    }
+    let sum: f64 = w.iter().sum();
+    if sum <= 0.0 || !sum.is_finite() {
+        stats.unweighted += 1;
+        return ([0; 4], [1.0, 0.0, 0.0, 0.0]);
+    }
+    if (sum - 1.0).abs() > 1e-3 {
+        stats.renormalised += 1;
+    }
+    let mut out = w.map(|x| (x / sum) as f32);
+    // Put any f32 rounding error on the largest weight so the sum is as close to 1 as f32 gets.
+    let total: f32 = out.iter().sum();
+    if let Some(k) = (0..4).max_by(|&a, &b| out[a].total_cmp(&out[b])) {
+        out[k] += 1.0 - total;
+    }
+    (j, out)
+}
+
+/// A channel's keys made valid: times finite, ≥ 0 and strictly increasing (other keys are
+/// dropped), values finite, rotations unit length; a cubic spline of one key becomes linear.
+/// Returns times, flattened values, the interpolation and notes for warnings.
+#[allow(clippy::type_complexity)]
+fn clean_channel(
+    ch: &crate::scene::Channel,
+) -> Result<(Vec<f32>, Vec<f32>, Interpolation, Vec<String>), String> {
+    let comps = match ch.path {
+        ChannelPath::Rotation => 4,
+        _ => 3,
+    };
+    let cubic = ch.interpolation == Interpolation::CubicSpline;
+    let per_key = comps * if cubic { 3 } else { 1 };
+    if ch.times.len().checked_mul(per_key) != Some(ch.values.len()) {
+        return Err(format!(
+            "{} values for {} keys of {per_key} values each",
+            ch.values.len(),
+            ch.times.len()
+        ));
+    }
+    let mut notes = Vec::new();
+    let mut times = Vec::with_capacity(ch.times.len());
+    let mut values = Vec::with_capacity(ch.values.len());
+    let mut dropped = 0usize;
+    let mut non_finite = 0usize;
+    for (k, &t) in ch.times.iter().enumerate() {
+        let ok = t.is_finite() && t >= 0.0 && times.last().is_none_or(|&last| t > last);
+        if !ok {
+            dropped += 1;
+            continue;
+        }
+        times.push(t);
+        let key = &ch.values[k * per_key..(k + 1) * per_key];
+        for (part, chunk) in key.chunks_exact(comps).enumerate() {
+            let mut v: Vec<f32> = chunk
+                .iter()
+                .map(|&x| {
+                    if x.is_finite() {
+                        x
+                    } else {
+                        non_finite += 1;
+                        0.0
+                    }
+                })
+                .collect();
+            let is_value = !cubic || part == 1;
+            if ch.path == ChannelPath::Rotation && is_value {
+                let q = normalize_quat([v[0], v[1], v[2], v[3]]);
+                v.copy_from_slice(&q);
+            }
+            values.extend_from_slice(&v);
+        }
+    }
+    if dropped > 0 {
+        notes.push(format!(
+            "{dropped} keys with a negative, non-finite or non-increasing time dropped"
+        ));
+    }
+    if non_finite > 0 {
+        notes.push(format!("{non_finite} non-finite key values set to 0"));
+    }
+    if times.is_empty() {
+        return Err("no usable keys".into());
+    }
+    let mut interpolation = ch.interpolation;
+    if cubic && times.len() < 2 {
+        notes.push("a cubic spline of one key written as linear".into());
+        values = values[comps..2 * comps].to_vec();
+        interpolation = Interpolation::Linear;
+    }
+    Ok((times, values, interpolation, notes))
+}
+
+fn unit3(v: [f32; 3]) -> Option<[f32; 3]> {
+    let [x, y, z] = v.map(f64::from);
+    let len = (x * x + y * y + z * z).sqrt();
+    (len.is_finite() && len > 1e-12).then(|| [(x / len) as f32, (y / len) as f32, (z / len) as f32])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+fn label(kind: &str, i: usize, name: &str) -> String {
+    if name.is_empty() {
+        format!("{kind} {i}")
+    } else {
+        format!("{kind} {i} {name:?}")
+    }
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn floats(v: &[f32]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|&x| {
+                if x.is_finite() {
+                    Value::from(f64::from(x))
+                } else {
+                    Value::Null
+                }
+            })
+            .collect(),
+    )
+}
+
+fn extras(map: &Map<String, Value>) -> Result<json::Extras, Error> {
+    if map.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(serde_json::value::to_raw_value(map)?))
+}
+
+fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Vec<u8> {
+    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn pad4(bin: &mut Vec<u8>) {
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+}
+
+fn u32_of(i: usize, what: &'static str) -> Result<u32, Error> {
+    u32::try_from(i).map_err(|_| Error::TooLarge {
+        what,
+        size: i as u64,
+    })
+}
+
+fn push<T>(vec: &mut Vec<T>, value: T) -> Result<Index<T>, Error> {
+    let i = u32_of(vec.len(), "array")?;
+    vec.push(value);
+    Ok(Index::new(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skin_vertices_become_valid() {
+        let mut s = SkinStats::default();
+        let (j, w) = fix_skin_vertex([3, 3, 9, 1], [0.25, 0.25, 0.5, 0.0], 4, &mut s);
+        assert_eq!(j, [3, 0, 0, 0]);
+        assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!((s.merged, s.out_of_range, s.renormalised), (1, 1, 1));
+        let (j, w) = fix_skin_vertex([1, 2, 0, 0], [0.0, 0.0, 0.0, 0.0], 4, &mut s);
+        assert_eq!((j, w), ([0; 4], [1.0, 0.0, 0.0, 0.0]));
+        let (_, w) = fix_skin_vertex([0, 1, 2, 3], [0.1, 0.2, 0.3, 0.3], 4, &mut s);
+        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn channel_keys_are_cleaned() {
+        let ch = crate::scene::Channel {
+            node: 0,
+            path: ChannelPath::Rotation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 0.0, 1.0, f32::NAN, 0.5, 2.0],
+            values: [
+                [0.0, 0.0, 0.0, 2.0],
+                [9.0; 4],
+                [0.0, 3.0, 0.0, 0.0],
+                [9.0; 4],
+                [9.0; 4],
+                [0.0, 0.0, 0.0, 0.0],
+            ]
+            .concat(),
+        };
+        let (t, v, _, notes) = clean_channel(&ch).unwrap();
+        assert_eq!(t, [0.0, 1.0, 2.0]);
+        assert_eq!(
+            v,
+            [0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(notes.len(), 1);
+        let short = crate::scene::Channel {
+            values: vec![0.0; 3],
+            ..ch
+        };
+        assert!(clean_channel(&short).is_err());
+    }
+}

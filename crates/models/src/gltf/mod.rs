@@ -1,0 +1,261 @@
+//! [`Scene`] → glTF 2.0: a binary `.glb`, or a `.gltf` JSON file with a `.bin` beside it.
+//!
+//! The writer only serialises; the scene is already in glTF's conventions (see
+//! [`crate::scene`]). It never writes a file the Khronos glTF-Validator rejects: data glTF
+//! forbids (non-unit normals, weights that do not sum to one, repeated animation times, broken
+//! hierarchies, out-of-range indices, …) is repaired, and every repair is returned as a
+//! [`SceneWarning`] that says what and where.
+//!
+//! * Accessors: `POSITION` carries `min`/`max`; `JOINTS_0` is `u8` (or `u16` beyond 256 joints),
+//!   `WEIGHTS_0` sums to one; indices are `u16` below 65 536 vertices, `u32` above.
+//! * One buffer, one buffer view per accessor, every view 4-byte aligned, `target` set on
+//!   vertex and index views (so no `byteStride` is needed).
+//! * One scene. Every transform is written as translation/rotation/scale.
+//! * Textures stay relative URIs, unless [`GltfOptions::embed_textures`] is set: then the
+//!   images beside the input are embedded, TGA/BMP/DDS converted to PNG.
+//!
+//! ```
+//! use models::gltf::{to_glb, GltfOptions};
+//! use models::scene::Scene;
+//! let glb = to_glb(&Scene::default(), &GltfOptions::default())?;
+//! assert_eq!(&glb[..4], b"glTF");
+//! # Ok::<(), models::gltf::Error>(())
+//! ```
+
+mod build;
+mod textures;
+
+use crate::output::{write_new_file, Overwrite};
+use crate::scene::{Scene, SceneWarning};
+use std::path::{Path, PathBuf};
+
+pub use gltf_json as json;
+
+/// Options of the glTF writer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GltfOptions {
+    /// The model file the scene was converted from. Texture paths are resolved relative to its
+    /// folder, and [`write_file`] never writes onto it.
+    pub source: Option<PathBuf>,
+    /// Embed the texture images found beside the source (TGA, BMP and DDS become PNG) instead
+    /// of referring to them by relative URI.
+    pub embed_textures: bool,
+    /// With [`embed_textures`](Self::embed_textures): also read texture paths that are absolute
+    /// or lead out of the source's folder through `..` (refused by default).
+    pub allow_outside_textures: bool,
+}
+
+impl GltfOptions {
+    /// Options for a scene converted from the file `source`.
+    pub fn for_source(source: impl Into<PathBuf>) -> Self {
+        Self {
+            source: Some(source.into()),
+            ..Self::default()
+        }
+    }
+
+    /// The folder texture paths are relative to.
+    pub(crate) fn texture_base(&self) -> PathBuf {
+        match self.source.as_deref().and_then(Path::parent) {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+}
+
+/// What can make the glTF writer fail. (Bad data in the scene is repaired with a warning, not
+/// an error.)
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The binary data does not fit a GLB (4 GiB) or a glTF index (u32).
+    #[error("the glTF {what} would be {size} bytes or items, more than glTF can address")]
+    TooLarge {
+        /// What overflowed (`"buffer"`, `"GLB"`, `"accessor count"`, …).
+        what: &'static str,
+        /// Its size.
+        size: u64,
+    },
+    /// The JSON could not be serialised.
+    #[error("cannot serialise the glTF JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The output path ends in neither `.glb` nor `.gltf`.
+    #[error("{}: a glTF output must end in .glb or .gltf", .0.display())]
+    UnknownExtension(PathBuf),
+    /// Writing the output failed (exists, is the input, I/O).
+    #[error(transparent)]
+    Output(#[from] crate::Error),
+}
+
+/// A glTF asset in memory: the JSON document, the binary buffer and the writer's warnings.
+#[derive(Debug, Clone)]
+pub struct Gltf {
+    /// The glTF JSON document.
+    pub root: json::Root,
+    /// The contents of the single buffer (4-byte padded; empty when there is no binary data).
+    pub bin: Vec<u8>,
+    /// Everything the writer had to repair or leave out, each saying what and where.
+    pub warnings: Vec<SceneWarning>,
+}
+
+impl Gltf {
+    /// Builds the glTF document for `scene`. The buffer has no URI (as in a GLB); see
+    /// [`Gltf::to_gltf`] for the `.gltf` + `.bin` layout.
+    pub fn from_scene(scene: &Scene, options: &GltfOptions) -> Result<Self, Error> {
+        build::build(scene, options)
+    }
+
+    /// The binary glTF (`.glb`) bytes.
+    pub fn to_glb(&self) -> Result<Vec<u8>, Error> {
+        let json = serde_json::to_vec(&self.root)?;
+        glb(&json, &self.bin)
+    }
+
+    /// The `.gltf` JSON text with its buffer pointing at `bin_uri` (a URI relative to the
+    /// `.gltf`, e.g. `model.bin`; it is percent-encoded here), and the bytes of that `.bin`.
+    pub fn to_gltf(&self, bin_uri: &str) -> Result<(String, Vec<u8>), Error> {
+        let mut root = self.root.clone();
+        if let Some(buffer) = root.buffers.first_mut() {
+            buffer.uri = Some(textures::percent_encode(bin_uri));
+        }
+        let json = serde_json::to_string_pretty(&root)?;
+        Ok((json, self.bin.clone()))
+    }
+}
+
+/// `scene` as a binary glTF (`.glb`).
+pub fn to_glb(scene: &Scene, options: &GltfOptions) -> Result<Vec<u8>, Error> {
+    Gltf::from_scene(scene, options)?.to_glb()
+}
+
+/// `scene` as a binary glTF, and the writer's warnings.
+pub fn to_glb_with_warnings(
+    scene: &Scene,
+    options: &GltfOptions,
+) -> Result<(Vec<u8>, Vec<SceneWarning>), Error> {
+    let gltf = Gltf::from_scene(scene, options)?;
+    Ok((gltf.to_glb()?, gltf.warnings))
+}
+
+/// `scene` as `.gltf` JSON whose buffer is the file `bin_uri`, and the bytes of that file.
+pub fn to_gltf(
+    scene: &Scene,
+    options: &GltfOptions,
+    bin_uri: &str,
+) -> Result<(String, Vec<u8>), Error> {
+    Gltf::from_scene(scene, options)?.to_gltf(bin_uri)
+}
+
+/// The container chosen by an output's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// Binary `.glb`.
+    Glb,
+    /// `.gltf` JSON with a `.bin` beside it.
+    Gltf,
+}
+
+impl Container {
+    /// `.glb` or `.gltf` (any case), else `None`.
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?;
+        if ext.eq_ignore_ascii_case("glb") {
+            Some(Container::Glb)
+        } else if ext.eq_ignore_ascii_case("gltf") {
+            Some(Container::Gltf)
+        } else {
+            None
+        }
+    }
+}
+
+/// The files [`write_file`] writes for `out`: `out` itself, and for a `.gltf` the `.bin` beside
+/// it (when the scene has binary data; this function assumes it has).
+pub fn output_files(out: &Path) -> Result<Vec<PathBuf>, Error> {
+    match Container::from_path(out) {
+        Some(Container::Glb) => Ok(vec![out.to_path_buf()]),
+        Some(Container::Gltf) => Ok(vec![out.to_path_buf(), out.with_extension("bin")]),
+        None => Err(Error::UnknownExtension(out.to_path_buf())),
+    }
+}
+
+/// Writes `scene` to `out`: a `.glb`, or a `.gltf` plus a `.bin` of the same stem, chosen by
+/// the extension. Every file goes through [`write_new_file`]: never onto
+/// [`GltfOptions::source`], never over an existing file unless `overwrite` allows it, always
+/// through a temporary file renamed into place. For a `.gltf` both files are checked before
+/// either is written, and the `.bin` is removed again if the `.gltf` cannot be written.
+///
+/// Returns the writer's warnings.
+pub fn write_file(
+    scene: &Scene,
+    out: &Path,
+    options: &GltfOptions,
+    overwrite: Overwrite,
+) -> Result<Vec<SceneWarning>, Error> {
+    let container =
+        Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
+    let gltf = Gltf::from_scene(scene, options)?;
+    let input = options.source.as_deref();
+    match container {
+        Container::Glb => {
+            write_new_file(out, &gltf.to_glb()?, input, overwrite)?;
+        }
+        Container::Gltf => {
+            let bin_path = out.with_extension("bin");
+            let bin_name = bin_path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("buffer.bin")
+                .to_owned();
+            let (json, bin) = gltf.to_gltf(&bin_name)?;
+            let write_bin = !bin.is_empty();
+            if overwrite == Overwrite::Never {
+                for p in std::iter::once(out).chain(write_bin.then_some(bin_path.as_path())) {
+                    if p.symlink_metadata().is_ok() {
+                        return Err(crate::Error::OutputExists(p.to_path_buf()).into());
+                    }
+                }
+            }
+            if write_bin {
+                write_new_file(&bin_path, &bin, input, overwrite)?;
+            }
+            if let Err(e) = write_new_file(out, json.as_bytes(), input, overwrite) {
+                if write_bin {
+                    let _ = std::fs::remove_file(&bin_path);
+                }
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(gltf.warnings)
+}
+
+/// Packs JSON and BIN chunks into a GLB container.
+fn glb(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, Error> {
+    let pad = |n: usize| (4 - n % 4) % 4;
+    let json_len = json.len() + pad(json.len());
+    let bin_len = bin.len() + pad(bin.len());
+    let total = 12 + 8 + json_len + if bin.is_empty() { 0 } else { 8 + bin_len };
+    let too_large = || Error::TooLarge {
+        what: "GLB",
+        size: total as u64,
+    };
+    let total32 = u32::try_from(total).map_err(|_| too_large())?;
+    let json32 = u32::try_from(json_len).map_err(|_| too_large())?;
+    let bin32 = u32::try_from(bin_len).map_err(|_| too_large())?;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&total32.to_le_bytes());
+    out.extend_from_slice(&json32.to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(json);
+    out.resize(out.len() + pad(json.len()), b' ');
+    if !bin.is_empty() {
+        out.extend_from_slice(&bin32.to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(bin);
+        out.resize(out.len() + pad(bin.len()), 0);
+    }
+    Ok(out)
+}
