@@ -1,12 +1,400 @@
-//! bmf → [`Scene`](super::Scene). (Being written: returns an empty scene with a warning.)
+//! BaseCross `.bmf` → [`Scene`](super::Scene), following `shared/formats/bmf.md` §4.
+//!
+//! * **Handedness:** the file is left-handed (Direct3D); positions and normals become
+//!   `(x, y, −z)` and every triangle `(a, b, c)` becomes `(a, c, b)`. UVs are unchanged (top-left
+//!   origin in both).
+//! * **Tangents** are not emitted: the tool copied them raw from the FBX (not z-mirrored, looked
+//!   up per control point), so they are not in the file's coordinate system. A warning says so.
+//! * **Meshes:** one scene mesh per BMF mesh, one primitive per Material block (its index range).
+//! * **Materials:** diffuse → base colour, texture name → colour texture, emissive RGB →
+//!   emissive; specular and ambient colours go to the material's `extras` (`specular`,
+//!   `ambient`) and the specular colour also to [`Material::specular`](super::Material) with
+//!   power 0 (the file has none).
+//! * **Skinning:** the file has no skeleton, only baked skinning matrices, so every skinned mesh
+//!   gets a flat skeleton: one root node `mesh<m>_skeleton` whose children are the joints
+//!   `bone_<b>`. Inverse bind matrices are the identity, so a joint's global transform *is* the
+//!   skinning matrix; its rest transform is the TRS decomposition of the converted (z-mirrored)
+//!   sample-0 matrix. The mesh itself hangs on its own untransformed root node.
+//! * **Animation:** one animation (`animation`) with translation/rotation/scale channels per
+//!   joint (LINEAR), key `s` at `s / options.bmf_fps` seconds, values the TRS decomposition of
+//!   each converted matrix. Where the decomposition is not exact (error > 1e-4: shear or
+//!   projection), a warning names the mesh, the bone, the first such sample and the error.
+//! * **Unreferenced vertices** (which hold garbage such as `0xCDCDCDCD` in real files) are
+//!   **sanitised in place**, not removed: position (0, 0, 0), normal (0, 1, 0), uv (0, 0),
+//!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's. Referenced
+//!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
+//!   counted in a warning.
 
-use super::{Conversion, SceneOptions, SceneWarning};
+use super::{
+    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
+    Animation, Channel, ChannelPath, Conversion, Interpolation, Material, Mesh, Node, Primitive,
+    Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
+};
+use serde_json::{json, Map};
 
-pub(crate) fn convert(_doc: &bmf_block::Bmf, _options: &SceneOptions) -> Conversion {
-    Conversion {
-        warnings: vec![SceneWarning(
-            "bmf to scene conversion is not implemented yet".into(),
-        )],
-        ..Conversion::default()
+/// Largest decomposition error accepted silently.
+const DECOMPOSE_TOLERANCE: f32 = 1e-4;
+
+pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversion {
+    let mut scene = Scene {
+        name: String::new(),
+        ..Scene::default()
+    };
+    let mut warnings = Vec::new();
+    let mut animation = Animation {
+        name: "animation".into(),
+        ..Animation::default()
+    };
+    let fps = if options.bmf_fps.is_finite() && options.bmf_fps > 0.0 {
+        options.bmf_fps
+    } else {
+        warnings.push(SceneWarning(format!(
+            "bmf: invalid sample rate {} per second; using 30",
+            options.bmf_fps
+        )));
+        30.0
+    };
+    let mut tangents_dropped = 0usize;
+    for (m, mesh) in doc.meshes.iter().enumerate() {
+        if matches!(
+            mesh.vertices.kind(),
+            bmf_block::VertexKind::Tangent | bmf_block::VertexKind::SkinnedTangent
+        ) {
+            tangents_dropped += 1;
+        }
+        convert_mesh(m, mesh, fps, &mut scene, &mut animation, &mut warnings);
     }
+    if tangents_dropped > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf: stored tangents of {tangents_dropped} mesh(es) not exported (raw FBX values, \
+             not in the file's coordinate system; bmf.md §4)"
+        )));
+    }
+    if !animation.channels.is_empty() {
+        animation
+            .extras
+            .insert("bmf_samples_per_second".into(), json!(fps));
+        scene.animations.push(animation);
+    }
+    Conversion { scene, warnings }
+}
+
+fn convert_mesh(
+    m: usize,
+    mesh: &bmf_block::Mesh,
+    fps: f32,
+    scene: &mut Scene,
+    animation: &mut Animation,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let vertex_count = mesh.vertices.len();
+    let bone_count = mesh
+        .skin
+        .as_ref()
+        .map_or(0, |s| usize::try_from(s.bone_count).unwrap_or(0));
+    let skinned = mesh.vertices.kind().is_skinned() && bone_count > 0;
+
+    // Which vertices an index references.
+    let mut referenced = vec![false; vertex_count];
+    for &i in &mesh.indices {
+        if let Some(r) = referenced.get_mut(usize::from(i)) {
+            *r = true;
+        }
+    }
+
+    let mut out = Vertices {
+        positions: Vec::with_capacity(vertex_count),
+        normals: Some(Vec::with_capacity(vertex_count)),
+        uv0: Some(Vec::with_capacity(vertex_count)),
+        ..Vertices::default()
+    };
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
+    for (i, v) in mesh.vertices.iter().enumerate() {
+        let used = referenced.get(i).copied().unwrap_or(false);
+        let finite = v.position.iter().chain(&v.uv).all(|x| x.is_finite());
+        if !used {
+            sanitised += 1;
+            out.positions.push([0.0; 3]);
+            push(&mut out.normals, [0.0, 1.0, 0.0]);
+            push(&mut out.uv0, [0.0, 0.0]);
+            if skinned {
+                joints.push([0u16; 4]);
+                weights.push([1.0, 0.0, 0.0, 0.0]);
+            }
+            continue;
+        }
+        if finite {
+            out.positions.push(mirror_z(v.position));
+            push(&mut out.uv0, v.uv);
+        } else {
+            repaired += 1;
+            out.positions.push(mirror_z(v.position.map(finite_or_zero)));
+            push(&mut out.uv0, v.uv.map(finite_or_zero));
+        }
+        match normalize3(mirror_z(v.normal)) {
+            Some(n) => {
+                if (len3(v.normal) - 1.0).abs() > 1e-3 {
+                    bad_normals += 1;
+                }
+                push(&mut out.normals, n);
+            }
+            None => {
+                bad_normals += 1;
+                push(&mut out.normals, [0.0, 1.0, 0.0]);
+            }
+        }
+        if skinned {
+            let (j, w) = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
+            let (j, w, changed) = normalize_influences(j, w, bone_count);
+            if changed {
+                bad_weights += 1;
+            }
+            joints.push(j);
+            weights.push(w);
+        }
+    }
+    if skinned {
+        out.joints = Some(joints);
+        out.weights = Some(weights);
+    }
+    if sanitised > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m}: {sanitised} vertices no triangle uses (uninitialised in the file) were \
+             zeroed"
+        )));
+    }
+    if repaired > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m}: {repaired} used vertices had non-finite positions or UVs (set to 0)"
+        )));
+    }
+    if bad_normals > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m}: {bad_normals} used vertices had zero, non-finite or non-unit normals \
+             (renormalised, or (0, 1, 0))"
+        )));
+    }
+    if bad_weights > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m}: {bad_weights} used vertices had weights or bone indices glTF cannot \
+             take as they are (out-of-range bones dropped, duplicates merged, weights rescaled)"
+        )));
+    }
+
+    // Materials and primitives.
+    let mut primitives = Vec::new();
+    for (k, mat) in mesh.materials.iter().enumerate() {
+        let material = scene.materials.len();
+        scene.materials.push(convert_material(m, k, mat));
+        let start = usize::try_from(mat.start_index).unwrap_or(usize::MAX);
+        let count = usize::try_from(mat.index_count).unwrap_or(0);
+        let range = start
+            .checked_add(count)
+            .and_then(|end| mesh.indices.get(start..end));
+        let Some(range) = range else {
+            warnings.push(SceneWarning(format!(
+                "bmf mesh {m} material {k}: index range {start}+{count} outside the index block; \
+                 primitive skipped"
+            )));
+            continue;
+        };
+        let mut indices = Vec::with_capacity(range.len());
+        for t in range.chunks_exact(3) {
+            if let [a, b, c] = *t {
+                indices.extend([u32::from(a), u32::from(c), u32::from(b)]);
+            }
+        }
+        if indices.is_empty() {
+            warnings.push(SceneWarning(format!(
+                "bmf mesh {m} material {k}: no triangles; primitive skipped"
+            )));
+            continue;
+        }
+        primitives.push(Primitive {
+            indices,
+            material: Some(material),
+        });
+    }
+    if primitives.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m}: no triangles; mesh not exported"
+        )));
+        return;
+    }
+    let mesh_index = scene.meshes.len();
+    let mut extras = Map::new();
+    extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
+    scene.meshes.push(Mesh {
+        name: format!("mesh{m}"),
+        vertices: out,
+        primitives,
+        extras,
+    });
+
+    let mesh_node = scene.nodes.len();
+    scene.nodes.push(Node {
+        name: format!("mesh{m}"),
+        mesh: Some(mesh_index),
+        ..Node::default()
+    });
+    scene.roots.push(mesh_node);
+
+    let Some(skin) = mesh.skin.as_ref().filter(|_| skinned) else {
+        return;
+    };
+    convert_skin(
+        m, skin, bone_count, mesh_node, fps, scene, animation, warnings,
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn convert_skin(
+    m: usize,
+    skin: &bmf_block::Skin,
+    bone_count: usize,
+    mesh_node: usize,
+    fps: f32,
+    scene: &mut Scene,
+    animation: &mut Animation,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let samples = skin.sample_count();
+    let root = scene.nodes.len();
+    scene.nodes.push(Node {
+        name: format!("mesh{m}_skeleton"),
+        ..Node::default()
+    });
+    scene.roots.push(root);
+    let first_joint = scene.nodes.len();
+    let matrix = |s: usize, b: usize| -> Option<[f32; 16]> {
+        let i = s.checked_mul(bone_count)?.checked_add(b)?;
+        skin.matrices.get(i).map(|&m| mirror_z_matrix(m))
+    };
+    for b in 0..bone_count {
+        let (t, q, s, err) = decompose(matrix(0, b).unwrap_or(IDENTITY));
+        let transform = if err.is_finite() {
+            Transform::Trs {
+                translation: t,
+                rotation: q,
+                scale: s,
+            }
+        } else {
+            Transform::default()
+        };
+        scene.nodes.push(Node {
+            name: format!("bone_{b}"),
+            transform,
+            ..Node::default()
+        });
+    }
+    let joints: Vec<usize> = (first_joint..first_joint + bone_count).collect();
+    if let Some(r) = scene.nodes.get_mut(root) {
+        r.children = joints.clone();
+    }
+    let skin_index = scene.skins.len();
+    scene.skins.push(Skin {
+        name: format!("mesh{m}_skin"),
+        joints: joints.clone(),
+        inverse_bind_matrices: vec![IDENTITY; bone_count],
+        skeleton: Some(root),
+    });
+    if let Some(n) = scene.nodes.get_mut(mesh_node) {
+        n.skin = Some(skin_index);
+    }
+    if samples == 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m}: skinned but no animation samples; rest pose is the identity"
+        )));
+        return;
+    }
+    let times: Vec<f32> = (0..samples).map(|s| s as f32 / fps).collect();
+    for (b, &node) in joints.iter().enumerate() {
+        let mut tv = Vec::with_capacity(samples * 3);
+        let mut rv = Vec::with_capacity(samples * 4);
+        let mut sv = Vec::with_capacity(samples * 3);
+        let (mut inexact, mut first_bad, mut worst) = (0usize, None, 0.0f32);
+        for s in 0..samples {
+            let (t, q, sc, err) = decompose(matrix(s, b).unwrap_or(IDENTITY));
+            let (t, q, sc) = if err.is_finite() {
+                (t, q, sc)
+            } else {
+                ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3])
+            };
+            if !(err <= DECOMPOSE_TOLERANCE) {
+                inexact += 1;
+                first_bad.get_or_insert(s);
+                worst = if err.is_finite() {
+                    worst.max(err)
+                } else {
+                    f32::INFINITY
+                };
+            }
+            tv.extend(t);
+            rv.extend(q);
+            sv.extend(sc);
+        }
+        if let Some(s) = first_bad {
+            warnings.push(SceneWarning(format!(
+                "bmf mesh {m} bone {b}: {inexact} of {samples} skinning matrices are not exactly \
+                 translation·rotation·scale (first at sample {s}, largest error {worst:e}); \
+                 the nearest TRS is used"
+            )));
+        }
+        make_quats_continuous(&mut rv);
+        for (path, values) in [
+            (ChannelPath::Translation, tv),
+            (ChannelPath::Rotation, rv),
+            (ChannelPath::Scale, sv),
+        ] {
+            animation.channels.push(Channel {
+                node,
+                path,
+                interpolation: Interpolation::Linear,
+                times: times.clone(),
+                values,
+            });
+        }
+    }
+}
+
+fn convert_material(m: usize, k: usize, mat: &bmf_block::Material) -> Material {
+    let v4 = |v: [f32; 4]| v.map(finite_or_zero);
+    let diffuse = v4(mat.diffuse.into());
+    let specular = v4(mat.specular.into());
+    let ambient = v4(mat.ambient.into());
+    let emissive = v4(mat.emissive.into());
+    let mut extras = Map::new();
+    extras.insert("specular".into(), json!(specular));
+    extras.insert("ambient".into(), json!(ambient));
+    extras.insert("emissive_alpha".into(), json!(emissive[3]));
+    let texture = mat.texture.to_string_lossy();
+    Material {
+        name: format!("mesh{m}_material{k}"),
+        base_color: diffuse.map(|x| x.clamp(0.0, 1.0)),
+        emissive: [emissive[0], emissive[1], emissive[2]].map(|x| x.clamp(0.0, 1.0)),
+        specular: Some((specular, 0.0)),
+        color_texture: (!texture.is_empty()).then_some(texture),
+        extras,
+        ..Material::default()
+    }
+}
+
+fn push<T>(v: &mut Option<Vec<T>>, x: T) {
+    if let Some(v) = v.as_mut() {
+        v.push(x);
+    }
+}
+
+fn finite_or_zero(x: f32) -> f32 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}
+
+fn len3(v: [f32; 3]) -> f32 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
