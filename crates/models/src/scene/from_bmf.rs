@@ -322,7 +322,7 @@ fn convert_skin(
             } else {
                 ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3])
             };
-            if !(err <= DECOMPOSE_TOLERANCE) {
+            if err.is_nan() || err > DECOMPOSE_TOLERANCE {
                 inexact += 1;
                 first_bad.get_or_insert(s);
                 worst = if err.is_finite() {

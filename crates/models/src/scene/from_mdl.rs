@@ -1,12 +1,893 @@
-//! mdl → [`Scene`](super::Scene). (Being written: returns an empty scene with a warning.)
+//! Altseed `.mdl` → [`Scene`](super::Scene), following `shared/formats/mdl.md` §4.
+//!
+//! * **Axes:** MDL is right-handed, Y up, like glTF: no mirror. Front faces are clockwise, so
+//!   every face `(a, b, c)` becomes `(a, c, b)`. UVs are unchanged (top-left origin in both).
+//! * **Matrices** are stored row by row with column vectors: they are transposed
+//!   ([`transpose`]) into glTF's column-major layout.
+//! * **Bones → nodes** (node `i` is bone `i`). Version 1: the local matrix, as TRS (or as a
+//!   matrix when it is not a TRS and no curve animates the bone). Version 2: `T · R · S` with
+//!   the Euler angles (degrees) applied in the bone's rotation order (`ABC` = A first:
+//!   `q = q_C · q_B · q_A`); order 0 (FBX SphericXYZ) is read as XYZ and order 14 (ZYX) as the
+//!   intended Z-then-Y-then-X, both with a warning; orders 10 (quaternion) and 18 (axis–angle)
+//!   are read literally, with a warning about the engine's own reading.
+//! * **Divided meshes:** each becomes its own scene mesh on its own untransformed root node,
+//!   with its own skin: joints = the nodes of its connectors' bones (deduplicated), inverse bind
+//!   matrices = the transposed connector offsets, JOINTS = the vertex's divided (connector)
+//!   indices mapped to that joint list, WEIGHTS = bytes / 255 renormalised with
+//!   [`normalize_influences`]. One primitive per material run. Colours are u8 RGBA / 255; the
+//!   sub-uv becomes TEXCOORD_1 when it is not all zero; binormals are not exported (warning).
+//! * **Materials:** internal: colour → colour texture, normal → normal texture, metalness →
+//!   `extras.metalness_texture`; external (type 1): a default material whose
+//!   `extras.external_material` holds the path, with a warning.
+//! * **Animations:** one glTF animation per clip (named after the clip) from its source's
+//!   curves. `pos.*` → translation, `scl.*` → scale, `rot.*` (Euler degrees in the bone's
+//!   order) → rotation quaternions. The three component curves of one channel are **sampled**
+//!   at the union of their key times (times = frame / `options.mdl_fps`); a missing component
+//!   takes the bone's rest value. Each curve is evaluated with the tool's interpolation meaning
+//!   (1 constant, 2 linear, 3 cubic Bézier through the handles, anything else linear with a
+//!   warning): cubic segments get an extra sample at every frame (at least 4 per segment),
+//!   rotation segments get extra samples so no sample step exceeds 45° per axis, and a constant
+//!   segment inside a channel that also has non-constant keys gets an extra sample just before
+//!   the next key (0.01 frame, or a quarter of the segment) so the LINEAR result holds the value;
+//!   a channel whose keys are all constant is exported as STEP. Keys out of order are sorted,
+//!   keys at a repeated time or with non-finite numbers dropped, and samples before time 0 are
+//!   replaced by one at 0 (warnings). Curves whose node is not a bone (Camera, Lamp) and
+//!   malformed targets are reported, one warning per source.
 
-use super::{Conversion, SceneOptions, SceneWarning};
+use super::{
+    decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
+    normalize_quat, quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion,
+    Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
+    Transform, Vertices,
+};
+use mdl_format as mdl;
+use serde_json::{json, Map};
+use std::collections::BTreeMap;
 
-pub(crate) fn convert(_doc: &mdl_format::Mdl, _options: &SceneOptions) -> Conversion {
-    Conversion {
-        warnings: vec![SceneWarning(
-            "mdl to scene conversion is not implemented yet".into(),
-        )],
-        ..Conversion::default()
+/// Largest decomposition error accepted silently.
+const DECOMPOSE_TOLERANCE: f32 = 1e-4;
+
+/// How a bone's rotation is expressed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Order {
+    /// Euler angles applied in this axis order (first axis first).
+    Euler([usize; 3]),
+    /// Rotation order 10.
+    Quaternion,
+    /// Rotation order 18.
+    AxisAngle,
+}
+
+/// A bone's rest pose, as the animation needs it.
+struct Rest {
+    translation: [f32; 3],
+    /// Euler angles in degrees, by axis, in the bone's order (for filling missing components).
+    euler_deg: [f32; 3],
+    scale: [f32; 3],
+    order: Order,
+}
+
+pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
+    let mut scene = Scene::default();
+    let mut warnings = Vec::new();
+    let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
+        options.mdl_fps
+    } else {
+        warnings.push(SceneWarning(format!(
+            "mdl: invalid frame rate {}; using 60",
+            options.mdl_fps
+        )));
+        60.0
+    };
+    let names: Vec<String> = doc.bones.iter().map(|b| b.name.to_string_lossy()).collect();
+    let bone_by_name = |node: &str| names.iter().position(|n| n == node);
+
+    // Bones animated by any curve must get a TRS transform.
+    let mut animated = vec![false; doc.bones.len()];
+    for c in doc.animation_sources.iter().flat_map(|s| &s.curves) {
+        if let Some(b) = c.parse_target().and_then(|t| bone_by_name(&t.node)) {
+            if let Some(a) = animated.get_mut(b) {
+                *a = true;
+            }
+        }
     }
+
+    // Bones → nodes.
+    let mut rests = Vec::with_capacity(doc.bones.len());
+    for (i, bone) in doc.bones.iter().enumerate() {
+        let (order, order_warning) = rotation_order(bone.rotation_order.0);
+        if let Some(w) = order_warning {
+            warnings.push(SceneWarning(format!(
+                "mdl bone {i} ({:?}): {w}",
+                names.get(i).map_or("", String::as_str)
+            )));
+        }
+        let (transform, rest) = bone_transform(i, bone, order, &animated, &mut warnings);
+        rests.push(rest);
+        scene.nodes.push(Node {
+            name: names.get(i).cloned().unwrap_or_default(),
+            transform,
+            ..Node::default()
+        });
+    }
+    for (i, bone) in doc.bones.iter().enumerate() {
+        match usize::try_from(bone.parent).ok().filter(|&p| p < i) {
+            Some(p) => {
+                if let Some(n) = scene.nodes.get_mut(p) {
+                    n.children.push(i);
+                }
+            }
+            None => {
+                if bone.parent != -1 {
+                    warnings.push(SceneWarning(format!(
+                        "mdl bone {i}: invalid parent {}; made a root",
+                        bone.parent
+                    )));
+                }
+                scene.roots.push(i);
+            }
+        }
+    }
+    let root_of = |mut b: usize| {
+        for _ in 0..=doc.bones.len() {
+            match doc
+                .bones
+                .get(b)
+                .and_then(|bone| usize::try_from(bone.parent).ok())
+                .filter(|&p| p < b)
+            {
+                Some(p) => b = p,
+                None => break,
+            }
+        }
+        b
+    };
+
+    // Meshes.
+    let mut binormals = false;
+    for (mi, mesh) in doc.meshes.iter().enumerate() {
+        let base = scene.materials.len();
+        for (k, m) in mesh.materials.iter().enumerate() {
+            scene
+                .materials
+                .push(convert_material(mi, k, m, &mut warnings));
+        }
+        for (di, part) in mesh.divided.iter().enumerate() {
+            binormals |= part.vertices.iter().any(|v| v.binormal != [0.0; 3]);
+            convert_divided(
+                (mi, di),
+                part,
+                base,
+                mesh.materials.len(),
+                doc.bones.len(),
+                &root_of,
+                &mut scene,
+                &mut warnings,
+            );
+        }
+    }
+    if binormals {
+        warnings.push(SceneWarning(
+            "mdl: vertex binormals not exported (glTF has no binormal; tangents are not derived)"
+                .into(),
+        ));
+    }
+
+    // Animations: one per clip.
+    for (c, clip) in doc.clips.iter().enumerate() {
+        let name = clip.name.to_string_lossy();
+        let Some(source) = usize::try_from(clip.source_index)
+            .ok()
+            .and_then(|s| doc.animation_sources.get(s))
+        else {
+            warnings.push(SceneWarning(format!(
+                "mdl clip {c} ({name:?}): source {} does not exist; not exported",
+                clip.source_index
+            )));
+            continue;
+        };
+        let channels = source_channels(c, source, &names, &rests, fps, &mut warnings);
+        if channels.is_empty() {
+            warnings.push(SceneWarning(format!(
+                "mdl clip {c} ({name:?}): its source {:?} animates no bone; not exported \
+                 (glTF needs at least one channel)",
+                source.name.to_string_lossy()
+            )));
+            continue;
+        }
+        let mut extras = Map::new();
+        extras.insert("mdl_source".into(), json!(source.name.to_string_lossy()));
+        scene.animations.push(Animation {
+            name,
+            channels,
+            extras,
+        });
+    }
+    Conversion { scene, warnings }
+}
+
+/// The axis order of a raw rotation order, and a warning when it is not a plain Euler order.
+fn rotation_order(raw: i32) -> (Order, Option<String>) {
+    match raw {
+        11 => (Order::Euler([0, 2, 1]), None),
+        12 => (Order::Euler([0, 1, 2]), None),
+        13 => (Order::Euler([2, 0, 1]), None),
+        14 => (
+            Order::Euler([2, 1, 0]),
+            Some(
+                "rotation order 14 (ZYX) is miscomputed by the engine (Rz·Ry·Rz); the intended \
+                 Z, then Y, then X is used"
+                    .into(),
+            ),
+        ),
+        15 => (Order::Euler([1, 0, 2]), None),
+        16 => (Order::Euler([1, 2, 0]), None),
+        10 => (
+            Order::Quaternion,
+            Some(
+                "rotation order 10 (quaternion): the values are read as a quaternion x, y, z, w \
+                 (the engine also converts them from degrees)"
+                    .into(),
+            ),
+        ),
+        18 => (
+            Order::AxisAngle,
+            Some(
+                "rotation order 18 (axis-angle): read as axis x, y, z and angle w in degrees \
+                 (the engine swizzles the axis to (x, z, -y))"
+                    .into(),
+            ),
+        ),
+        0 => (
+            Order::Euler([0, 1, 2]),
+            Some(
+                "rotation order 0 (FBX SphericXYZ, unset; the engine gives an identity) read \
+                 as XYZ"
+                    .into(),
+            ),
+        ),
+        other => (
+            Order::Euler([0, 1, 2]),
+            Some(format!("unknown rotation order {other}; read as XYZ")),
+        ),
+    }
+}
+
+fn rotation_quat(r: [f32; 4], order: Order) -> [f32; 4] {
+    match order {
+        Order::Euler(o) => euler_to_quat([r[0], r[1], r[2]].map(f32::to_radians), o),
+        Order::Quaternion => normalize_quat(r),
+        Order::AxisAngle => match normalize3([r[0], r[1], r[2]]) {
+            Some(axis) => {
+                let (s, c) = (r[3].to_radians() * 0.5).sin_cos();
+                normalize_quat([axis[0] * s, axis[1] * s, axis[2] * s, c])
+            }
+            None => [0.0, 0.0, 0.0, 1.0],
+        },
+    }
+}
+
+fn bone_transform(
+    i: usize,
+    bone: &mdl::Bone,
+    order: Order,
+    animated: &[bool],
+    warnings: &mut Vec<SceneWarning>,
+) -> (Transform, Rest) {
+    let finite3 = |v: [f32; 3], d: f32| v.map(|x| if x.is_finite() { x } else { d });
+    let euler_of = |q: [f32; 4]| match order {
+        Order::Euler(o) => quat_to_euler(q, o).map(f32::to_degrees),
+        _ => quat_to_euler(q, [0, 1, 2]).map(f32::to_degrees),
+    };
+    match bone.transform {
+        mdl::BoneTransform::Matrix(m) => {
+            let m = transpose(m.0);
+            let (t, q, s, err) = decompose(m);
+            let rest = |t, q, s| Rest {
+                translation: t,
+                euler_deg: euler_of(q),
+                scale: s,
+                order,
+            };
+            if err <= DECOMPOSE_TOLERANCE {
+                let tr = Transform::Trs {
+                    translation: t,
+                    rotation: q,
+                    scale: s,
+                };
+                (tr, rest(t, q, s))
+            } else if !err.is_finite() {
+                warnings.push(SceneWarning(format!(
+                    "mdl bone {i}: non-finite local matrix; identity used"
+                )));
+                (
+                    Transform::default(),
+                    rest([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+                )
+            } else if animated.get(i).copied().unwrap_or(false) {
+                warnings.push(SceneWarning(format!(
+                    "mdl bone {i}: local matrix is not translation·rotation·scale (error {err:e}); \
+                     the nearest TRS is used because the bone is animated"
+                )));
+                let tr = Transform::Trs {
+                    translation: t,
+                    rotation: q,
+                    scale: s,
+                };
+                (tr, rest(t, q, s))
+            } else {
+                (Transform::Matrix(m), rest(t, q, s))
+            }
+        }
+        mdl::BoneTransform::Trs {
+            translation,
+            rotation,
+            scaling,
+        } => {
+            let t = finite3(translation.into(), 0.0);
+            let s = finite3(scaling.into(), 1.0);
+            let r: [f32; 4] = rotation.into();
+            let r = r.map(|x| if x.is_finite() { x } else { 0.0 });
+            let q = rotation_quat(r, order);
+            let euler_deg = match order {
+                Order::Euler(_) => [r[0], r[1], r[2]],
+                _ => euler_of(q),
+            };
+            (
+                Transform::Trs {
+                    translation: t,
+                    rotation: q,
+                    scale: s,
+                },
+                Rest {
+                    translation: t,
+                    euler_deg,
+                    scale: s,
+                    order,
+                },
+            )
+        }
+    }
+}
+
+fn convert_material(
+    mi: usize,
+    k: usize,
+    m: &mdl::Material,
+    warnings: &mut Vec<SceneWarning>,
+) -> Material {
+    let path = |s: &mdl::MdlString| Some(s.to_string_lossy()).filter(|s| !s.is_empty());
+    let mut out = Material {
+        name: format!("mesh{mi}_material{k}"),
+        ..Material::default()
+    };
+    match m {
+        mdl::Material::External { path: p } => {
+            let p = p.to_string_lossy();
+            warnings.push(SceneWarning(format!(
+                "mdl mesh {mi} material {k}: external material file {p:?} is not read; a default \
+                 material is used (path in extras.external_material)"
+            )));
+            out.extras.insert("external_material".into(), json!(p));
+        }
+        mdl::Material::Internal {
+            raw_type,
+            color,
+            normal,
+            metalness,
+        } => {
+            out.color_texture = path(color);
+            out.normal_texture = path(normal);
+            if let Some(p) = path(metalness) {
+                out.extras.insert("metalness_texture".into(), json!(p));
+            }
+            if *raw_type != mdl::Material::INTERNAL {
+                out.extras
+                    .insert("mdl_material_type".into(), json!(raw_type));
+            }
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn convert_divided(
+    (mi, di): (usize, usize),
+    part: &mdl::DividedMesh,
+    material_base: usize,
+    material_count: usize,
+    bone_count: usize,
+    root_of: &dyn Fn(usize) -> usize,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let here = format!("mdl mesh {mi} divided {di}");
+    let n = part.vertices.len();
+    // Skin: connectors → unique joints.
+    let mut joints: Vec<usize> = Vec::new();
+    let mut ibms: Vec<[f32; 16]> = Vec::new();
+    let mut conn_to_joint: Vec<u32> = Vec::new();
+    for (k, c) in part.connectors.iter().enumerate() {
+        let Some(b) = usize::try_from(c.bone_index)
+            .ok()
+            .filter(|&b| b < bone_count)
+        else {
+            warnings.push(SceneWarning(format!(
+                "{here} connector {k}: bone {} does not exist; its weights are dropped",
+                c.bone_index
+            )));
+            conn_to_joint.push(u32::MAX);
+            continue;
+        };
+        let ibm = transpose(c.offset.0);
+        if let Some(j) = joints.iter().position(|&x| x == b) {
+            if ibms.get(j) != Some(&ibm) {
+                warnings.push(SceneWarning(format!(
+                    "{here} connector {k}: bone {b} appears twice with different offsets; the \
+                     first is used"
+                )));
+            }
+            conn_to_joint.push(u32::try_from(j).unwrap_or(u32::MAX));
+        } else {
+            conn_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
+            joints.push(b);
+            ibms.push(ibm);
+        }
+    }
+    if part.connectors.len() > 32 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {} bone connectors; the engine uses only the first 32, all are exported",
+            part.connectors.len()
+        )));
+    }
+
+    let mut v = Vertices {
+        positions: Vec::with_capacity(n),
+        normals: Some(Vec::with_capacity(n)),
+        uv0: Some(Vec::with_capacity(n)),
+        colors: Some(Vec::with_capacity(n)),
+        ..Vertices::default()
+    };
+    let has_uv1 = part.vertices.iter().any(|x| x.sub_uv != [0.0; 2]);
+    let mut uv1 = Vec::new();
+    let (mut js, mut ws) = (Vec::new(), Vec::new());
+    let (mut bad_pos, mut bad_normal, mut bad_weight) = (0usize, 0usize, 0usize);
+    let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
+    for x in &part.vertices {
+        if !x.position.iter().all(|c| c.is_finite()) {
+            bad_pos += 1;
+        }
+        v.positions.push(x.position.map(fin));
+        let nrm = normalize3(x.normal).unwrap_or_else(|| {
+            bad_normal += 1;
+            [0.0, 1.0, 0.0]
+        });
+        if let Some(ns) = v.normals.as_mut() {
+            ns.push(nrm);
+        }
+        if let Some(u) = v.uv0.as_mut() {
+            u.push(x.uv.map(fin));
+        }
+        if has_uv1 {
+            uv1.push(x.sub_uv.map(fin));
+        }
+        if let Some(c) = v.colors.as_mut() {
+            c.push(x.color.map(|b| f32::from(b) / 255.0));
+        }
+        if !joints.is_empty() {
+            let map = |i: u8| {
+                conn_to_joint
+                    .get(usize::from(i))
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            };
+            let (j, w, changed) = normalize_influences(
+                x.bone_indices.map(map),
+                x.weights.map(|b| f32::from(b) / 255.0),
+                joints.len(),
+            );
+            if changed {
+                bad_weight += 1;
+            }
+            js.push(j);
+            ws.push(w);
+        }
+    }
+    if has_uv1 {
+        v.uv1 = Some(uv1);
+    }
+    if !joints.is_empty() {
+        v.joints = Some(js);
+        v.weights = Some(ws);
+    }
+    if bad_pos > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {bad_pos} vertices with non-finite positions (set to 0)"
+        )));
+    }
+    if bad_normal > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {bad_normal} zero or non-finite normals replaced by (0, 1, 0)"
+        )));
+    }
+    if bad_weight > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {bad_weight} vertices whose weights do not sum to 255 or use missing \
+             connectors (renormalised)"
+        )));
+    }
+
+    // Primitives: one per material run.
+    let mut primitives = Vec::new();
+    let mut face = 0usize;
+    let mut bad_faces = 0usize;
+    for (r, run) in part.material_runs.iter().enumerate() {
+        let count = usize::try_from(run.face_count).unwrap_or(0);
+        let end = face.saturating_add(count).min(part.faces.len());
+        let mut indices = Vec::with_capacity((end.saturating_sub(face)) * 3);
+        for fc in part.faces.get(face..end).unwrap_or_default() {
+            let idx =
+                fc.0.map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n));
+            match idx {
+                [Some(a), Some(b), Some(c)] => indices.extend([a, c, b]),
+                _ => bad_faces += 1,
+            }
+        }
+        face = end;
+        let material = usize::try_from(run.material_index)
+            .ok()
+            .filter(|&m| m < material_count)
+            .map(|m| material_base + m);
+        if material.is_none() {
+            warnings.push(SceneWarning(format!(
+                "{here} run {r}: material {} does not exist; default material",
+                run.material_index
+            )));
+        }
+        if !indices.is_empty() {
+            primitives.push(Primitive { indices, material });
+        }
+    }
+    if face < part.faces.len() {
+        warnings.push(SceneWarning(format!(
+            "{here}: {} faces in no material run; exported without a material",
+            part.faces.len() - face
+        )));
+        let mut indices = Vec::new();
+        for fc in part.faces.get(face..).unwrap_or_default() {
+            let idx =
+                fc.0.map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n));
+            match idx {
+                [Some(a), Some(b), Some(c)] => indices.extend([a, c, b]),
+                _ => bad_faces += 1,
+            }
+        }
+        if !indices.is_empty() {
+            primitives.push(Primitive {
+                indices,
+                material: None,
+            });
+        }
+    }
+    if bad_faces > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {bad_faces} faces with out-of-range indices dropped"
+        )));
+    }
+    if primitives.is_empty() {
+        warnings.push(SceneWarning(format!("{here}: no triangles; not exported")));
+        return;
+    }
+    let mesh = scene.meshes.len();
+    let name = format!("mesh{mi}_{di}");
+    scene.meshes.push(Mesh {
+        name: name.clone(),
+        vertices: v,
+        primitives,
+        extras: Map::new(),
+    });
+    let skin = if joints.is_empty() {
+        None
+    } else {
+        let roots: Vec<usize> = joints.iter().map(|&j| root_of(j)).collect();
+        let skeleton = roots
+            .first()
+            .copied()
+            .filter(|r| roots.iter().all(|x| x == r));
+        scene.skins.push(Skin {
+            name: format!("{name}_skin"),
+            joints,
+            inverse_bind_matrices: ibms,
+            skeleton,
+        });
+        Some(scene.skins.len() - 1)
+    };
+    let node = scene.nodes.len();
+    scene.nodes.push(Node {
+        name,
+        mesh: Some(mesh),
+        skin,
+        ..Node::default()
+    });
+    scene.roots.push(node);
+}
+
+/// Sorted, finite keys of one curve (`problems` counts what was dropped or reordered).
+fn prepare(
+    keys: &[mdl::Keyframe],
+    problems: &mut usize,
+    unknown: &mut usize,
+) -> Vec<mdl::Keyframe> {
+    let mut out: Vec<mdl::Keyframe> = keys
+        .iter()
+        .filter(|k| k.time.is_finite() && k.value.is_finite())
+        .copied()
+        .collect();
+    *problems += keys.len() - out.len();
+    if out.windows(2).any(|w| w[0].time > w[1].time) {
+        *problems += 1;
+        out.sort_by(|a, b| a.time.total_cmp(&b.time));
+    }
+    let before = out.len();
+    out.dedup_by(|b, a| a.time == b.time);
+    *problems += before - out.len();
+    *unknown += out.iter().filter(|k| !k.interpolation.is_known()).count();
+    out
+}
+
+/// The curve's value at `t` (frames), with the tool's interpolation meaning.
+fn evaluate(keys: &[mdl::Keyframe], t: f32) -> Option<f32> {
+    let first = keys.first()?;
+    if t <= first.time {
+        return Some(first.value);
+    }
+    let seg = keys.windows(2).find(|w| t < w[1].time);
+    let Some([k0, k1]) = seg.map(|w| [w[0], w[1]]) else {
+        return keys.last().map(|k| k.value);
+    };
+    let span = k1.time - k0.time;
+    if span <= 0.0 {
+        return Some(k1.value);
+    }
+    Some(match k0.interpolation {
+        mdl::Interpolation::CONSTANT => k0.value,
+        mdl::Interpolation::CUBIC => {
+            let x1 = k0.right_handle[0].clamp(k0.time, k1.time);
+            let x2 = k1.left_handle[0].clamp(k0.time, k1.time);
+            let bez = |a: f32, b: f32, c: f32, d: f32, u: f32| {
+                let v = 1.0 - u;
+                v * v * v * a + 3.0 * v * v * u * b + 3.0 * v * u * u * c + u * u * u * d
+            };
+            let (mut lo, mut hi) = (0.0f32, 1.0f32);
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                if bez(k0.time, x1, x2, k1.time, mid) < t {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let u = 0.5 * (lo + hi);
+            let y = bez(k0.value, k0.right_handle[1], k1.left_handle[1], k1.value, u);
+            if y.is_finite() {
+                y
+            } else {
+                k0.value + (k1.value - k0.value) * (t - k0.time) / span
+            }
+        }
+        _ => k0.value + (k1.value - k0.value) * (t - k0.time) / span,
+    })
+}
+
+/// Channels of one animation source.
+fn source_channels(
+    c: usize,
+    source: &mdl::AnimationSource,
+    names: &[String],
+    rests: &[Rest],
+    fps: f32,
+    warnings: &mut Vec<SceneWarning>,
+) -> Vec<Channel> {
+    let here = format!("mdl clip {c} source {:?}", source.name.to_string_lossy());
+    // (bone, channel) → curves by axis x, y, z, w.
+    let mut groups: BTreeMap<(usize, u8), [Option<Vec<mdl::Keyframe>>; 4]> = BTreeMap::new();
+    let mut missing: Vec<String> = Vec::new();
+    let mut malformed = 0usize;
+    let mut duplicates = 0usize;
+    let (mut problems, mut unknown) = (0usize, 0usize);
+    for curve in &source.curves {
+        let Some(target) = curve.parse_target() else {
+            malformed += 1;
+            continue;
+        };
+        let Some(bone) = names.iter().position(|n| *n == target.node) else {
+            if !missing.contains(&target.node) {
+                missing.push(target.node.clone());
+            }
+            continue;
+        };
+        let ch = match target.channel {
+            mdl::Channel::Position => 0u8,
+            mdl::Channel::Rotation => 1,
+            mdl::Channel::Scale => 2,
+        };
+        let axis = match target.axis {
+            mdl::Axis::X => 0,
+            mdl::Axis::Y => 1,
+            mdl::Axis::Z => 2,
+            mdl::Axis::W => 3,
+        };
+        let slot = groups.entry((bone, ch)).or_default();
+        if let Some(s) = slot.get_mut(axis) {
+            if s.is_some() {
+                duplicates += 1;
+            } else {
+                *s = Some(prepare(&curve.keys, &mut problems, &mut unknown));
+            }
+        }
+    }
+    if !missing.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "{here}: curves for nodes that are not bones skipped: {}",
+            missing.join(", ")
+        )));
+    }
+    if malformed > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {malformed} curves with a malformed target skipped"
+        )));
+    }
+    if duplicates > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {duplicates} curves repeat a bone component; the first is used"
+        )));
+    }
+    if problems > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {problems} key problems fixed (non-finite, out of order or repeated times)"
+        )));
+    }
+    if unknown > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {unknown} keys with an unknown interpolation value interpolated linearly"
+        )));
+    }
+
+    let mut channels = Vec::new();
+    let mut negative = false;
+    let mut w_ignored = 0usize;
+    let mut rot_skipped = 0usize;
+    for ((bone, ch), curves) in &groups {
+        let Some(rest) = rests.get(*bone) else {
+            continue;
+        };
+        let [cx, cy, cz, cw] = curves;
+        if cw.is_some() {
+            w_ignored += 1;
+        }
+        let xyz = [cx.as_deref(), cy.as_deref(), cz.as_deref()];
+        if xyz.iter().all(|c| c.is_none_or(|k| k.is_empty())) {
+            continue;
+        }
+        if *ch == 1 && !matches!(rest.order, Order::Euler(_)) {
+            rot_skipped += 1;
+            continue;
+        }
+        let (frames, step) = sample_times(&xyz, *ch == 1);
+        let mut times: Vec<f32> = Vec::with_capacity(frames.len());
+        let mut kept: Vec<f32> = Vec::with_capacity(frames.len());
+        for f in frames {
+            let f = if f < 0.0 {
+                negative = true;
+                0.0
+            } else {
+                f
+            };
+            let t = f / fps;
+            if times.last().is_none_or(|&l| t > l) {
+                times.push(t);
+                kept.push(f);
+            }
+        }
+        let rest_v = match ch {
+            0 => rest.translation,
+            1 => rest.euler_deg,
+            _ => rest.scale,
+        };
+        let comp = |k: usize, f: f32| {
+            xyz.get(k)
+                .copied()
+                .flatten()
+                .and_then(|keys| evaluate(keys, f))
+                .unwrap_or(rest_v.get(k).copied().unwrap_or(0.0))
+        };
+        let mut values = Vec::with_capacity(kept.len() * 4);
+        for &f in &kept {
+            let v = [comp(0, f), comp(1, f), comp(2, f)];
+            if *ch == 1 {
+                if let Order::Euler(o) = rest.order {
+                    values.extend(euler_to_quat(v.map(f32::to_radians), o));
+                }
+            } else {
+                values.extend(v);
+            }
+        }
+        let path = match ch {
+            0 => ChannelPath::Translation,
+            1 => {
+                make_quats_continuous(&mut values);
+                ChannelPath::Rotation
+            }
+            _ => ChannelPath::Scale,
+        };
+        if times.is_empty() {
+            continue;
+        }
+        channels.push(Channel {
+            node: *bone,
+            path,
+            interpolation: if step {
+                Interpolation::Step
+            } else {
+                Interpolation::Linear
+            },
+            times,
+            values,
+        });
+    }
+    if negative {
+        warnings.push(SceneWarning(format!(
+            "{here}: keys before time 0 clamped to 0 (glTF times start at 0)"
+        )));
+    }
+    if w_ignored > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: {w_ignored} '.w' curves ignored (only quaternion/axis-angle bones use w)"
+        )));
+    }
+    if rot_skipped > 0 {
+        warnings.push(SceneWarning(format!(
+            "{here}: rotation curves of {rot_skipped} quaternion/axis-angle bones not converted"
+        )));
+    }
+    channels
+}
+
+/// Sample times (frames, sorted, distinct) for the component curves of one channel, and
+/// whether the channel can be STEP (every key constant). See the module docs.
+fn sample_times(curves: &[Option<&[mdl::Keyframe]>; 3], rotation: bool) -> (Vec<f32>, bool) {
+    let all_constant = curves
+        .iter()
+        .flatten()
+        .flat_map(|k| k.iter())
+        .all(|k| k.interpolation == mdl::Interpolation::CONSTANT);
+    let mut times: Vec<f32> = Vec::new();
+    for keys in curves.iter().flatten() {
+        times.extend(keys.iter().map(|k| k.time));
+        if all_constant {
+            continue;
+        }
+        for w in keys.windows(2) {
+            let (k0, k1) = (w[0], w[1]);
+            let span = k1.time - k0.time;
+            if span.is_nan() || span <= 0.0 {
+                continue;
+            }
+            let steps = match k0.interpolation {
+                mdl::Interpolation::CONSTANT => {
+                    times.push(k1.time - (0.01f32).min(span * 0.25));
+                    0
+                }
+                mdl::Interpolation::CUBIC => (span.ceil() as usize).clamp(4, 10_000),
+                _ if rotation => (((k1.value - k0.value).abs() / 45.0).ceil() as usize).min(10_000),
+                _ => 0,
+            };
+            for s in 1..steps {
+                times.push(k0.time + span * s as f32 / steps as f32);
+            }
+        }
+    }
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    (times, all_constant)
 }

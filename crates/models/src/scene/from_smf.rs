@@ -1,12 +1,775 @@
-//! smf → [`Scene`](super::Scene). (Being written: returns an empty scene with a warning.)
+//! Selene `.smf` → [`Scene`](super::Scene), following `shared/formats/smf.md` §4.
+//!
+//! * **Handedness:** left-handed Direct3D → glTF: positions, normals, translation keys, OBBs and
+//!   collision data become `(x, y, −z)`; triangles `(a, b, c)` become `(a, c, b)`; matrices are
+//!   used in file order as glTF's column-major array (row vectors stored row by row = column
+//!   vectors stored column by column) and then z-mirrored ([`mirror_z_matrix`]); rotation keys
+//!   `(x, y, z, w)` become `(x, y, −z, w)` (the engine builds their matrix transposed, smf.md
+//!   §4); scale keys are unchanged. UVs are unchanged (top-left origin in both).
+//! * **Frames → nodes:** node `i` is frame `i` (same index), parent from `ParentFrameNo`, local
+//!   transform the converted `mTransform` as TRS (or as a matrix when it is not a TRS and no
+//!   animation drives the frame).
+//! * **Meshes:** an unskinned mesh is drawn on every frame whose `MeshNo` names it (a mesh that
+//!   no frame names gets its own root node, with a warning). A skinned mesh (V_A + BONE) hangs on
+//!   its own untransformed root node, as glTF wants; its frame keeps its place in the tree.
+//!   One primitive per MTRL (its triangle range); triangles outside every range go to one more
+//!   primitive without a material (warning).
+//! * **Vertex colours:** bytes B, G, R, A → RGBA / 255 (no sRGB→linear conversion: the engine
+//!   did none either). V_UV's second pair → TEXCOORD_1 only when it differs from the first
+//!   (identical data is not lost). V_B tangents are dropped (no handedness sign; warning).
+//! * **Skinning:** joints = the nodes of the BONE elements' frames (deduplicated), inverse bind
+//!   matrices = the converted `mBoneOffset`s, JOINTS = (index0, index1), WEIGHTS = (w, 1 − w),
+//!   cleaned with [`normalize_influences`].
+//! * **Animations:** one per ANIS, channels from its ANIs, LINEAR (the engine lerps and slerps),
+//!   times = ticks / `options.smf_ticks_per_second`, with a warning that the rate is a guess.
+//!   Keys out of order, duplicated or negative in time are dropped (warning).
+//! * **Materials:** DIFF → base colour, EMIS → emissive, TEXC/TEXN → colour/normal texture,
+//!   TEXL → light map, TEXS → specular texture, SPEC → specular (colour, `fRefractive` as power;
+//!   `fRoughly` in extras), `CULL == 0` → double-sided, DRAW 1 → BLEND, DRAW 0 with ATES and
+//!   ABND > 0 → MASK with cutoff (ABND + 1) / 255. Additive, subtractive, multiplicative and
+//!   unknown draw modes become BLEND with the raw mode in `extras.smf_draw` and a warning;
+//!   `LGT == 0` sets `extras.unlit = true` (for `KHR_materials_unlit`) with a warning; TEXE and
+//!   BUMP go to `extras` with a warning; ZTES/ZWRI/ATES/ABND/LGT raw flags go to `extras`.
+//! * **Collision data** (C_AT/C_FC/C_VX, converted to glTF axes and winding) and **OBBs** go to
+//!   the mesh's / frame's `extras` with a warning; **unknown chunks** are reported, one warning
+//!   each.
 
-use super::{Conversion, SceneOptions, SceneWarning};
+use super::{
+    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
+    normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
+    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices,
+};
+use selene_smf as smf;
+use serde_json::{json, Map, Value};
 
-pub(crate) fn convert(_doc: &selene_smf::Smf, _options: &SceneOptions) -> Conversion {
-    Conversion {
-        warnings: vec![SceneWarning(
-            "smf to scene conversion is not implemented yet".into(),
-        )],
-        ..Conversion::default()
+/// Largest decomposition error accepted silently.
+const DECOMPOSE_TOLERANCE: f32 = 1e-4;
+
+pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
+    let mut scene = Scene::default();
+    let mut warnings = Vec::new();
+    let frame_count = doc.frames.len();
+
+    // Frames animated by any ANI (they must get a TRS transform).
+    let mut animated = vec![false; frame_count];
+    for a in doc.animation_sets.iter().flat_map(|s| &s.animations) {
+        if let Some(f) = index(a.target_frame, frame_count) {
+            if let Some(x) = animated.get_mut(f) {
+                *x = true;
+            }
+        }
     }
+
+    // Nodes: one per frame, same index.
+    let mut obbs = 0usize;
+    for (i, frame) in doc.frames.iter().enumerate() {
+        let m = mirror_z_matrix(frame.transform);
+        let (t, q, s, err) = decompose(m);
+        let transform = if err <= DECOMPOSE_TOLERANCE {
+            Transform::Trs {
+                translation: t,
+                rotation: q,
+                scale: s,
+            }
+        } else if animated.get(i).copied().unwrap_or(false) || !m.iter().all(|x| x.is_finite()) {
+            warnings.push(SceneWarning(format!(
+                "smf frame {i}: transform is not translation·rotation·scale (error {err:e}); \
+                 the nearest TRS is used"
+            )));
+            if err.is_finite() {
+                Transform::Trs {
+                    translation: t,
+                    rotation: q,
+                    scale: s,
+                }
+            } else {
+                Transform::default()
+            }
+        } else {
+            Transform::Matrix(m)
+        };
+        let mut extras = Map::new();
+        if let Some(obb) = &frame.obb {
+            obbs += 1;
+            extras.insert("smf_obb".into(), obb_json(obb));
+        }
+        for u in &frame.unknown {
+            warnings.push(unknown_warning(&format!("frame {i}"), u));
+        }
+        scene.nodes.push(Node {
+            name: frame.name.text().into_owned(),
+            transform,
+            extras,
+            ..Node::default()
+        });
+    }
+    // Hierarchy, guarding against parent cycles (the reader rejects them already).
+    let reaches_root: Vec<bool> = (0..frame_count)
+        .map(|f| {
+            let mut cur = f;
+            for _ in 0..=frame_count {
+                match doc
+                    .frames
+                    .get(cur)
+                    .and_then(|fr| index(fr.parent, frame_count))
+                {
+                    Some(p) => cur = p,
+                    None => return true,
+                }
+            }
+            false
+        })
+        .collect();
+    for (f, frame) in doc.frames.iter().enumerate() {
+        match index(frame.parent, frame_count) {
+            Some(p) if reaches_root.get(f).copied().unwrap_or(false) => {
+                if let Some(n) = scene.nodes.get_mut(p) {
+                    n.children.push(f);
+                }
+            }
+            parent => {
+                if parent.is_some() || frame.parent != -1 {
+                    warnings.push(SceneWarning(format!(
+                        "smf frame {f}: parent {} is invalid or cyclic; made a root",
+                        frame.parent
+                    )));
+                }
+                scene.roots.push(f);
+            }
+        }
+    }
+
+    // Meshes.
+    let mut tangents_dropped = 0usize;
+    for (i, mesh) in doc.meshes.iter().enumerate() {
+        if mesh.tangents.is_some() {
+            tangents_dropped += 1;
+        }
+        if mesh.obb.is_some() {
+            obbs += 1;
+        }
+        convert_mesh(i, mesh, doc, &mut scene, &mut warnings);
+    }
+    if tangents_dropped > 0 {
+        warnings.push(SceneWarning(format!(
+            "smf: V_B tangents of {tangents_dropped} mesh(es) not exported (no handedness sign \
+             stored)"
+        )));
+    }
+    if obbs > 0 {
+        warnings.push(SceneWarning(format!(
+            "smf: {obbs} OBB(s) kept only in extras (smf_obb; no glTF meaning)"
+        )));
+    }
+
+    // Animations.
+    let tps = if options.smf_ticks_per_second.is_finite() && options.smf_ticks_per_second > 0.0 {
+        options.smf_ticks_per_second
+    } else {
+        warnings.push(SceneWarning(format!(
+            "smf: invalid ticks per second {}; using 4800",
+            options.smf_ticks_per_second
+        )));
+        4800.0
+    };
+    for (a, set) in doc.animation_sets.iter().enumerate() {
+        convert_animation(a, set, frame_count, tps, &mut scene, &mut warnings);
+    }
+    if !doc.animation_sets.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "smf: animation key times are raw ticks and the file stores no rate; {tps} ticks \
+             per second is a guess (set it with the ticks-per-second option)"
+        )));
+    }
+    for u in &doc.unknown {
+        warnings.push(unknown_warning("top level", u));
+    }
+    Conversion { scene, warnings }
+}
+
+/// `Some(i)` when `0 <= i < len`.
+fn index(i: i32, len: usize) -> Option<usize> {
+    usize::try_from(i).ok().filter(|&i| i < len)
+}
+
+fn unknown_warning(place: &str, u: &smf::UnknownChunk) -> SceneWarning {
+    SceneWarning(format!(
+        "smf {place}: unknown chunk {:?} ({} bytes) not exported",
+        u.id.name(),
+        u.data.len()
+    ))
+}
+
+fn f(x: f32) -> Value {
+    // serde_json turns non-finite floats into null.
+    json!(x)
+}
+
+fn v3(v: [f32; 3]) -> Value {
+    Value::Array(v.iter().map(|&x| f(x)).collect())
+}
+
+fn obb_json(o: &smf::Obb) -> Value {
+    json!({
+        "center": v3(mirror_z(o.center)),
+        "axes": o.axes.iter().map(|&a| v3(mirror_z(a))).collect::<Vec<_>>(),
+        "lengths": v3(o.lengths),
+    })
+}
+
+fn convert_mesh(
+    i: usize,
+    mesh: &smf::Mesh,
+    doc: &smf::Smf,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let n = mesh.vertices.len();
+    let name = mesh.name.text().into_owned();
+    let mut out = Vertices::default();
+    let mut repaired = 0usize;
+    out.positions = mesh
+        .vertices
+        .iter()
+        .map(|v| {
+            if v.position.iter().all(|x| x.is_finite()) {
+                mirror_z(v.position)
+            } else {
+                repaired += 1;
+                [0.0; 3]
+            }
+        })
+        .collect();
+    out.colors = Some(
+        mesh.vertices
+            .iter()
+            .map(|v| v.rgba().map(|c| f32::from(c) / 255.0))
+            .collect(),
+    );
+    if let Some(normals) = &mesh.normals {
+        let mut bad = 0usize;
+        let mut ns: Vec<[f32; 3]> = normals
+            .iter()
+            .map(|nv| {
+                normalize3(mirror_z(nv.0)).unwrap_or_else(|| {
+                    bad += 1;
+                    [0.0, 1.0, 0.0]
+                })
+            })
+            .collect();
+        ns.resize(n, [0.0, 1.0, 0.0]);
+        if bad > 0 {
+            warnings.push(SceneWarning(format!(
+                "smf mesh {i}: {bad} zero or non-finite normals replaced by (0, 1, 0)"
+            )));
+        }
+        out.normals = Some(ns);
+    }
+    if let Some(uvs) = &mesh.uvs {
+        let clean = |uv: [f32; 2]| uv.map(|x| if x.is_finite() { x } else { 0.0 });
+        let mut uv0: Vec<[f32; 2]> = uvs.iter().map(|u| clean(u.uv)).collect();
+        uv0.resize(n, [0.0; 2]);
+        if uvs.iter().any(|u| u.uv != u.uv2) {
+            let mut uv1: Vec<[f32; 2]> = uvs.iter().map(|u| clean(u.uv2)).collect();
+            uv1.resize(n, [0.0; 2]);
+            out.uv1 = Some(uv1);
+        }
+        out.uv0 = Some(uv0);
+    }
+    if repaired > 0 {
+        warnings.push(SceneWarning(format!(
+            "smf mesh {i}: {repaired} non-finite positions set to 0"
+        )));
+    }
+
+    // Skin.
+    let mut skin = None;
+    match (&mesh.blend, &mesh.bones) {
+        (Some(blend), Some(bones)) if !bones.is_empty() => {
+            let mut joints: Vec<usize> = Vec::new();
+            let mut ibms: Vec<[f32; 16]> = Vec::new();
+            let mut bone_to_joint: Vec<u32> = Vec::new();
+            for (b, bone) in bones.iter().enumerate() {
+                let ibm = mirror_z_matrix(bone.offset);
+                let Some(frame) = index(bone.frame, doc.frames.len()) else {
+                    warnings.push(SceneWarning(format!(
+                        "smf mesh {i} bone {b}: frame {} does not exist; its weights are dropped",
+                        bone.frame
+                    )));
+                    bone_to_joint.push(u32::MAX);
+                    continue;
+                };
+                if let Some(k) = joints.iter().position(|&j| j == frame) {
+                    if ibms.get(k) != Some(&ibm) {
+                        warnings.push(SceneWarning(format!(
+                            "smf mesh {i} bone {b}: frame {frame} is already a joint with another \
+                             offset matrix; the first one is used"
+                        )));
+                    }
+                    bone_to_joint.push(u32::try_from(k).unwrap_or(u32::MAX));
+                } else {
+                    bone_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
+                    joints.push(frame);
+                    ibms.push(ibm);
+                }
+            }
+            let map = |x: u8| {
+                bone_to_joint
+                    .get(usize::from(x))
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            };
+            let mut fixed = 0usize;
+            let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for k in 0..n {
+                let bv = blend.get(k).copied().unwrap_or_default();
+                let w = bv.weight;
+                let (j, wt, changed) = normalize_influences(
+                    [map(bv.indices[0]), map(bv.indices[1]), 0, 0],
+                    [w, 1.0 - w, 0.0, 0.0],
+                    joints.len(),
+                );
+                if changed {
+                    fixed += 1;
+                }
+                js.push(j);
+                ws.push(wt);
+            }
+            if fixed > 0 {
+                warnings.push(SceneWarning(format!(
+                    "smf mesh {i}: {fixed} vertices had weights outside [0, 1] or bone indices \
+                     out of range (cleaned)"
+                )));
+            }
+            out.joints = Some(js);
+            out.weights = Some(ws);
+            skin = Some(Skin {
+                name: format!("{name}_skin"),
+                joints,
+                inverse_bind_matrices: ibms,
+                skeleton: None,
+            });
+        }
+        (Some(_), _) => warnings.push(SceneWarning(format!(
+            "smf mesh {i}: V_A blend weights without BONE list; exported unskinned"
+        ))),
+        (None, Some(bones)) if !bones.is_empty() => warnings.push(SceneWarning(format!(
+            "smf mesh {i}: BONE list without V_A weights; exported unskinned"
+        ))),
+        _ => {}
+    }
+
+    // Materials and primitives.
+    let indices: Vec<u32> = mesh.indices.iter().collect();
+    let triangles = indices.len() / 3;
+    let mut covered = vec![false; triangles];
+    let mut primitives = Vec::new();
+    for (k, mtrl) in mesh.materials.iter().enumerate() {
+        let material = scene.materials.len();
+        scene.materials.push(convert_material(i, k, mtrl, warnings));
+        let start = usize::try_from(mtrl.polygon_start).ok();
+        let count = usize::try_from(mtrl.polygon_count).ok();
+        let Some((start, end)) = start
+            .zip(count)
+            .and_then(|(s, c)| Some((s, s.checked_add(c)?)))
+            .filter(|&(_, e)| e <= triangles)
+        else {
+            warnings.push(SceneWarning(format!(
+                "smf mesh {i} material {k}: triangle range {}+{} out of range; primitive skipped",
+                mtrl.polygon_start, mtrl.polygon_count
+            )));
+            continue;
+        };
+        let mut prim = Vec::with_capacity((end - start) * 3);
+        for t in start..end {
+            if let Some(c) = covered.get_mut(t) {
+                *c = true;
+            }
+            push_triangle(&mut prim, &indices, t, n);
+        }
+        if prim.is_empty() {
+            continue;
+        }
+        primitives.push(Primitive {
+            indices: prim,
+            material: Some(material),
+        });
+    }
+    let uncovered: Vec<usize> = (0..triangles)
+        .filter(|&t| !covered.get(t).copied().unwrap_or(true))
+        .collect();
+    if !uncovered.is_empty() {
+        if !mesh.materials.is_empty() {
+            warnings.push(SceneWarning(format!(
+                "smf mesh {i}: {} triangles in no material range; exported without a material",
+                uncovered.len()
+            )));
+        }
+        let mut prim = Vec::with_capacity(uncovered.len() * 3);
+        for t in uncovered {
+            push_triangle(&mut prim, &indices, t, n);
+        }
+        if !prim.is_empty() {
+            primitives.push(Primitive {
+                indices: prim,
+                material: None,
+            });
+        }
+    }
+
+    let mut extras = Map::new();
+    if let Some(obb) = &mesh.obb {
+        extras.insert("smf_obb".into(), obb_json(obb));
+    }
+    if let Some(c) = collision_json(mesh) {
+        extras.insert("smf_collision".into(), c);
+        warnings.push(SceneWarning(format!(
+            "smf mesh {i}: collision data (C_AT/C_FC/C_VX) kept only in extras (smf_collision; \
+             no glTF meaning)"
+        )));
+    }
+    for u in &mesh.unknown {
+        warnings.push(unknown_warning(&format!("mesh {i}"), u));
+    }
+    if primitives.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "smf mesh {i}: no triangles; mesh not exported"
+        )));
+        return;
+    }
+    let mesh_index = scene.meshes.len();
+    scene.meshes.push(Mesh {
+        name: name.clone(),
+        vertices: out,
+        primitives,
+        extras,
+    });
+    let frames: Vec<usize> = doc
+        .frames
+        .iter()
+        .enumerate()
+        .filter(|(_, fr)| index(fr.mesh, doc.meshes.len()) == Some(i))
+        .map(|(f, _)| f)
+        .collect();
+    if let Some(skin) = skin {
+        let skin_index = scene.skins.len();
+        scene.skins.push(skin);
+        let node = scene.nodes.len();
+        let mut extras = Map::new();
+        extras.insert("smf_frames".into(), json!(frames));
+        scene.nodes.push(Node {
+            name,
+            mesh: Some(mesh_index),
+            skin: Some(skin_index),
+            extras,
+            ..Node::default()
+        });
+        scene.roots.push(node);
+    } else if frames.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "smf mesh {i}: no frame carries it; placed on its own root node"
+        )));
+        let node = scene.nodes.len();
+        scene.nodes.push(Node {
+            name,
+            mesh: Some(mesh_index),
+            ..Node::default()
+        });
+        scene.roots.push(node);
+    } else {
+        for f in frames {
+            if let Some(node) = scene.nodes.get_mut(f) {
+                node.mesh = Some(mesh_index);
+            }
+        }
+    }
+}
+
+/// Appends triangle `t` of `indices` with reversed winding, if its indices are in range.
+fn push_triangle(out: &mut Vec<u32>, indices: &[u32], t: usize, vertex_count: usize) {
+    let Some(tri) = t
+        .checked_mul(3)
+        .and_then(|s| indices.get(s..s.checked_add(3)?))
+    else {
+        return;
+    };
+    if let [a, b, c] = *tri {
+        if [a, b, c]
+            .iter()
+            .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count))
+        {
+            out.extend([a, c, b]);
+        }
+    }
+}
+
+fn collision_json(mesh: &smf::Mesh) -> Option<Value> {
+    if mesh.collision_runs.is_none()
+        && mesh.collision_faces.is_none()
+        && mesh.collision_vertices.is_none()
+    {
+        return None;
+    }
+    let mut out = Map::new();
+    if let Some(runs) = &mesh.collision_runs {
+        out.insert(
+            "runs".into(),
+            json!(runs
+                .iter()
+                .map(|r| json!({"start": r.start, "count": r.count, "attribute": r.attribute}))
+                .collect::<Vec<_>>()),
+        );
+    }
+    if let Some(faces) = &mesh.collision_faces {
+        out.insert(
+            "faces".into(),
+            json!(faces
+                .iter()
+                .map(|fc| json!({
+                    "attribute": fc.attribute,
+                    // Winding reversed like the render triangles.
+                    "indices": [fc.indices[0], fc.indices[2], fc.indices[1]],
+                    // n·p + d = 0 holds for the mirrored n and p with the same d.
+                    "normal": v3(mirror_z(fc.normal)),
+                    "d": f(fc.d),
+                }))
+                .collect::<Vec<_>>()),
+        );
+    }
+    if let Some(vs) = &mesh.collision_vertices {
+        out.insert(
+            "vertices".into(),
+            json!(vs
+                .iter()
+                .map(|v| {
+                    let [b, g, r, a] = v.bgra;
+                    json!({
+                        "position": v3(mirror_z(v.position)),
+                        "color_rgba": [r, g, b, a],
+                        "normal": v3(mirror_z(v.normal)),
+                    })
+                })
+                .collect::<Vec<_>>()),
+        );
+    }
+    Some(Value::Object(out))
+}
+
+fn convert_material(
+    i: usize,
+    k: usize,
+    m: &smf::Material,
+    warnings: &mut Vec<SceneWarning>,
+) -> Material {
+    let text = |t: &Option<smf::SjisField>| {
+        t.as_ref()
+            .map(|t| t.text().into_owned())
+            .filter(|t| !t.is_empty())
+    };
+    let where_ = format!("smf mesh {i} material {k}");
+    let mut extras = Map::new();
+    let mut out = Material {
+        name: m.name.text().into_owned(),
+        color_texture: text(&m.texture),
+        normal_texture: text(&m.normal_map),
+        light_map: text(&m.light_map),
+        specular_texture: text(&m.specular_map),
+        ..Material::default()
+    };
+    if let Some(d) = m.diffuse {
+        out.base_color = d.map(|x| {
+            if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        });
+    }
+    if let Some(e) = m.emissive {
+        out.emissive = e.map(|x| {
+            if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        });
+    }
+    if let Some(s) = &m.specular {
+        out.specular = Some(([s.color[0], s.color[1], s.color[2], 1.0], s.refractive));
+        extras.insert("smf_specular_roughness".into(), f(s.roughness));
+    }
+    if let Some(env) = text(&m.environment_map) {
+        warnings.push(SceneWarning(format!(
+            "{where_}: cube environment map {env:?} has no glTF slot (kept in extras)"
+        )));
+        extras.insert("environment_map".into(), json!(env));
+    }
+    if let Some(b) = m.bump {
+        warnings.push(SceneWarning(format!(
+            "{where_}: parallax depth (BUMP {b}) has no glTF equivalent (kept in extras)"
+        )));
+        extras.insert("smf_parallax_depth".into(), f(b));
+    }
+    for (key, v) in [
+        ("smf_z_test", m.z_test),
+        ("smf_z_write", m.z_write),
+        ("smf_alpha_test", m.alpha_test),
+        ("smf_alpha_threshold", m.alpha_threshold),
+        ("smf_cull", m.cull),
+        ("smf_lighting", m.lighting),
+    ] {
+        if let Some(v) = v {
+            extras.insert(key.into(), json!(v));
+        }
+    }
+    out.double_sided = m.cull == Some(0);
+    if m.lighting == Some(0) {
+        extras.insert("unlit".into(), json!(true));
+        warnings.push(SceneWarning(format!(
+            "{where_}: lighting disabled (LGT 0); marked extras.unlit (KHR_materials_unlit)"
+        )));
+    }
+    let draw = m.draw.unwrap_or(smf::DrawMode::Normal);
+    match draw {
+        smf::DrawMode::Normal => {
+            let threshold = m.alpha_threshold.unwrap_or(0);
+            if m.alpha_test.unwrap_or(0) != 0 && threshold > 0 {
+                out.alpha_mode = AlphaMode::Mask;
+                out.alpha_cutoff = Some(((threshold.min(254) + 1) as f32) / 255.0);
+            }
+        }
+        smf::DrawMode::Blend => out.alpha_mode = AlphaMode::Blend,
+        other => {
+            out.alpha_mode = AlphaMode::Blend;
+            let name = match other {
+                smf::DrawMode::Add => "ADD".to_owned(),
+                smf::DrawMode::AddNoAlpha => "ADD_NOALPHA".to_owned(),
+                smf::DrawMode::Sub => "SUB".to_owned(),
+                smf::DrawMode::SubNoAlpha => "SUB_NOALPHA".to_owned(),
+                smf::DrawMode::Multiple => "MULTIPLE".to_owned(),
+                o => format!("unknown {}", o.raw()),
+            };
+            extras.insert("smf_draw".into(), json!(other.raw()));
+            warnings.push(SceneWarning(format!(
+                "{where_}: draw mode {name} has no glTF equivalent; exported as BLEND (raw mode \
+                 in extras.smf_draw)"
+            )));
+        }
+    }
+    for u in &m.unknown {
+        warnings.push(unknown_warning(&where_, u));
+    }
+    out.extras = extras;
+    out
+}
+
+fn convert_animation(
+    a: usize,
+    set: &smf::AnimationSet,
+    frame_count: usize,
+    tps: f32,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let mut anim = Animation {
+        name: set.name.text().into_owned(),
+        ..Animation::default()
+    };
+    anim.extras
+        .insert("smf_last_time_ticks".into(), json!(set.last_time));
+    anim.extras
+        .insert("smf_ticks_per_second".into(), json!(tps));
+    let mut seen: Vec<usize> = Vec::new();
+    let mut dropped = 0usize;
+    for (k, ani) in set.animations.iter().enumerate() {
+        let Some(node) = index(ani.target_frame, frame_count) else {
+            warnings.push(SceneWarning(format!(
+                "smf animation {a} ANI {k}: target frame {} does not exist; skipped",
+                ani.target_frame
+            )));
+            continue;
+        };
+        if seen.contains(&node) {
+            warnings.push(SceneWarning(format!(
+                "smf animation {a} ANI {k}: frame {node} already animated in this set; skipped"
+            )));
+            continue;
+        }
+        seen.push(node);
+        let scale = ani
+            .scale_keys
+            .iter()
+            .map(|key| (key.time, key.value.to_vec()));
+        let rotation = ani.rotation_keys.iter().map(|key| {
+            let [x, y, z, w] = key.value;
+            (key.time, normalize_quat([x, y, -z, w]).to_vec())
+        });
+        let translation = ani
+            .translation_keys
+            .iter()
+            .map(|key| (key.time, mirror_z(key.value).to_vec()));
+        let lists: [(ChannelPath, Vec<RawKey>); 3] = [
+            (ChannelPath::Scale, scale.collect()),
+            (ChannelPath::Rotation, rotation.collect()),
+            (ChannelPath::Translation, translation.collect()),
+        ];
+        for (path, keys) in lists {
+            if keys.is_empty() {
+                continue;
+            }
+            let (times, mut values, bad) = clean_keys(keys, tps);
+            dropped += bad;
+            if times.is_empty() {
+                continue;
+            }
+            if path == ChannelPath::Rotation {
+                make_quats_continuous(&mut values);
+            }
+            anim.channels.push(Channel {
+                node,
+                path,
+                interpolation: Interpolation::Linear,
+                times,
+                values,
+            });
+        }
+    }
+    if dropped > 0 {
+        warnings.push(SceneWarning(format!(
+            "smf animation {a}: {dropped} keys dropped (negative, non-finite, repeated or \
+             decreasing times, or non-finite values)"
+        )));
+    }
+    if anim.channels.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "smf animation {a} ({:?}): no keys; not exported (glTF needs at least one channel)",
+            anim.name
+        )));
+        return;
+    }
+    scene.animations.push(anim);
+}
+
+/// A key as read: raw integer time and its flattened value.
+type RawKey = (i32, Vec<f32>);
+
+/// Keys with times in seconds, strictly increasing and non-negative, with finite values. A key
+/// whose time is not greater than the previous kept key is dropped. Returns the times, the
+/// flattened values and the number of dropped keys.
+fn clean_keys(keys: Vec<RawKey>, tps: f32) -> (Vec<f32>, Vec<f32>, usize) {
+    let mut times: Vec<f32> = Vec::with_capacity(keys.len());
+    let mut values = Vec::new();
+    let mut dropped = 0usize;
+    let mut last: Option<i32> = None;
+    for (t, v) in keys {
+        let ok = t >= 0 && last.is_none_or(|l| t > l) && v.iter().all(|x| x.is_finite());
+        if !ok {
+            dropped += 1;
+            continue;
+        }
+        last = Some(t);
+        times.push(t as f32 / tps);
+        values.extend(v);
+    }
+    (times, values, dropped)
 }

@@ -454,7 +454,7 @@ pub fn normalize_influences(
         }
     }
     let sum: f32 = out_w.iter().sum();
-    if n == 0 || !(sum > 0.0) || !sum.is_finite() {
+    if n == 0 || !sum.is_finite() || sum <= 0.0 {
         return ([0; 4], [1.0, 0.0, 0.0, 0.0], true);
     }
     if (sum - 1.0).abs() > 1e-3 {
