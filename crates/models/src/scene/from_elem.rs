@@ -1,12 +1,1112 @@
-//! elem → [`Scene`](super::Scene). (Being written: returns an empty scene with a warning.)
+//! Elfreina `.elem` → [`Scene`](super::Scene), following `elem.md` §4 ("Semantics for a glTF
+//! converter").
+//!
+//! * **Handedness.** ELEM data is Direct3D, left-handed (assumed), Y up, clockwise front faces.
+//!   Positions and normals are mirrored across the XY plane (`z → −z`) and every triangle's
+//!   winding is reversed. `Setting/IsRightHand=True` (a Keystone-only key) skips both, with a
+//!   warning (elem.md §7).
+//! * **Matrices** (`InitPostureMatrix`, `OffsetMatrices`) are row-major Direct3D row-vector
+//!   matrices (translation in M41–M43): their 16 values, in file order, are already glTF's
+//!   column-major array; the z mirror is then [`mirror_z_matrix`].
+//! * **Faces** are polygons of any size: each is split as a fan `(0, k, k+1)` over its corner list,
+//!   then reversed to `(0, k+1, k)`. One primitive per (Mesh, material), in order of first use.
+//! * **Colours** are `a:r:g:b` in the file and become RGBA. Material `Diffuse` → base colour
+//!   (alpha < 1 → blend mode), `Emissive` → emissive, `Specular` + `SpecularSharpness` →
+//!   [`Material::specular`], `Ambient` → `extras.ambient` (RGBA). Per-vertex `Diffuse` →
+//!   `COLOR_0`.
+//! * **UV sets.** The first two non-empty sets (`TextureUV`/`Texture1UV`, `Texture2UV`, …) become
+//!   `TEXCOORD_0` and `TEXCOORD_1`, unchanged (both top-left origin); further sets are dropped
+//!   with a warning.
+//! * **Nodes.** Every `HierarchyList` `Node` becomes a node whose local transform is its
+//!   converted `InitPostureMatrix` (as TRS when it decomposes exactly, else as a matrix unless
+//!   the node is animated).
+//! * **Skinning.** A container with bones and a Mesh with a `BlendList` gives a skin: joint `i` is
+//!   the node named `BoneNames[i]`, its inverse bind matrix the converted `OffsetMatrices[i]`.
+//!   Influences are gathered over every `BlendPart`; at most four are kept per vertex (the
+//!   largest), then renormalised ([`pack_influences`]), with a warning. A skinned mesh's node is a
+//!   scene root with no transform (glTF ignores it). A rigid mesh whose `RenderingMesh` names
+//!   exactly one hierarchy node hangs under that node.
+//! * **Animation.** Key times are fractions of `AnimationTime` (ms): seconds =
+//!   `TimeKey × AnimationTime / 1000`. Keys are relative to the initial posture: the animated
+//!   local transform is `InitPosture · T(t) · R(q) · S(s)` (column vectors), composed per key and
+//!   decomposed into TRS (exact unless `InitPosture` has non-uniform scale; a residual is
+//!   reported). Rotation keys are D3DX quaternions `x:y:z:w` and become
+//!   [`mirror_z_quat`]`(q)`. `FrameParSecond`, `TransitionTime`, `Priority` and `Loop` go to the
+//!   animation's `extras`; `UVAnimation` (no glTF core equivalent) goes to `extras.uv_animation`
+//!   with a warning.
+//! * Non-finite numbers, degenerate normals, out-of-range indices and unknown scopes or keys are
+//!   repaired or skipped, each with a warning naming where.
 
-use super::{Conversion, SceneOptions, SceneWarning};
+use super::{
+    align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
+    normalize3, normalize_quat, pack_influences, relative_texture_path, AlphaMode, Animation,
+    Channel, ChannelPath, Conversion, Interpolation, Material, Mesh, Node, Primitive, Scene,
+    SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
+};
+use elfreina_elem as elem;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
-pub(crate) fn convert(_doc: &elfreina_elem::Elem, _options: &SceneOptions) -> Conversion {
-    Conversion {
-        warnings: vec![SceneWarning(
-            "elem to scene conversion is not implemented yet".into(),
-        )],
-        ..Conversion::default()
+/// Relative tolerance of a TRS decomposition before it counts as inexact.
+const DECOMPOSE_TOLERANCE: f32 = 1e-4;
+
+struct Ctx {
+    warnings: Vec<SceneWarning>,
+    /// Convert from left-handed (the default); false when `IsRightHand=True`.
+    mirror: bool,
+}
+
+impl Ctx {
+    fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(SceneWarning(message.into()));
     }
+
+    /// Warns about unknown items kept by the reader but not representable in glTF.
+    fn unknown(&mut self, items: &[elem::Item], place: &str) {
+        if items.is_empty() {
+            return;
+        }
+        let names: Vec<String> = items
+            .iter()
+            .map(|i| match i.name() {
+                "" => format!("data line {}", i.pos().line),
+                n => n.to_owned(),
+            })
+            .collect();
+        self.warn(format!(
+            "{place}: unknown items not converted: {}",
+            names.join(", ")
+        ));
+    }
+
+    fn point(&self, p: [f32; 3]) -> [f32; 3] {
+        if self.mirror {
+            mirror_z(p)
+        } else {
+            p
+        }
+    }
+
+    fn quat(&self, q: [f32; 4]) -> [f32; 4] {
+        if self.mirror {
+            mirror_z_quat(q)
+        } else {
+            q
+        }
+    }
+
+    /// A file matrix (row-major, row vectors) as a glTF column-major matrix, or `None` when a
+    /// value is not finite.
+    fn matrix(&self, m: &elem::Matrix) -> Option<[f32; 16]> {
+        let out: [f32; 16] = m.map(|v| v as f32);
+        if !out.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        Some(if self.mirror {
+            mirror_z_matrix(out)
+        } else {
+            out
+        })
+    }
+}
+
+fn f3(v: &[f64; 3]) -> [f32; 3] {
+    v.map(|x| x as f32)
+}
+
+fn rgba(c: &elem::Argb) -> [f32; 4] {
+    [c[1] as f32, c[2] as f32, c[3] as f32, c[0] as f32]
+}
+
+/// Clamps every component into `0..=1` (non-finite → `fallback`); true when anything changed.
+fn clamp_unit<const N: usize>(c: &mut [f32; N], fallback: f32) -> bool {
+    let mut changed = false;
+    for v in c.iter_mut() {
+        let fixed = if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            fallback
+        };
+        if fixed.to_bits() != v.to_bits() {
+            changed = true;
+            *v = fixed;
+        }
+    }
+    changed
+}
+
+fn is_exact(m: &[f32; 16], error: f32) -> bool {
+    let scale = m.iter().fold(1.0f32, |a, v| a.max(v.abs()));
+    error <= DECOMPOSE_TOLERANCE * scale
+}
+
+pub(crate) fn convert(doc: &elem::Elem, options: &SceneOptions) -> Conversion {
+    let _ = options;
+    let mut cx = Ctx {
+        warnings: Vec::new(),
+        mirror: doc.setting.is_right_hand != Some(true),
+    };
+    if !cx.mirror {
+        cx.warn(
+            "Setting/IsRightHand=True (a Keystone-only key of unverified meaning): the data is \
+             taken as right-handed, so z is not mirrored and the winding is kept",
+        );
+    }
+    let mut scene = Scene::default();
+    scene_extras(doc, &mut scene, &mut cx);
+
+    let nodes = hierarchy(doc, &mut scene, &mut cx);
+    let material_base = materials(doc, &mut scene, &mut cx);
+    meshes(doc, &mut scene, &nodes, &material_base, &mut cx);
+    animations(doc, &mut scene, &nodes, &mut cx);
+
+    Conversion {
+        scene,
+        warnings: cx.warnings,
+    }
+}
+
+fn scene_extras(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) {
+    let s = &doc.setting;
+    let mut setting = Map::new();
+    if let Some(v) = s.soft_version {
+        setting.insert("elfreina_soft_version".into(), json!(v));
+    }
+    if let Some(v) = s.beta_version {
+        setting.insert("elfreina_beta_version".into(), json!(v));
+    }
+    if let Some(v) = &s.load_type {
+        setting.insert("load_type".into(), json!(v));
+    }
+    if let Some(v) = s.is_right_hand {
+        setting.insert("is_right_hand".into(), json!(v));
+    }
+    scene
+        .extras
+        .insert("source_format".into(), Value::from("elem"));
+    scene
+        .extras
+        .insert("elem_file_version".into(), Value::from(doc.version.clone()));
+    if !setting.is_empty() {
+        scene
+            .extras
+            .insert("elem_setting".into(), Value::Object(setting));
+    }
+    cx.unknown(&doc.extra, "top level");
+    cx.unknown(&s.extra, "Setting");
+    if let Some(md) = &doc.mesh_data {
+        cx.unknown(&md.extra, "MeshDataList");
+    }
+    cx.unknown(&doc.hierarchy.extra, "HierarchyList");
+    if let Some(r) = &doc.rendering {
+        cx.unknown(&r.extra, "RenderingMeshList");
+        for m in &r.meshes {
+            cx.unknown(&m.extra, "RenderingMesh");
+        }
+    }
+    if let Some(a) = &doc.animation {
+        cx.unknown(&a.extra, "AnimationList");
+    }
+}
+
+/// The hierarchy nodes, their names and rest transforms.
+struct Nodes {
+    /// Scene node index of each hierarchy node, by name (first node of that name).
+    by_name: HashMap<String, usize>,
+    /// Converted `InitPostureMatrix` of each scene node (identity for nodes added later).
+    rest: Vec<[f32; 16]>,
+    /// Parent of each scene node.
+    parent: Vec<Option<usize>>,
+}
+
+impl Nodes {
+    fn world(&self, mut node: usize) -> [f32; 16] {
+        let mut m = IDENTITY;
+        let mut steps = 0;
+        while let Some(local) = self.rest.get(node) {
+            m = mul(*local, m);
+            steps += 1;
+            match self.parent.get(node).copied().flatten() {
+                Some(p) if steps <= self.rest.len() => node = p,
+                _ => break,
+            }
+        }
+        m
+    }
+
+    fn root_of(&self, mut node: usize) -> usize {
+        let mut steps = 0;
+        while let Some(Some(p)) = self.parent.get(node) {
+            node = *p;
+            steps += 1;
+            if steps > self.parent.len() {
+                break;
+            }
+        }
+        node
+    }
+}
+
+fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
+    // Names of the nodes that animations target: those need TRS transforms.
+    let animated: std::collections::HashSet<&str> = doc
+        .animations()
+        .iter()
+        .flat_map(|a| a.bone_animation.parts.iter())
+        .filter_map(|p| p.node_name.as_deref())
+        .collect();
+    let mut nodes = Nodes {
+        by_name: HashMap::new(),
+        rest: Vec::new(),
+        parent: Vec::new(),
+    };
+    let mut duplicates = Vec::new();
+    for (i, (parent, node)) in doc.hierarchy.flatten().into_iter().enumerate() {
+        let name = node.name.clone().unwrap_or_else(|| format!("node_{i}"));
+        let rest = match &node.init_posture {
+            None => IDENTITY,
+            Some(m) => cx.matrix(m).unwrap_or_else(|| {
+                cx.warn(format!(
+                    "HierarchyList node {name:?}: InitPostureMatrix has a non-finite value; \
+                     identity used"
+                ));
+                IDENTITY
+            }),
+        };
+        let (t, q, s, err) = decompose(rest);
+        let transform = if is_exact(&rest, err) {
+            Transform::Trs {
+                translation: t,
+                rotation: q,
+                scale: s,
+            }
+        } else if animated.contains(name.as_str()) {
+            cx.warn(format!(
+                "HierarchyList node {name:?}: InitPostureMatrix is not a TRS transform \
+                 (residual {err}) but the node is animated; its nearest TRS is used"
+            ));
+            Transform::Trs {
+                translation: t,
+                rotation: q,
+                scale: s,
+            }
+        } else {
+            Transform::Matrix(rest)
+        };
+        cx.unknown(&node.extra, &format!("HierarchyList node {name:?}"));
+        let index = scene.nodes.len();
+        if nodes.by_name.contains_key(&name) {
+            duplicates.push(name.clone());
+        } else {
+            nodes.by_name.insert(name.clone(), index);
+        }
+        scene.nodes.push(Node {
+            name,
+            transform,
+            ..Node::default()
+        });
+        nodes.rest.push(rest);
+        nodes.parent.push(parent);
+        match parent.and_then(|p| scene.nodes.get_mut(p)) {
+            Some(p) => p.children.push(index),
+            None => scene.roots.push(index),
+        }
+    }
+    if !duplicates.is_empty() {
+        cx.warn(format!(
+            "HierarchyList: node names used more than once ({}); bones, meshes and animation \
+             parts refer to the first node of each name",
+            duplicates.join(", ")
+        ));
+    }
+    nodes
+}
+
+/// Converts every container's materials; returns the index of each container's first material.
+fn materials(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Vec<usize> {
+    let mut bases = Vec::new();
+    for (ci, c) in doc.containers().iter().enumerate() {
+        bases.push(scene.materials.len());
+        let cname = c.name.clone().unwrap_or_else(|| format!("container_{ci}"));
+        if let Some(ms) = &c.materials {
+            cx.unknown(&ms.extra, &format!("container {cname:?} Materials"));
+        }
+        for (mi, m) in c.material_list().iter().enumerate() {
+            let name = m.name.clone().unwrap_or_else(|| format!("material_{mi}"));
+            let place = format!("container {cname:?} material {name:?}");
+            let mut out = Material {
+                name: name.clone(),
+                ..Material::default()
+            };
+            if let Some(d) = &m.diffuse {
+                out.base_color = rgba(d);
+                if clamp_unit(&mut out.base_color, 1.0) {
+                    cx.warn(format!("{place}: Diffuse outside 0..1 clamped"));
+                }
+                if out.base_color[3] < 1.0 {
+                    out.alpha_mode = AlphaMode::Blend;
+                }
+            }
+            if let Some(e) = &m.emissive {
+                let mut em = [e[1] as f32, e[2] as f32, e[3] as f32];
+                if clamp_unit(&mut em, 0.0) {
+                    cx.warn(format!("{place}: Emissive outside 0..1 clamped"));
+                }
+                out.emissive = em;
+                if e[0] != 1.0 {
+                    out.extras.insert("emissive_alpha".into(), json!(e[0]));
+                }
+            }
+            if m.specular.is_some() || m.specular_sharpness.is_some() {
+                let spec = m.specular.as_ref().map_or([0.0, 0.0, 0.0, 1.0], rgba);
+                let power = m.specular_sharpness.unwrap_or(0.0) as f32;
+                out.specular = Some((spec, power));
+            }
+            if let Some(a) = &m.ambient {
+                out.extras.insert("ambient".into(), json!(rgba(a)));
+            }
+            if let Some(tex) = m.texture_filename.as_deref().filter(|t| !t.is_empty()) {
+                let (path, absolute) = relative_texture_path(tex);
+                if absolute {
+                    cx.warn(format!(
+                        "{place}: absolute texture path {tex:?} reduced to its file name {path:?}"
+                    ));
+                }
+                if path != tex {
+                    out.extras.insert("source_texture".into(), json!(tex));
+                }
+                out.color_texture = Some(path);
+            }
+            cx.unknown(&m.extra, &place);
+            scene.materials.push(out);
+        }
+    }
+    bases
+}
+
+fn meshes(
+    doc: &elem::Elem,
+    scene: &mut Scene,
+    nodes: &Nodes,
+    material_base: &[usize],
+    cx: &mut Ctx,
+) {
+    for (ci, c) in doc.containers().iter().enumerate() {
+        let cname = c.name.clone().unwrap_or_else(|| format!("container_{ci}"));
+        cx.unknown(&c.extra, &format!("container {cname:?}"));
+        let rendering = doc
+            .rendering_meshes()
+            .iter()
+            .find(|r| r.name.as_deref() == Some(cname.as_str()));
+        let base = material_base.get(ci).copied().unwrap_or(0);
+        let material_count = c.material_list().len();
+        let mut skin: Option<usize> = None;
+        for (mi, m) in c.meshes.iter().enumerate() {
+            let mname = m
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{cname}_mesh_{mi}"));
+            let place = format!("container {cname:?} mesh {mname:?}");
+            let mut mesh = Mesh {
+                name: mname.clone(),
+                ..Mesh::default()
+            };
+            mesh.extras
+                .insert("elem_container".into(), Value::from(cname.clone()));
+            if !c.vertex_format.is_empty() {
+                mesh.extras
+                    .insert("elem_vertex_format".into(), json!(c.vertex_format));
+            }
+            cx.unknown(&m.extra, &place);
+            if m.blends.is_some() || m.blend_indices.is_some() {
+                cx.warn(format!(
+                    "{place}: Blends/BlendIndices scopes (undefined by the specification) not \
+                     converted"
+                ));
+            }
+            let primitives = triangles(m, base, material_count, &place, cx);
+            if primitives.is_empty() {
+                cx.warn(format!("{place}: no usable faces; mesh not converted"));
+                continue;
+            }
+            mesh.vertices = vertices(m, &primitives, &place, cx);
+            mesh.primitives = primitives;
+
+            let skinned = !m.blend_list.parts.is_empty();
+            let mut node = Node {
+                name: mname.clone(),
+                ..Node::default()
+            };
+            let mut parent = None;
+            if skinned && c.bone_count() == 0 {
+                cx.warn(format!(
+                    "{place}: BlendList present but the container has no bones; mesh not skinned"
+                ));
+            }
+            if skinned && c.bone_count() > 0 {
+                let s = match skin {
+                    Some(s) => s,
+                    None => {
+                        let s = make_skin(c, &cname, scene, nodes, cx);
+                        skin = Some(s);
+                        s
+                    }
+                };
+                let (joints, weights) = skin_vertices(m, c, &place, cx);
+                mesh.vertices.joints = Some(joints);
+                mesh.vertices.weights = Some(weights);
+                node.skin = Some(s);
+            } else if let Some(r) = rendering {
+                match r.hierarchy_names.as_slice() {
+                    [one] => match nodes.by_name.get(one) {
+                        Some(&n) => parent = Some(n),
+                        None => cx.warn(format!(
+                            "{place}: RenderingMesh names hierarchy node {one:?}, which does not \
+                             exist; mesh placed at the scene root"
+                        )),
+                    },
+                    [] => {}
+                    names => {
+                        if c.bone_count() > 0 {
+                            cx.warn(format!(
+                                "{place}: the container has bones but this mesh has no \
+                                 BlendList; drawn unskinned at the scene root"
+                            ));
+                        }
+                        node.extras
+                            .insert("elem_hierarchy_names".into(), json!(names));
+                    }
+                }
+            }
+            let mesh_index = scene.meshes.len();
+            scene.meshes.push(mesh);
+            node.mesh = Some(mesh_index);
+            let node_index = scene.nodes.len();
+            scene.nodes.push(node);
+            match parent.and_then(|p| scene.nodes.get_mut(p)) {
+                Some(p) => p.children.push(node_index),
+                None => scene.roots.push(node_index),
+            }
+        }
+    }
+}
+
+/// The faces of a mesh as triangle lists (CCW), one per material in order of first use.
+fn triangles(
+    m: &elem::Mesh,
+    base: usize,
+    material_count: usize,
+    place: &str,
+    cx: &mut Ctx,
+) -> Vec<Primitive> {
+    let vcount = m.vertex_count();
+    let mut prims: Vec<Primitive> = Vec::new();
+    let (mut bad_faces, mut bad_material) = (0usize, 0usize);
+    let mut expected = m.face_indices.len();
+    for (f, face) in m.faces().enumerate() {
+        expected = expected.saturating_sub(face.len());
+        if face.len() < 3 || face.iter().any(|&i| i as usize >= vcount) {
+            bad_faces += 1;
+            continue;
+        }
+        let material = match m.attributes.get(f) {
+            Some(&a) if (a as usize) < material_count => Some(base + a as usize),
+            Some(_) => {
+                bad_material += 1;
+                None
+            }
+            None => None,
+        };
+        let prim = match prims.iter().position(|p| p.material == material) {
+            Some(p) => p,
+            None => {
+                prims.push(Primitive {
+                    indices: Vec::new(),
+                    material,
+                });
+                prims.len() - 1
+            }
+        };
+        let Some(prim) = prims.get_mut(prim) else {
+            continue;
+        };
+        let c0 = face[0];
+        for pair in face[1..].windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if cx.mirror {
+                prim.indices.extend_from_slice(&[c0, b, a]);
+            } else {
+                prim.indices.extend_from_slice(&[c0, a, b]);
+            }
+        }
+    }
+    if bad_faces > 0 {
+        cx.warn(format!(
+            "{place}: {bad_faces} faces with fewer than 3 corners or an index out of range skipped"
+        ));
+    }
+    if bad_material > 0 {
+        cx.warn(format!(
+            "{place}: {bad_material} faces name a material that does not exist; drawn without \
+             material"
+        ));
+    }
+    if m.attributes.is_empty() && m.face_count() > 0 {
+        cx.warn(format!(
+            "{place}: no Attributes; faces drawn without material"
+        ));
+    } else if m.attributes.len() < m.face_count() {
+        cx.warn(format!(
+            "{place}: fewer Attributes than faces; the rest drawn without material"
+        ));
+    }
+    prims
+}
+
+fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> Vertices {
+    let n = m.vertex_count();
+    let mut out = Vertices::default();
+    let mut non_finite = 0usize;
+    out.positions = m
+        .positions
+        .iter()
+        .map(|p| {
+            let p = f3(p);
+            if p.iter().all(|v| v.is_finite()) {
+                cx.point(p)
+            } else {
+                non_finite += 1;
+                [0.0; 3]
+            }
+        })
+        .collect();
+    if non_finite > 0 {
+        cx.warn(format!(
+            "{place}: {non_finite} positions with non-finite values set to the origin"
+        ));
+    }
+    if !m.normals.is_empty() {
+        if m.normals.len() == n {
+            out.normals = Some(normals(m, &out.positions, prims, place, cx));
+        } else {
+            cx.warn(format!(
+                "{place}: {} normals for {n} vertices; normals not converted",
+                m.normals.len()
+            ));
+        }
+    }
+    if !m.diffuse.is_empty() {
+        if m.diffuse.len() == n {
+            let mut clamped = 0usize;
+            out.colors = Some(
+                m.diffuse
+                    .iter()
+                    .map(|c| {
+                        let mut c = rgba(c);
+                        if clamp_unit(&mut c, 1.0) {
+                            clamped += 1;
+                        }
+                        c
+                    })
+                    .collect(),
+            );
+            if clamped > 0 {
+                cx.warn(format!(
+                    "{place}: {clamped} vertex colours outside 0..1 clamped"
+                ));
+            }
+        } else {
+            cx.warn(format!(
+                "{place}: {} vertex colours for {n} vertices; colours not converted",
+                m.diffuse.len()
+            ));
+        }
+    }
+    let sets: Vec<(usize, &Vec<[f64; 2]>)> = m
+        .uv_sets
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .collect();
+    let mut bad_uv = 0usize;
+    let mut converted = Vec::new();
+    for &(k, set) in &sets {
+        if set.len() != n {
+            cx.warn(format!(
+                "{place}: UV set {} has {} rows for {n} vertices; not converted",
+                k + 1,
+                set.len()
+            ));
+            continue;
+        }
+        if converted.len() == 2 {
+            cx.warn(format!(
+                "{place}: UV set {} dropped (glTF output carries two UV sets)",
+                k + 1
+            ));
+            continue;
+        }
+        if k != converted.len() {
+            cx.warn(format!(
+                "{place}: UV set {} becomes TEXCOORD_{}",
+                k + 1,
+                converted.len()
+            ));
+        }
+        converted.push(
+            set.iter()
+                .map(|uv| {
+                    let uv = uv.map(|v| v as f32);
+                    if uv.iter().all(|v| v.is_finite()) {
+                        uv
+                    } else {
+                        bad_uv += 1;
+                        [0.0; 2]
+                    }
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    if bad_uv > 0 {
+        cx.warn(format!("{place}: {bad_uv} non-finite UVs set to 0"));
+    }
+    let mut converted = converted.into_iter();
+    out.uv0 = converted.next();
+    out.uv1 = converted.next();
+    out
+}
+
+/// Mirrored, unit-length normals. A zero or non-finite normal is replaced by the average of the
+/// normals of the triangles using the vertex (or +Y), with a warning.
+fn normals(
+    m: &elem::Mesh,
+    positions: &[[f32; 3]],
+    prims: &[Primitive],
+    place: &str,
+    cx: &mut Ctx,
+) -> Vec<[f32; 3]> {
+    let (mut rescaled, mut degenerate) = (0usize, Vec::new());
+    let mut out: Vec<[f32; 3]> = m
+        .normals
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let v = cx.point(f3(v));
+            match normalize3(v) {
+                Some(u) => {
+                    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+                    if (len - 1.0).abs() > 1e-3 {
+                        rescaled += 1;
+                    }
+                    u
+                }
+                None => {
+                    degenerate.push(i);
+                    [0.0, 1.0, 0.0]
+                }
+            }
+        })
+        .collect();
+    if !degenerate.is_empty() {
+        let mut acc = vec![[0.0f32; 3]; positions.len()];
+        for tri in prims.iter().flat_map(|p| p.indices.chunks_exact(3)) {
+            let p = |k: usize| {
+                tri.get(k)
+                    .and_then(|&i| positions.get(i as usize))
+                    .copied()
+                    .unwrap_or_default()
+            };
+            let (a, b, c) = (p(0), p(1), p(2));
+            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+            let nrm = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            for &i in tri {
+                if let Some(s) = acc.get_mut(i as usize) {
+                    for k in 0..3 {
+                        s[k] += nrm[k];
+                    }
+                }
+            }
+        }
+        for &i in &degenerate {
+            if let (Some(slot), Some(a)) = (out.get_mut(i), acc.get(i)) {
+                *slot = normalize3(*a).unwrap_or([0.0, 1.0, 0.0]);
+            }
+        }
+        cx.warn(format!(
+            "{place}: {} zero or non-finite normals replaced by face normals",
+            degenerate.len()
+        ));
+    }
+    if rescaled > 0 {
+        cx.warn(format!(
+            "{place}: {rescaled} normals were not unit length and were normalised"
+        ));
+    }
+    out
+}
+
+/// Builds the skin of a container: joint `i` is the node named `BoneNames[i]`.
+fn make_skin(
+    c: &elem::MeshContainer,
+    cname: &str,
+    scene: &mut Scene,
+    nodes: &Nodes,
+    cx: &mut Ctx,
+) -> usize {
+    let mut joints = Vec::new();
+    let mut ibms = Vec::new();
+    for i in 0..c.bone_count() {
+        let name = c.bone_names.get(i).cloned();
+        let offset = c.offset_matrices.get(i).map(|m| cx.matrix(m));
+        let existing = name
+            .as_ref()
+            .and_then(|n| nodes.by_name.get(n).copied())
+            .filter(|n| !joints.contains(n));
+        let ibm = match (offset, existing) {
+            (Some(Some(m)), _) => m,
+            (Some(None), _) | (None, _) => {
+                let fallback = existing
+                    .and_then(|n| invert(nodes.world(n)))
+                    .unwrap_or(IDENTITY);
+                cx.warn(format!(
+                    "container {cname:?} bone {i}: offset matrix missing or not finite; the \
+                     inverse of the bone's rest pose is used"
+                ));
+                fallback
+            }
+        };
+        let joint = match existing {
+            Some(n) => n,
+            None => {
+                let label = name.clone().unwrap_or_else(|| format!("bone_{i}"));
+                cx.warn(format!(
+                    "container {cname:?} bone {label:?}: no (unused) HierarchyList node of that \
+                     name; a node at the bind pose (inverse offset matrix) is added at the root"
+                ));
+                let world = invert(ibm).unwrap_or(IDENTITY);
+                let (t, q, s, err) = decompose(world);
+                let transform = if is_exact(&world, err) {
+                    Transform::Trs {
+                        translation: t,
+                        rotation: q,
+                        scale: s,
+                    }
+                } else {
+                    Transform::Matrix(world)
+                };
+                let index = scene.nodes.len();
+                scene.nodes.push(Node {
+                    name: label,
+                    transform,
+                    ..Node::default()
+                });
+                scene.roots.push(index);
+                index
+            }
+        };
+        joints.push(joint);
+        ibms.push(ibm);
+    }
+    // The common root of the joints (hierarchy nodes only; added nodes are roots).
+    let root_of = |j: usize| {
+        if j < nodes.parent.len() {
+            nodes.root_of(j)
+        } else {
+            j
+        }
+    };
+    let skeleton = joints
+        .first()
+        .map(|&j| root_of(j))
+        .filter(|&r| joints.iter().all(|&j| root_of(j) == r));
+    let index = scene.skins.len();
+    scene.skins.push(Skin {
+        name: cname.to_owned(),
+        joints,
+        inverse_bind_matrices: ibms,
+        skeleton,
+    });
+    index
+}
+
+/// `JOINTS_0` / `WEIGHTS_0` of a skinned mesh from its `BlendList`.
+fn skin_vertices(
+    m: &elem::Mesh,
+    c: &elem::MeshContainer,
+    place: &str,
+    cx: &mut Ctx,
+) -> (Vec<[u16; 4]>, Vec<[f32; 4]>) {
+    let n = m.vertex_count();
+    let bones = c.bone_count();
+    let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); n];
+    for (pi, part) in m.blend_list.parts.iter().enumerate() {
+        cx.unknown(&part.extra, &format!("{place} BlendPart {pi}"));
+        let joint = part.transform_index.map(|t| t as usize).or_else(|| {
+            part.bone_name
+                .as_ref()
+                .and_then(|b| c.bone_names.iter().position(|n| n == b))
+        });
+        let Some(joint) = joint
+            .filter(|&j| j < bones)
+            .and_then(|j| u16::try_from(j).ok())
+        else {
+            cx.warn(format!(
+                "{place} BlendPart {pi}: no valid TransformIndex or BoneName; its weights are \
+                 not converted"
+            ));
+            continue;
+        };
+        let mut out_of_range = 0usize;
+        for vb in &part.vertex_blends {
+            match influences.get_mut(vb.vertex as usize) {
+                Some(list) => list.push((joint, vb.weight as f32)),
+                None => out_of_range += 1,
+            }
+        }
+        if out_of_range > 0 {
+            cx.warn(format!(
+                "{place} BlendPart {pi}: {out_of_range} rows name a vertex out of range; skipped"
+            ));
+        }
+    }
+    cx.unknown(&m.blend_list.extra, &format!("{place} BlendList"));
+    let (mut truncated, mut renormalized, mut invalid, mut empty) = (0, 0, 0, 0);
+    let mut joints = Vec::with_capacity(n);
+    let mut weights = Vec::with_capacity(n);
+    for list in &influences {
+        let (j, w, fixes) = pack_influences(list);
+        truncated += usize::from(fixes.truncated);
+        renormalized += usize::from(fixes.renormalized);
+        invalid += usize::from(fixes.invalid);
+        empty += usize::from(fixes.empty);
+        joints.push(j);
+        weights.push(w);
+    }
+    if truncated > 0 {
+        cx.warn(format!(
+            "{place}: {truncated} vertices have more than 4 influences; the 4 largest kept"
+        ));
+    }
+    if renormalized > 0 {
+        cx.warn(format!(
+            "{place}: {renormalized} vertices' weights did not sum to 1 and were renormalised"
+        ));
+    }
+    if invalid > 0 {
+        cx.warn(format!(
+            "{place}: {invalid} vertices have negative or non-finite weights (ignored)"
+        ));
+    }
+    if empty > 0 {
+        cx.warn(format!(
+            "{place}: {empty} vertices have no influence; bound to bone 0"
+        ));
+    }
+    (joints, weights)
+}
+
+fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) {
+    for (ai, a) in doc.animations().iter().enumerate() {
+        let name = a.name.clone().unwrap_or_else(|| format!("animation_{ai}"));
+        let place = format!("animation {name:?}");
+        cx.unknown(&a.extra, &place);
+        cx.unknown(&a.bone_animation.extra, &format!("{place} BoneAnimation"));
+        let time_ms = match a.time_ms {
+            Some(t) if t > 0 => t as f64,
+            other => {
+                cx.warn(format!(
+                    "{place}: AnimationTime {other:?} is not a positive length; 1000 ms assumed"
+                ));
+                1000.0
+            }
+        };
+        let mut anim = Animation {
+            name: name.clone(),
+            ..Animation::default()
+        };
+        let ex = &mut anim.extras;
+        ex.insert("animation_time_ms".into(), json!(time_ms));
+        if let Some(v) = a.frames_per_second {
+            ex.insert("frames_per_second".into(), json!(v));
+        }
+        if let Some(v) = a.transition_time {
+            ex.insert("transition_time_ms".into(), json!(v));
+        }
+        if let Some(v) = a.priority {
+            ex.insert("priority".into(), json!(v));
+        }
+        if let Some(v) = a.looped {
+            ex.insert("loop".into(), json!(v));
+        }
+        let mut part_transitions = Map::new();
+        let mut targeted: Vec<usize> = Vec::new();
+        for (pi, part) in a.bone_animation.parts.iter().enumerate() {
+            let pname = part
+                .node_name
+                .clone()
+                .unwrap_or_else(|| format!("part {pi}"));
+            let pplace = format!("{place} part {pname:?}");
+            cx.unknown(&part.extra, &pplace);
+            let Some(&node) = part.node_name.as_ref().and_then(|n| nodes.by_name.get(n)) else {
+                cx.warn(format!(
+                    "{pplace}: no HierarchyList node of that name; keys not converted"
+                ));
+                continue;
+            };
+            if targeted.contains(&node) {
+                cx.warn(format!(
+                    "{pplace}: a second part for the same node; keys not converted"
+                ));
+                continue;
+            }
+            if let Some(t) = part.transition_time {
+                part_transitions.insert(pname.clone(), json!(t));
+            }
+            let rest = nodes.rest.get(node).copied().unwrap_or(IDENTITY);
+            if let Some(channels) = bone_channels(part, node, rest, time_ms, &pplace, cx) {
+                anim.channels.extend(channels);
+                targeted.push(node);
+            }
+        }
+        if !part_transitions.is_empty() {
+            anim.extras.insert(
+                "part_transition_times_ms".into(),
+                Value::Object(part_transitions),
+            );
+        }
+        if !a.uv_animation.is_empty() {
+            anim.extras
+                .insert("uv_animation".into(), uv_animation(&a.uv_animation));
+            cx.warn(format!(
+                "{place}: UVAnimation ({} parts) has no glTF core equivalent; kept in the \
+                 animation's extras.uv_animation only",
+                a.uv_animation.parts.len()
+            ));
+            cx.unknown(&a.uv_animation.extra, &format!("{place} UVAnimation"));
+            for p in &a.uv_animation.parts {
+                cx.unknown(&p.extra, &format!("{place} UVAnimation part"));
+            }
+        }
+        if anim.channels.is_empty() {
+            cx.warn(format!(
+                "{place}: no convertible bone keys; animation not converted"
+            ));
+            continue;
+        }
+        scene.animations.push(anim);
+    }
+}
+
+/// The translation, rotation and scale channels of one bone `AnimationPart`.
+fn bone_channels(
+    part: &elem::BoneAnimationPart,
+    node: usize,
+    rest: [f32; 16],
+    time_ms: f64,
+    place: &str,
+    cx: &mut Ctx,
+) -> Option<[Channel; 3]> {
+    let interpolation = match part.interpolation_type.as_deref() {
+        None | Some("Linear") => Interpolation::Linear,
+        Some("Step") => Interpolation::Step,
+        Some(other) => {
+            cx.warn(format!(
+                "{place}: InterpolationType {other:?} has no glTF equivalent; keys interpolated \
+                 linearly"
+            ));
+            Interpolation::Linear
+        }
+    };
+    let k = part.time_keys.len();
+    if part.trans_keys.len() != k || part.rotate_keys.len() != k || part.scale_keys.len() != k {
+        cx.warn(format!(
+            "{place}: key lists of different lengths; missing keys are the identity"
+        ));
+    }
+    let (mut times, mut t_out, mut r_out, mut s_out) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut skipped, mut worst) = (0usize, 0.0f32);
+    let mut prev_q = [0.0, 0.0, 0.0, 1.0];
+    for (i, &key) in part.time_keys.iter().enumerate() {
+        let time = (key * time_ms / 1000.0) as f32;
+        let t = part.trans_keys.get(i).map_or([0.0; 3], f3);
+        let q = part
+            .rotate_keys
+            .get(i)
+            .map_or([0.0, 0.0, 0.0, 1.0], |q| q.map(|v| v as f32));
+        let s = part.scale_keys.get(i).map_or([1.0; 3], f3);
+        let finite = time.is_finite()
+            && t.iter()
+                .chain(q.iter())
+                .chain(s.iter())
+                .all(|v| v.is_finite());
+        if !finite || time < 0.0 || times.last().is_some_and(|&last| time <= last) {
+            skipped += 1;
+            continue;
+        }
+        let local = compose(cx.point(t), cx.quat(normalize_quat(q)), s);
+        let m = mul(rest, local);
+        let (tt, rq, ss, err) = decompose(m);
+        if !is_exact(&m, err) {
+            worst = worst.max(err);
+        }
+        let rq = align_quat(prev_q, rq);
+        prev_q = rq;
+        times.push(time);
+        t_out.extend_from_slice(&tt);
+        r_out.extend_from_slice(&rq);
+        s_out.extend_from_slice(&ss);
+    }
+    if skipped > 0 {
+        cx.warn(format!(
+            "{place}: {skipped} keys skipped (negative, non-finite or not after the previous \
+             key's time)"
+        ));
+    }
+    if worst > 0.0 {
+        cx.warn(format!(
+            "{place}: InitPostureMatrix × key is not exactly a TRS transform (residual up to \
+             {worst}); the nearest TRS is used"
+        ));
+    }
+    if times.is_empty() {
+        cx.warn(format!("{place}: no usable keys"));
+        return None;
+    }
+    let channel = |path, values| Channel {
+        node,
+        path,
+        interpolation,
+        times: times.clone(),
+        values,
+    };
+    Some([
+        channel(ChannelPath::Translation, t_out),
+        channel(ChannelPath::Rotation, r_out),
+        channel(ChannelPath::Scale, s_out),
+    ])
+}
+
+/// The UV animation as JSON for `extras`, in file terms (names, normalised times, raw rows).
+fn uv_animation(uv: &elem::UvAnimation) -> Value {
+    let parts: Vec<Value> = uv
+        .parts
+        .iter()
+        .map(|p| {
+            json!({
+                "mesh_container": p.mesh_container_name,
+                "material": p.material_name,
+                "time_keys": p.time_keys,
+                "trans_keys": p.trans_keys,
+                "rotate_keys": p.rotate_keys,
+                "scale_keys": p.scale_keys,
+            })
+        })
+        .collect();
+    json!({ "time_keys": uv.time_keys, "parts": parts })
 }

@@ -1,12 +1,498 @@
-//! skm → [`Scene`](super::Scene). (Being written: returns an empty scene with a warning.)
+//! y_kim EditAnimation `.skm` → [`Scene`](super::Scene), following `skm.md` §4 ("Semantics for
+//! a glTF converter").
+//!
+//! * **Handedness.** D3DX data: left-handed (assumed), Y up, clockwise front faces. Positions,
+//!   normals and bone points are mirrored across the XY plane (`z → −z`), quaternions become
+//!   [`mirror_z_quat`]`(q)`, and every triangle's winding is reversed. UVs are unchanged (both
+//!   top-left origin).
+//! * **Mesh.** One mesh, one primitive per attribute range (`id faceStart faceCount …`), in file
+//!   order, with material `id`. Faces no range covers get a primitive without material (warning).
+//!   The raw attribute table goes to the mesh's `extras.attribute_ranges`. Adjacency is not
+//!   carried (it is derived data; warning).
+//! * **Materials** (D3DMATERIAL8, `R G B A`): diffuse → base colour (alpha < 1 → blend mode),
+//!   emissive RGB → emissive, specular + power → [`Material::specular`], ambient →
+//!   `extras.ambient`; a texture name (`(NULL)` = none) → the colour texture, backslashes turned
+//!   into slashes.
+//! * **Skinning** (only when the file has bones): `JOINTS_0` = the four bytes of `blendIndices`
+//!   (low byte first), `WEIGHTS_0` = `(b0, b1, b2, 1 − b0 − b1 − b2)`; a slightly negative
+//!   implied weight is clamped to 0; repeated joints are merged and zero-weight slots set to
+//!   joint 0 ([`pack_influences`]).
+//! * **Bind pose — a choice.** The file stores, per bone, a parent, a begin point (the rotation
+//!   centre), an end point and an "initial posture" quaternion that the seed says is needed
+//!   only for mirroring poses. Following skm.md §4, the rest pose is **translation only**: a
+//!   bone node's translation is `begin − parent.begin` (a root's is `begin`), its rotation is
+//!   the identity, and its inverse bind matrix is `translation(−begin)` (all mirrored). The
+//!   quaternion is *not* applied; it is kept in the node's `extras.initial_rotation` (converted
+//!   to glTF axes), and a warning says so whenever a bone has a non-identity quaternion. The end
+//!   point (converted) and the symmetric-partner index also go to `extras`.
+//! * **Animation:** none (it lives in the unspecified `.bnf` companion).
 
-use super::{Conversion, SceneOptions, SceneWarning};
+use super::{
+    mirror_z, mirror_z_quat, normalize3, pack_influences, relative_texture_path,
+    translation_matrix, AlphaMode, Conversion, Material, Mesh, Node, Primitive, Scene,
+    SceneOptions, SceneWarning, Skin, Transform, Vertices,
+};
+use serde_json::{json, Value};
+use skm_text::Skm;
 
-pub(crate) fn convert(_doc: &skm_text::Skm, _options: &SceneOptions) -> Conversion {
-    Conversion {
-        warnings: vec![SceneWarning(
-            "skm to scene conversion is not implemented yet".into(),
-        )],
-        ..Conversion::default()
+struct Ctx {
+    warnings: Vec<SceneWarning>,
+}
+
+impl Ctx {
+    fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(SceneWarning(message.into()));
     }
+}
+
+/// Replaces non-finite components by `fallback`; true when anything changed.
+fn finite<const N: usize>(v: [f32; N], fallback: f32) -> ([f32; N], bool) {
+    let bad = v.iter().any(|x| !x.is_finite());
+    (v.map(|x| if x.is_finite() { x } else { fallback }), bad)
+}
+
+/// Clamps into `0..=1` (non-finite → `fallback`); true when anything changed.
+fn unit<const N: usize>(v: [f32; N], fallback: f32) -> ([f32; N], bool) {
+    let out = v.map(|x| {
+        if x.is_finite() {
+            x.clamp(0.0, 1.0)
+        } else {
+            fallback
+        }
+    });
+    let changed = out
+        .iter()
+        .zip(v.iter())
+        .any(|(a, b)| a.to_bits() != b.to_bits());
+    (out, changed)
+}
+
+pub(crate) fn convert(doc: &Skm, options: &SceneOptions) -> Conversion {
+    let _ = options;
+    let mut cx = Ctx {
+        warnings: Vec::new(),
+    };
+    let mut scene = Scene::default();
+    scene
+        .extras
+        .insert("source_format".into(), Value::from("skm"));
+
+    materials(doc, &mut scene, &mut cx);
+    let skin = bones(doc, &mut scene, &mut cx);
+    let mut mesh = Mesh {
+        name: "skm".into(),
+        ..Mesh::default()
+    };
+    mesh.vertices = vertices(doc, skin.is_some(), &mut cx);
+    mesh.primitives = primitives(doc, &mut cx);
+    mesh.extras.insert(
+        "attribute_ranges".into(),
+        json!(doc
+            .attributes
+            .iter()
+            .map(|a| [
+                a.material,
+                a.face_start,
+                a.face_count,
+                a.vertex_start,
+                a.vertex_count
+            ])
+            .collect::<Vec<_>>()),
+    );
+    if !doc.adjacency.is_empty() {
+        cx.warn(format!(
+            "Adjacency ({} faces) not carried: glTF has no place for it and it can be derived \
+             from the indices",
+            doc.adjacency.len()
+        ));
+    }
+    if mesh.primitives.is_empty() {
+        if !doc.vertices.is_empty() {
+            cx.warn(format!(
+                "no triangles; the {} vertices are not converted",
+                doc.vertices.len()
+            ));
+        }
+    } else {
+        let m = scene.meshes.len();
+        scene.meshes.push(mesh);
+        let n = scene.nodes.len();
+        scene.nodes.push(Node {
+            name: "skm".into(),
+            mesh: Some(m),
+            skin,
+            ..Node::default()
+        });
+        scene.roots.push(n);
+    }
+    Conversion {
+        scene,
+        warnings: cx.warnings,
+    }
+}
+
+fn materials(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) {
+    for (i, m) in doc.materials.iter().enumerate() {
+        let mut out = Material {
+            name: format!("material_{i}"),
+            ..Material::default()
+        };
+        let (base, b1) = unit(m.diffuse, 1.0);
+        let (emissive, b2) = unit([m.emissive[0], m.emissive[1], m.emissive[2]], 0.0);
+        let (specular, b3) = finite(m.specular, 0.0);
+        let (ambient, b4) = finite(m.ambient, 0.0);
+        let (power, b5) = finite([m.power], 0.0);
+        if b1 || b2 || b3 || b4 || b5 {
+            cx.warn(format!(
+                "material {i}: colours outside 0..1 clamped or non-finite values replaced"
+            ));
+        }
+        out.base_color = base;
+        if base[3] < 1.0 {
+            out.alpha_mode = AlphaMode::Blend;
+        }
+        out.emissive = emissive;
+        out.specular = Some((specular, power[0]));
+        out.extras.insert("ambient".into(), json!(ambient));
+        if m.emissive[3] != 1.0 {
+            out.extras
+                .insert("emissive_alpha".into(), json!(m.emissive[3]));
+        }
+        if let Some(name) = &m.texture {
+            let raw = doc.text(name);
+            let raw = raw.trim();
+            if !raw.is_empty() {
+                let (path, absolute) = relative_texture_path(raw);
+                if absolute {
+                    cx.warn(format!(
+                        "material {i}: absolute texture path {raw:?} reduced to its file name \
+                         {path:?}"
+                    ));
+                }
+                if path != raw {
+                    out.extras.insert("source_texture".into(), json!(raw));
+                }
+                out.color_texture = Some(path);
+            }
+        }
+        scene.materials.push(out);
+    }
+}
+
+/// The bone nodes and the skin (`None` for a static mesh).
+fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
+    let count = doc.bones.len();
+    if count == 0 {
+        return None;
+    }
+    let base = scene.nodes.len();
+    // A parent that is out of range or closes a cycle makes the bone a root.
+    let mut parents: Vec<Option<usize>> = doc
+        .bones
+        .iter()
+        .map(|b| b.parent_index().filter(|&p| p < count))
+        .collect();
+    let mut broken = Vec::new();
+    for (i, b) in doc.bones.iter().enumerate() {
+        if b.parent >= 0 && parents.get(i).copied().flatten().is_none() {
+            broken.push(i);
+        }
+    }
+    for i in 0..count {
+        let mut at = i;
+        let mut steps = 0;
+        while let Some(Some(p)) = parents.get(at) {
+            at = *p;
+            steps += 1;
+            if at == i || steps > count {
+                if let Some(slot) = parents.get_mut(i) {
+                    *slot = None;
+                }
+                broken.push(i);
+                break;
+            }
+        }
+    }
+    if !broken.is_empty() {
+        cx.warn(format!(
+            "bones {broken:?}: parent out of range or in a cycle; made roots"
+        ));
+    }
+    let mut begins = Vec::with_capacity(count);
+    let mut non_finite = 0usize;
+    for b in &doc.bones {
+        let (p, bad) = finite(b.begin, 0.0);
+        non_finite += usize::from(bad);
+        begins.push(mirror_z(p));
+    }
+    if non_finite > 0 {
+        cx.warn(format!(
+            "{non_finite} bones have a non-finite begin point (set to 0)"
+        ));
+    }
+    let mut rotated = Vec::new();
+    for (i, b) in doc.bones.iter().enumerate() {
+        let name = doc.text(&b.name).into_owned();
+        let begin = begins.get(i).copied().unwrap_or_default();
+        let parent = parents.get(i).copied().flatten();
+        let origin = parent
+            .and_then(|p| begins.get(p).copied())
+            .unwrap_or([0.0; 3]);
+        let translation = [
+            begin[0] - origin[0],
+            begin[1] - origin[1],
+            begin[2] - origin[2],
+        ];
+        let (end, _) = finite(b.end, 0.0);
+        let (q, _) = finite(b.rotation, 0.0);
+        let q = mirror_z_quat(q);
+        if (q[0].abs() + q[1].abs() + q[2].abs()) > 1e-6 {
+            rotated.push(name.clone());
+        }
+        let mut node = Node {
+            name: if name.is_empty() {
+                format!("bone_{i}")
+            } else {
+                name
+            },
+            transform: Transform::Trs {
+                translation,
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                scale: [1.0; 3],
+            },
+            ..Node::default()
+        };
+        node.extras.insert("end".into(), json!(mirror_z(end)));
+        node.extras.insert("initial_rotation".into(), json!(q));
+        node.extras.insert(
+            "symmetric".into(),
+            match b.symmetric_index().filter(|&s| s < count) {
+                Some(s) => json!(s),
+                None => Value::Null,
+            },
+        );
+        scene.nodes.push(node);
+    }
+    for (i, parent) in parents.iter().enumerate() {
+        match parent.and_then(|p| scene.nodes.get_mut(base + p)) {
+            Some(p) => p.children.push(base + i),
+            None => scene.roots.push(base + i),
+        }
+    }
+    if !rotated.is_empty() {
+        cx.warn(format!(
+            "bind pose: the initial-posture quaternions of {} bones ({}) are not applied (the \
+             rest pose is translation only, skm.md §4); kept in extras.initial_rotation",
+            rotated.len(),
+            rotated.join(", ")
+        ));
+    }
+    let roots: Vec<usize> = (0..count)
+        .filter(|&i| parents.get(i).copied().flatten().is_none())
+        .collect();
+    let skin = Skin {
+        name: "skm".into(),
+        joints: (base..base + count).collect(),
+        inverse_bind_matrices: begins
+            .iter()
+            .map(|b| translation_matrix(b.map(|x| -x)))
+            .collect(),
+        skeleton: match roots.as_slice() {
+            [one] => Some(base + one),
+            _ => None,
+        },
+    };
+    scene.skins.push(skin);
+    Some(scene.skins.len() - 1)
+}
+
+fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
+    let n = doc.vertices.len();
+    let mut out = Vertices {
+        positions: Vec::with_capacity(n),
+        normals: Some(Vec::with_capacity(n)),
+        uv0: Some(Vec::with_capacity(n)),
+        ..Vertices::default()
+    };
+    let (mut bad_pos, mut bad_uv, mut bad_normal, mut rescaled) = (0usize, 0usize, 0usize, 0usize);
+    for v in &doc.vertices {
+        let (p, bad) = finite(v.position, 0.0);
+        bad_pos += usize::from(bad);
+        out.positions.push(mirror_z(p));
+        let nrm = mirror_z(v.normal);
+        let unit = match normalize3(nrm) {
+            Some(u) => {
+                let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
+                if (len - 1.0).abs() > 1e-3 {
+                    rescaled += 1;
+                }
+                u
+            }
+            None => {
+                bad_normal += 1;
+                [0.0, 1.0, 0.0]
+            }
+        };
+        if let Some(ns) = out.normals.as_mut() {
+            ns.push(unit);
+        }
+        let (uv, bad) = finite(v.uv, 0.0);
+        bad_uv += usize::from(bad);
+        if let Some(us) = out.uv0.as_mut() {
+            us.push(uv);
+        }
+    }
+    if bad_pos > 0 {
+        cx.warn(format!(
+            "{bad_pos} positions with non-finite values set to the origin"
+        ));
+    }
+    if bad_normal > 0 {
+        cx.warn(format!(
+            "{bad_normal} zero or non-finite normals replaced by +Y"
+        ));
+    }
+    if rescaled > 0 {
+        cx.warn(format!(
+            "{rescaled} normals were not unit length and were normalised"
+        ));
+    }
+    if bad_uv > 0 {
+        cx.warn(format!("{bad_uv} non-finite UVs set to 0"));
+    }
+    if skinned {
+        let bones = doc.bones.len();
+        let (mut clamped, mut out_of_range, mut other) = (0usize, 0usize, 0usize);
+        let mut joints = Vec::with_capacity(n);
+        let mut weights = Vec::with_capacity(n);
+        for v in &doc.vertices {
+            let mut w = v.weights4();
+            if w[3] < 0.0 {
+                // Rounding (b0 + b1 + b2 slightly above 1) or a real excess: clamp.
+                if w[3] < -1e-4 {
+                    clamped += 1;
+                }
+                w[3] = 0.0;
+            }
+            let palette = v.palette();
+            let mut infl = Vec::with_capacity(4);
+            for (&j, &wt) in palette.iter().zip(w.iter()) {
+                if usize::from(j) < bones {
+                    infl.push((u16::from(j), wt));
+                } else if wt != 0.0 {
+                    out_of_range += 1;
+                }
+            }
+            let (j, w, fixes) = pack_influences(&infl);
+            if fixes.invalid || fixes.empty || fixes.truncated {
+                other += 1;
+            }
+            joints.push(j);
+            weights.push(w);
+        }
+        if clamped > 0 {
+            cx.warn(format!(
+                "{clamped} vertices have b0 + b1 + b2 > 1: the implied fourth weight was clamped \
+                 to 0 and the weights renormalised"
+            ));
+        }
+        if out_of_range > 0 {
+            cx.warn(format!(
+                "{out_of_range} non-zero influences name a bone out of range; ignored"
+            ));
+        }
+        if other > 0 {
+            cx.warn(format!(
+                "{other} vertices have negative or no usable weights; repaired (no weight: bound \
+                 to bone 0)"
+            ));
+        }
+        out.joints = Some(joints);
+        out.weights = Some(weights);
+    } else if doc.vertices.iter().any(|v| v.blend_indices != 0) {
+        cx.warn("blend indices present but the file has no bones; the mesh is not skinned");
+    }
+    out
+}
+
+fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
+    let faces = doc.triangles.len();
+    let vcount = doc.vertices.len();
+    let mut covered = vec![false; faces];
+    let mut bad_index = 0usize;
+    let mut push = |indices: &mut Vec<u32>, f: usize| {
+        if let Some(&[a, b, c]) = doc.triangles.get(f) {
+            if [a, b, c].iter().all(|&i| (i as usize) < vcount) {
+                // Clockwise (D3D) → counter-clockwise (glTF) after the z mirror.
+                indices.extend_from_slice(&[a, c, b]);
+            } else {
+                bad_index += 1;
+            }
+        }
+    };
+    let mut prims = Vec::new();
+    let (mut bad_range, mut bad_material) = (0usize, 0usize);
+    for a in &doc.attributes {
+        let start = a.face_start as usize;
+        let end = start.saturating_add(a.face_count as usize);
+        if end > faces {
+            bad_range += 1;
+        }
+        let mut indices = Vec::new();
+        for f in start..end.min(faces) {
+            if let Some(c) = covered.get_mut(f) {
+                *c = true;
+            }
+            push(&mut indices, f);
+        }
+        if indices.is_empty() {
+            continue;
+        }
+        let material = (a.material as usize) < doc.materials.len();
+        if !material {
+            bad_material += 1;
+        }
+        prims.push(Primitive {
+            indices,
+            material: material.then_some(a.material as usize),
+        });
+    }
+    let uncovered: Vec<usize> = (0..faces)
+        .filter(|&f| !covered.get(f).copied().unwrap_or(true))
+        .collect();
+    if !uncovered.is_empty() {
+        if !doc.attributes.is_empty() || !doc.materials.is_empty() {
+            cx.warn(format!(
+                "{} faces are in no attribute range; drawn without material",
+                uncovered.len()
+            ));
+        }
+        let mut indices = Vec::new();
+        for f in uncovered {
+            push(&mut indices, f);
+        }
+        if !indices.is_empty() {
+            prims.push(Primitive {
+                indices,
+                material: None,
+            });
+        }
+    }
+    if bad_range > 0 {
+        cx.warn(format!(
+            "{bad_range} attribute ranges extend past the last face; cut"
+        ));
+    }
+    if bad_material > 0 {
+        cx.warn(format!(
+            "{bad_material} attribute ranges name a material that does not exist; drawn without \
+             material"
+        ));
+    }
+    if bad_index > 0 {
+        cx.warn(format!(
+            "{bad_index} triangles with a vertex index out of range skipped"
+        ));
+    }
+    prims
 }
