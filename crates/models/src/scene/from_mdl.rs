@@ -203,6 +203,19 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
             extras,
         });
     }
+    for (k, source) in doc.animation_sources.iter().enumerate() {
+        let played = doc
+            .clips
+            .iter()
+            .any(|c| usize::try_from(c.source_index).ok() == Some(k));
+        if !played && !source.curves.is_empty() {
+            warnings.push(SceneWarning(format!(
+                "mdl animation source {k} ({:?}, {} curves) is played by no clip; not exported",
+                source.name.to_string_lossy(),
+                source.curves.len()
+            )));
+        }
+    }
     Conversion { scene, warnings }
 }
 
