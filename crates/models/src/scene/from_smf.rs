@@ -657,7 +657,7 @@ fn convert_material(
         }
     }
     for u in &m.unknown {
-        warnings.push(unknown_warning(&where_, u));
+        warnings.push(unknown_warning(&format!("mesh {i} material {k}"), u));
     }
     out.extras = extras;
     out
