@@ -6,12 +6,14 @@
 //! * `validate-gltf`: converts every fixture and every sample in `../shared/samples` to `.glb`
 //!   and runs the Khronos glTF-Validator on each (installed with npm into
 //!   `target/gltf-validator` on first use); exits 1 if any file has an error.
+//! * `gen-large [--no-batch]`: writes the large benchmark models into `target/large/`.
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod fixtures;
+mod large;
 mod validate_gltf;
 
 #[derive(Parser)]
@@ -32,6 +34,12 @@ enum Command {
     /// Convert every fixture and sample to .glb and run the Khronos glTF-Validator on each
     /// (needs node and npm; installs the validator into target/gltf-validator).
     ValidateGltf,
+    /// Write the large benchmark models into target/large/ (see BENCHMARKS.md).
+    GenLarge {
+        /// Skip the 200 mid-size files of target/large/batch/.
+        #[arg(long)]
+        no_batch: bool,
+    },
 }
 
 fn workspace_root() -> PathBuf {
@@ -47,6 +55,13 @@ fn main() -> ExitCode {
         Command::RegenFixtures { check } => match regen(check) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::GenLarge { no_batch } => match large::gen_large(&workspace_root(), !no_batch) {
+            Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE

@@ -1,20 +1,25 @@
-//! Parsing throughput on a large generated model, against a plain copy of the same bytes
-//! (a parser must allocate its output too, so `to_vec` is the floor to compare with).
+//! `bmf_read`: parsing the large static model of `large-models` (1 000 000 vertices,
+//! 2 000 000 triangles) against a plain copy of the same bytes into fresh memory (a parser must
+//! allocate its output too, so `to_vec` is the floor).
+//! `parse_skinned` reads the skinned model (100 000 vertices, 72 bones). See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 
-mod common;
-
 fn bench(c: &mut Criterion) {
-    let bytes = common::large_model().to_bytes().expect("writes");
+    let bytes = large_models::bmf::large_static().expect("the large model generates");
+    let skinned = large_models::bmf::skinned().expect("the skinned model generates");
     let mut g = c.benchmark_group("bmf_read");
-    g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(20);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.bench_function("parse", |b| {
         b.iter(|| bmf_block::Bmf::from_bytes(black_box(&bytes)).expect("parses"))
     });
     g.bench_function("memcpy_baseline", |b| b.iter(|| black_box(&bytes).to_vec()));
+    g.throughput(Throughput::Bytes(skinned.len() as u64));
+    g.bench_function("parse_skinned", |b| {
+        b.iter(|| bmf_block::Bmf::from_bytes(black_box(&skinned)).expect("parses"))
+    });
     g.finish();
 }
 

@@ -1,22 +1,37 @@
-//! `elem_write`: writing a large generated document in the canonical style.
+//! `elem_write`: serialising the large static model of `large-models` (the document parsed from
+//! the bytes the read bench parses); written in the style it was generated in.
+//! `serialize_skinned` writes the skinned model. See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 
-#[path = "support/mod.rs"]
-mod model;
-
-fn write(c: &mut Criterion) {
-    let doc = model::large();
-    let len = doc.to_bytes().expect("the bench model writes").len();
-    let mut group = c.benchmark_group("elem_write");
-    group.throughput(Throughput::Bytes(len as u64));
-    group.sample_size(10);
-    group.bench_function("serialize", |b| {
-        b.iter(|| black_box(&doc).to_bytes().expect("the bench model writes"))
-    });
-    group.finish();
+fn bench(c: &mut Criterion) {
+    let bytes = large_models::elem::large_static().expect("the large model generates");
+    let skinned = large_models::elem::skinned().expect("the skinned model generates");
+    let mut g = c.benchmark_group("elem_write");
+    g.sample_size(10);
+    for (name, bytes) in [("serialize", bytes), ("serialize_skinned", skinned)] {
+        let doc = elfreina_elem::Elem::from_bytes(&bytes).expect("parses");
+        let written = doc
+            .to_bytes_with(&elfreina_elem::WriteOptions::six_decimals())
+            .expect("writes");
+        assert_eq!(
+            written.len(),
+            bytes.len(),
+            "{name}: the writer reproduces the file"
+        );
+        drop(written);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let doc = black_box(&doc);
+                doc.to_bytes_with(&elfreina_elem::WriteOptions::six_decimals())
+                    .expect("writes")
+            })
+        });
+    }
+    g.finish();
 }
 
-criterion_group!(benches, write);
+criterion_group!(benches, bench);
 criterion_main!(benches);

@@ -1,22 +1,26 @@
-//! Read throughput on a large generated model (~262k vertices), against a plain copy.
+//! `mdl_read`: parsing the large static model of `large-models` (1 000 000 vertices,
+//! 2 000 000 triangles) against a plain copy of the same bytes into fresh memory (a parser must
+//! allocate its output too, so `to_vec` is the floor).
+//! `parse_skinned` reads the skinned model (100 000 vertices, 72 bones). See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mdl_format::Mdl;
 use std::hint::black_box;
 
-mod common;
-
 fn bench(c: &mut Criterion) {
-    let bytes = common::large_model(256, 4)
-        .to_bytes()
-        .expect("the generated model is writable");
-    let mut group = c.benchmark_group("mdl_read");
-    group.throughput(Throughput::Bytes(bytes.len() as u64));
-    group.bench_function("parse", |b| {
-        b.iter(|| Mdl::from_bytes(black_box(&bytes)).expect("valid"))
+    let bytes = large_models::mdl::large_static().expect("the large model generates");
+    let skinned = large_models::mdl::skinned().expect("the skinned model generates");
+    let mut g = c.benchmark_group("mdl_read");
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("parse", |b| {
+        b.iter(|| mdl_format::Mdl::from_bytes(black_box(&bytes)).expect("parses"))
     });
-    group.bench_function("memcpy_baseline", |b| b.iter(|| black_box(&bytes).to_vec()));
-    group.finish();
+    g.bench_function("memcpy_baseline", |b| b.iter(|| black_box(&bytes).to_vec()));
+    g.throughput(Throughput::Bytes(skinned.len() as u64));
+    g.bench_function("parse_skinned", |b| {
+        b.iter(|| mdl_format::Mdl::from_bytes(black_box(&skinned)).expect("parses"))
+    });
+    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -1,22 +1,33 @@
-//! Write throughput on a large generated model (~262k vertices).
+//! `mdl_write`: serialising the large static model of `large-models` (the document parsed from
+//! the bytes the read bench parses).
+//! `serialize_skinned` writes the skinned model. See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 
-mod common;
-
 fn bench(c: &mut Criterion) {
-    let doc = common::large_model(256, 4);
-    let size = doc
-        .to_bytes()
-        .expect("the generated model is writable")
-        .len();
-    let mut group = c.benchmark_group("mdl_write");
-    group.throughput(Throughput::Bytes(size as u64));
-    group.bench_function("serialize", |b| {
-        b.iter(|| black_box(&doc).to_bytes().expect("writable"))
-    });
-    group.finish();
+    let bytes = large_models::mdl::large_static().expect("the large model generates");
+    let skinned = large_models::mdl::skinned().expect("the skinned model generates");
+    let mut g = c.benchmark_group("mdl_write");
+    g.sample_size(20);
+    for (name, bytes) in [("serialize", bytes), ("serialize_skinned", skinned)] {
+        let doc = mdl_format::Mdl::from_bytes(&bytes).expect("parses");
+        let written = doc.to_bytes().expect("writes");
+        assert_eq!(
+            written.len(),
+            bytes.len(),
+            "{name}: the writer reproduces the file"
+        );
+        drop(written);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let doc = black_box(&doc);
+                doc.to_bytes().expect("writes")
+            })
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -1,0 +1,46 @@
+//! `gltf_export`: the large static model of every format (1 000 000 vertices, 2 000 000
+//! triangles, from `large-models`), document → glb bytes (scene conversion and glTF writing).
+//! Throughput is counted in bytes of the source file, so that it compares with the
+//! `<format>_read/parse` figures. `parse_<format>` is the facade's parse of the same bytes, so
+//! that the export/parse ratio comes out of one run. See BENCHMARKS.md.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use models::gltf::{to_glb, GltfOptions};
+use models::scene::Scene;
+use std::hint::black_box;
+
+type Generate = fn() -> Result<Vec<u8>, large_models::Error>;
+
+fn bench(c: &mut Criterion) {
+    let formats: [(&str, Generate); 5] = [
+        ("bmf", large_models::bmf::large_static),
+        ("smf", large_models::smf::large_static),
+        ("mdl", large_models::mdl::large_static),
+        ("elem", large_models::elem::large_static),
+        ("skm", large_models::skm::large_static),
+    ];
+    let mut g = c.benchmark_group("gltf_export");
+    g.sample_size(10);
+    for (name, generate) in formats {
+        let bytes = generate().expect("the large model generates");
+        let doc = models::from_bytes(&bytes).expect("the large model reads");
+        let glb = to_glb(&Scene::from_document(&doc).scene, &GltfOptions::default())
+            .expect("the large model exports");
+        assert_eq!(&glb[..4], b"glTF");
+        drop(glb);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let scene = Scene::from_document(black_box(&doc)).scene;
+                to_glb(&scene, &GltfOptions::default()).expect("exports")
+            })
+        });
+        g.bench_function(format!("parse_{name}"), |b| {
+            b.iter(|| models::from_bytes(black_box(&bytes)).expect("reads"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
