@@ -1,0 +1,12 @@
+//! Read any format, build the scene, write a glb (no source path: textures are referred to by
+//! URI, never read from disk).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(doc) = models::from_bytes(data) else {
+        return;
+    };
+    let conversion = models::scene::Scene::from_document(&doc);
+    let _ = models::gltf::to_glb(&conversion.scene, &models::gltf::GltfOptions::default());
+});
