@@ -391,6 +391,18 @@ fn elem_golden_values() {
     assert_eq!(grid.primitives.len(), 2);
     assert_eq!(triangles(&conv.scene), 18);
 
+    // japanese_names: a rigid mesh whose RenderingMesh names one node hangs under that node.
+    let conv = elem_scene("japanese_names.elem");
+    let sword = node_named(&conv.scene, "剣");
+    let blade = node_named(&conv.scene, "剣の刃");
+    assert!(conv.scene.nodes[sword].children.contains(&blade));
+    assert!(conv.scene.nodes[blade].skin.is_none());
+    assert_eq!(
+        conv.scene.materials[0].color_texture.as_deref(),
+        Some("テクスチャ/鋼.png")
+    );
+    assert_eq!(conv.scene.materials[1].color_texture, None);
+
     // skinned_animated: the "Hand" part's key 1 at TimeKey 1 × AnimationTime 2000 ms = 2 s has
     // TransKeys 0:0.125:0 applied after InitPosture translation (0, 2, 0) → (0, 2.125, 0);
     // ScaleKeys 1.5; RotateKeys 0:0:-0.25:0.968… (a z rotation: the mirror keeps z and w).

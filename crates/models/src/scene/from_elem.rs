@@ -98,12 +98,13 @@ impl Ctx {
     /// A file matrix (row-major, row vectors) as a glTF column-major matrix, or `None` when a
     /// value is not finite.
     fn matrix(&self, m: &elem::Matrix) -> Option<[f32; 16]> {
-        let out: [f32; 16] = m.map(|v| v as f32);
+        // `+ 0.0` turns −0 into +0, so that an affine last row is exactly `0 0 0 1` bitwise.
+        let out: [f32; 16] = m.map(|v| v as f32 + 0.0);
         if !out.iter().all(|v| v.is_finite()) {
             return None;
         }
         Some(if self.mirror {
-            mirror_z_matrix(out)
+            mirror_z_matrix(out).map(|v| v + 0.0)
         } else {
             out
         })
@@ -1030,7 +1031,7 @@ fn bone_channels(
     }
     let (mut times, mut t_out, mut r_out, mut s_out) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut skipped, mut worst) = (0usize, 0.0f32);
+    let (mut skipped, mut worst, mut not_unit) = (0usize, 0.0f32, 0usize);
     let mut prev_q = [0.0, 0.0, 0.0, 1.0];
     for (i, &key) in part.time_keys.iter().enumerate() {
         let time = (key * time_ms / 1000.0) as f32;
@@ -1049,6 +1050,10 @@ fn bone_channels(
             skipped += 1;
             continue;
         }
+        let norm = q.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if (norm - 1.0).abs() > 1e-3 {
+            not_unit += 1;
+        }
         let local = compose(cx.point(t), cx.quat(normalize_quat(q)), s);
         let m = mul(rest, local);
         let (tt, rq, ss, err) = decompose(m);
@@ -1066,6 +1071,12 @@ fn bone_channels(
         cx.warn(format!(
             "{place}: {skipped} keys skipped (negative, non-finite or not after the previous \
              key's time)"
+        ));
+    }
+    if not_unit > 0 {
+        cx.warn(format!(
+            "{place}: {not_unit} RotateKeys are not unit quaternions; normalised (a zero one is \
+             the identity)"
         ));
     }
     if worst > 0.0 {
