@@ -555,9 +555,16 @@ impl Reader {
             what: "ANI TargetFrame",
             allow_minus_one: false,
         });
-        let decreasing = a.scale_keys.windows(2).any(|w| w[1].time < w[0].time)
-            || a.rotation_keys.windows(2).any(|w| w[1].time < w[0].time)
-            || a.translation_keys.windows(2).any(|w| w[1].time < w[0].time);
+        let decreasing = a
+            .scale_keys
+            .windows(2)
+            .any(|w| matches!(w, [p, n] if n.time < p.time))
+            || a.rotation_keys
+                .windows(2)
+                .any(|w| matches!(w, [p, n] if n.time < p.time))
+            || a.translation_keys
+                .windows(2)
+                .any(|w| matches!(w, [p, n] if n.time < p.time));
         if decreasing {
             self.warn(c.offset, WarningKind::KeyTimesDecreasing);
         }

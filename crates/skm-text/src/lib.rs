@@ -115,6 +115,17 @@
 //! == doc` (equality compares float bits); the writer refuses, with the reader's error kinds,
 //! what would not read back (an out-of-range index, a name holding a `"`, …).
 #![forbid(unsafe_code)]
+// Issue 8: never panic on input. No unwrap/expect/panic!/unchecked indexing in library code
+// (tests may); an exception needs an `#[allow]` with the reason next to it.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
 
 mod error;
 mod lex;
