@@ -169,12 +169,24 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         b.animation(i, anim, h.len())?;
     }
 
+    // glTF allows a scene without nodes, but common readers (the `gltf` crate, so Bevy)
+    // require the `nodes` array: an empty scene gets one empty node.
+    let mut roots = h.roots.clone();
+    if roots.is_empty() {
+        roots.push(b.root.nodes.len());
+        push(
+            &mut b.root.nodes,
+            json::Node {
+                name: Some("empty".into()),
+                ..json::Node::default()
+            },
+        )?;
+    }
     let scene_out = json::Scene {
         extensions: None,
         extras: extras(&scene.extras)?,
         name: non_empty(&scene.name),
-        nodes: h
-            .roots
+        nodes: roots
             .iter()
             .map(|&r| u32_of(r, "nodes").map(Index::new))
             .collect::<Result<_, _>>()?,

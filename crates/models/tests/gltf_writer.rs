@@ -1,0 +1,534 @@
+//! The glTF writer on hand-built scenes: read back with the `gltf` crate, repairs of invalid
+//! data, texture references and embedding, the .gltf + .bin layout and safe output.
+
+use models::gltf::{self, GltfOptions};
+use models::output::Overwrite;
+use models::scene::*;
+use serde_json::json;
+
+fn read(glb: &[u8]) -> (::gltf::Document, Vec<u8>) {
+    let g = ::gltf::Gltf::from_slice(glb).expect("the gltf crate reads the GLB");
+    let blob = g.blob.clone().unwrap_or_default();
+    (g.document, blob)
+}
+
+fn warnings_of(scene: &Scene, options: &GltfOptions) -> (Vec<u8>, Vec<String>) {
+    let (glb, w) = gltf::to_glb_with_warnings(scene, options).unwrap();
+    (glb, w.into_iter().map(|w| w.0).collect())
+}
+
+/// A two-joint skinned, animated, textured quad.
+fn skinned_quad() -> Scene {
+    let mut extras = serde_json::Map::new();
+    extras.insert("source".into(), json!("test"));
+    Scene {
+        name: "quad".into(),
+        nodes: vec![
+            Node {
+                name: "mesh".into(),
+                mesh: Some(0),
+                skin: Some(0),
+                ..Node::default()
+            },
+            Node {
+                name: "root".into(),
+                children: vec![2],
+                ..Node::default()
+            },
+            Node {
+                name: "tip".into(),
+                transform: Transform::Trs {
+                    translation: [0.0, 1.0, 0.0],
+                    rotation: [0.0, 0.0, 0.0, 1.0],
+                    scale: [1.0; 3],
+                },
+                ..Node::default()
+            },
+        ],
+        roots: vec![0, 1],
+        meshes: vec![Mesh {
+            name: "quad".into(),
+            vertices: Vertices {
+                positions: vec![
+                    [-1.0, 0.0, 0.0],
+                    [1.0, 0.0, 0.0],
+                    [1.0, 2.0, 0.5],
+                    [-1.0, 2.0, -0.5],
+                ],
+                normals: Some(vec![[0.0, 0.0, 2.0]; 4]),
+                uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]),
+                joints: Some(vec![[0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0]]),
+                weights: Some(vec![
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.5, 0.5, 0.0, 0.0],
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.3, 0.3, 0.0, 0.0],
+                ]),
+                ..Vertices::default()
+            },
+            primitives: vec![Primitive {
+                indices: vec![0, 1, 2, 0, 2, 3],
+                material: Some(0),
+            }],
+            extras: extras.clone(),
+        }],
+        materials: vec![Material {
+            name: "skin".into(),
+            base_color: [0.5, 0.25, 1.0, 1.0],
+            specular: Some(([1.0; 4], 20.0)),
+            color_texture: Some(r"tex\skin.png".into()),
+            light_map: Some("light.bmp".into()),
+            alpha_mode: AlphaMode::Mask,
+            alpha_cutoff: Some(0.25),
+            ..Material::default()
+        }],
+        skins: vec![Skin {
+            name: "arm".into(),
+            joints: vec![1, 2],
+            inverse_bind_matrices: vec![
+                IDENTITY,
+                compose([0.0, -1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            ],
+            skeleton: Some(1),
+        }],
+        animations: vec![Animation {
+            name: "bend".into(),
+            channels: vec![
+                Channel {
+                    node: 2,
+                    path: ChannelPath::Rotation,
+                    interpolation: Interpolation::Linear,
+                    times: vec![0.0, 0.5, 1.25],
+                    values: [[0.0, 0.0, 0.0, 1.0], axis_quat(2, 0.5), axis_quat(2, 1.0)].concat(),
+                },
+                Channel {
+                    node: 1,
+                    path: ChannelPath::Translation,
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0, 0.5, 1.25],
+                    values: vec![0.0; 9],
+                },
+            ],
+            extras: serde_json::Map::new(),
+        }],
+        extras,
+    }
+}
+
+#[test]
+fn an_empty_scene_is_a_valid_glb() {
+    let glb = gltf::to_glb(&Scene::default(), &GltfOptions::default()).unwrap();
+    assert_eq!(&glb[..4], b"glTF");
+    assert_eq!(glb.len() % 4, 0);
+    let (doc, blob) = read(&glb);
+    assert_eq!(doc.scenes().count(), 1);
+    assert_eq!(doc.buffers().count(), 0, "no zero-length buffer");
+    assert!(blob.is_empty());
+    let json: serde_json::Value = serde_json::from_slice(
+        &glb[20..20 + u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize],
+    )
+    .unwrap();
+    // No empty arrays anywhere (the validator rejects them).
+    // One scene with one empty node: readers such as the gltf crate require `scene.nodes`.
+    assert_eq!(json["scenes"], json!([{ "nodes": [0] }]));
+    assert_eq!(json["nodes"], json!([{ "name": "empty" }]));
+    assert!(json.get("meshes").is_none() && json.get("accessors").is_none());
+}
+
+#[test]
+fn a_skinned_animated_scene_reads_back_with_its_figures() {
+    let scene = skinned_quad();
+    let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    let (doc, blob) = read(&glb);
+    let buffers = |_: ::gltf::Buffer<'_>| Some(blob.as_slice());
+
+    assert_eq!(doc.scenes().count(), 1);
+    assert_eq!(
+        doc.default_scene()
+            .unwrap()
+            .nodes()
+            .map(|n| n.index())
+            .collect::<Vec<_>>(),
+        [0, 1]
+    );
+    assert_eq!(doc.materials().count(), 1);
+    let mesh = doc.meshes().next().unwrap();
+    let prim = mesh.primitives().next().unwrap();
+    let reader = prim.reader(buffers);
+    let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+    assert_eq!(positions, scene.meshes[0].vertices.positions);
+    let pos = prim.get(&::gltf::Semantic::Positions).unwrap();
+    assert_eq!(pos.min(), Some(json!([-1.0, 0.0, -0.5])));
+    assert_eq!(pos.max(), Some(json!([1.0, 2.0, 0.5])));
+    // Normals renormalised.
+    assert!(reader.read_normals().unwrap().all(|n| n == [0.0, 0.0, 1.0]));
+    // u16 indices for a small mesh.
+    assert!(matches!(
+        reader.read_indices(),
+        Some(::gltf::mesh::util::ReadIndices::U16(_))
+    ));
+    assert_eq!(reader.read_indices().unwrap().into_u32().count(), 6);
+    // Joints as u8, weights renormalised (the last vertex summed to 0.6), zero-weight joints 0.
+    assert!(matches!(
+        reader.read_joints(0),
+        Some(::gltf::mesh::util::ReadJoints::U8(_))
+    ));
+    let joints: Vec<[u16; 4]> = reader.read_joints(0).unwrap().into_u16().collect();
+    assert_eq!(
+        joints,
+        [[0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]
+    );
+    let weights: Vec<[f32; 4]> = reader.read_weights(0).unwrap().into_f32().collect();
+    assert_eq!(
+        weights[3],
+        [1.0, 0.0, 0.0, 0.0],
+        "two entries on joint 1 are merged"
+    );
+    for w in &weights {
+        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6, "{w:?}");
+    }
+    assert!(
+        warnings.iter().any(|w| w.contains("repeated joints")),
+        "{warnings:?}"
+    );
+
+    // Skin.
+    let skin = doc.skins().next().unwrap();
+    assert_eq!(skin.joints().map(|j| j.index()).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(skin.skeleton().map(|s| s.index()), Some(1));
+    let ibm: Vec<[[f32; 4]; 4]> = skin
+        .reader(buffers)
+        .read_inverse_bind_matrices()
+        .unwrap()
+        .collect();
+    assert_eq!(ibm[1][3], [0.0, -1.0, 0.0, 1.0]);
+    assert_eq!(
+        doc.nodes().next().unwrap().skin().map(|s| s.index()),
+        Some(0)
+    );
+
+    // Animation: two channels sharing one input accessor, with min/max.
+    let anim = doc.animations().next().unwrap();
+    assert_eq!(anim.channels().count(), 2);
+    let samplers: Vec<_> = anim.samplers().collect();
+    assert_eq!(samplers[0].input().index(), samplers[1].input().index());
+    assert_eq!(samplers[0].input().max(), Some(json!([1.25])));
+    assert_eq!(samplers[0].input().min(), Some(json!([0.0])));
+    assert_eq!(
+        samplers[1].interpolation(),
+        ::gltf::animation::Interpolation::Step
+    );
+    let inputs: Vec<f32> = anim
+        .channels()
+        .next()
+        .unwrap()
+        .reader(buffers)
+        .read_inputs()
+        .unwrap()
+        .collect();
+    assert_eq!(inputs, [0.0, 0.5, 1.25]);
+
+    // Material: factors, alpha, relative URI with forward slashes, extras.
+    let mat = doc.materials().next().unwrap();
+    assert_eq!(
+        mat.pbr_metallic_roughness().base_color_factor(),
+        [0.5, 0.25, 1.0, 1.0]
+    );
+    assert_eq!(mat.pbr_metallic_roughness().metallic_factor(), 0.0);
+    assert_eq!(mat.alpha_mode(), ::gltf::material::AlphaMode::Mask);
+    assert_eq!(mat.alpha_cutoff(), Some(0.25));
+    let tex = mat.pbr_metallic_roughness().base_color_texture().unwrap();
+    match tex.texture().source().source() {
+        ::gltf::image::Source::Uri { uri, .. } => assert_eq!(uri, "tex/skin.png"),
+        other => panic!("{other:?}"),
+    }
+    let extras: serde_json::Value =
+        serde_json::from_str(mat.extras().as_ref().unwrap().get()).unwrap();
+    assert_eq!(extras["specularPower"], json!(20.0));
+    assert_eq!(extras["lightMap"], json!("light.bmp"));
+    let mesh_extras = mesh.extras().as_ref().unwrap().get();
+    assert_eq!(mesh_extras, r#"{"source":"test"}"#);
+
+    // Buffer views: 4-aligned, targets on vertex and index data only.
+    for view in doc.views() {
+        assert_eq!(view.offset() % 4, 0);
+        assert!(view.stride().is_none());
+    }
+    let targets: Vec<_> = doc.views().map(|v| v.target()).collect();
+    assert!(targets.contains(&Some(::gltf::buffer::Target::ElementArrayBuffer)));
+    assert!(
+        targets.contains(&None),
+        "IBM and animation views have no target"
+    );
+}
+
+#[test]
+fn index_type_follows_the_vertex_count() {
+    let n = 70_000usize;
+    let scene = Scene {
+        nodes: vec![Node {
+            mesh: Some(0),
+            ..Node::default()
+        }],
+        roots: vec![0],
+        meshes: vec![Mesh {
+            vertices: Vertices {
+                positions: (0..n).map(|i| [i as f32, 0.0, (i % 7) as f32]).collect(),
+                ..Vertices::default()
+            },
+            primitives: vec![Primitive {
+                indices: vec![0, 1, 69_999],
+                material: None,
+            }],
+            ..Mesh::default()
+        }],
+        ..Scene::default()
+    };
+    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let (doc, blob) = read(&glb);
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| Some(blob.as_slice()));
+    assert!(matches!(
+        reader.read_indices(),
+        Some(::gltf::mesh::util::ReadIndices::U32(_))
+    ));
+    assert_eq!(
+        reader
+            .read_indices()
+            .unwrap()
+            .into_u32()
+            .collect::<Vec<_>>(),
+        [0, 1, 69_999]
+    );
+}
+
+#[test]
+fn invalid_data_is_repaired_and_reported() {
+    let mut scene = skinned_quad();
+    {
+        let v = &mut scene.meshes[0].vertices;
+        v.positions[1][0] = f32::NAN;
+        v.normals.as_mut().unwrap()[2] = [0.0; 3];
+        v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 3]); // wrong length
+        v.weights.as_mut().unwrap()[0] = [0.0; 4];
+    }
+    scene.meshes[0].primitives[0].indices.extend([0, 1, 9, 0]); // a bad triangle and a stray index
+    scene.nodes[1].children.push(1); // a cycle onto itself
+    scene.nodes[2].children.push(1); // ... and through node 2
+    scene.animations[0].channels[0].times = vec![0.0, 0.0, 1.0];
+    let dup = scene.animations[0].channels[1].clone();
+    scene.animations[0].channels.push(dup); // duplicate target
+    scene.animations.push(Animation {
+        name: "empty".into(),
+        ..Animation::default()
+    });
+    let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    let all = warnings.join("\n");
+    for needle in [
+        "non-finite coordinates",
+        "normals were zero",
+        "3 tangents for 4 vertices",
+        "not a multiple of 3",
+        "refer to vertices beyond",
+        "bound fully to joint 0",
+        "non-increasing time",
+        "already animated",
+        "cannot hold an empty animation",
+    ] {
+        assert!(
+            all.contains(needle),
+            "no warning about {needle:?} in:\n{all}"
+        );
+    }
+    let (doc, blob) = read(&glb);
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| Some(blob.as_slice()));
+    assert_eq!(reader.read_indices().unwrap().into_u32().count(), 6);
+    assert!(reader.read_tangents().is_none());
+    assert_eq!(reader.read_normals().unwrap().nth(2), Some([0.0, 1.0, 0.0]));
+    assert_eq!(doc.animations().count(), 1);
+    assert_eq!(doc.animations().next().unwrap().channels().count(), 2);
+    // The hierarchy is a forest again: node 1 is nobody's child.
+    assert!(doc.nodes().all(|n| n.children().all(|c| c.index() != 1)));
+}
+
+#[test]
+fn tangents_without_normals_are_dropped_and_uv_is_added_for_textures() {
+    let mut scene = skinned_quad();
+    let v = &mut scene.meshes[0].vertices;
+    v.normals = None;
+    v.uv0 = None;
+    v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 4]);
+    let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("tangents without normals")));
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("TEXCOORD_0 written as zeros")));
+    let (doc, blob) = read(&glb);
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| Some(blob.as_slice()));
+    assert!(reader.read_tangents().is_none());
+    assert_eq!(reader.read_tex_coords(0).unwrap().into_f32().count(), 4);
+}
+
+#[test]
+fn joints_spread_over_two_trees_get_a_common_root() {
+    let mut scene = skinned_quad();
+    scene.nodes[1].children.clear();
+    scene.roots = vec![0, 1, 2];
+    scene.skins[0].skeleton = None;
+    let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    assert!(
+        warnings.iter().any(|w| w.contains("common root")),
+        "{warnings:?}"
+    );
+    let (doc, _) = read(&glb);
+    assert_eq!(doc.nodes().count(), 4);
+    let roots: Vec<usize> = doc
+        .default_scene()
+        .unwrap()
+        .nodes()
+        .map(|n| n.index())
+        .collect();
+    assert_eq!(roots, [0, 3]);
+    let added = doc.nodes().nth(3).unwrap();
+    assert_eq!(
+        added.children().map(|c| c.index()).collect::<Vec<_>>(),
+        [1, 2]
+    );
+}
+
+fn write_png(path: &std::path::Path) {
+    let img = image::RgbaImage::from_pixel(2, 2, image::Rgba([255, 0, 0, 255]));
+    img.save_with_format(path, image::ImageFormat::Png).unwrap();
+}
+
+#[test]
+fn embedded_textures_convert_tga_and_refuse_escaping_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let models_dir = dir.path().join("models");
+    std::fs::create_dir_all(models_dir.join("tex")).unwrap();
+    write_png(&dir.path().join("outside.png"));
+    // A TGA beside the model, named with a backslash and in another case.
+    let tga = image::RgbImage::from_pixel(3, 1, image::Rgb([0, 255, 0]));
+    tga.save_with_format(models_dir.join("tex/Crate.tga"), image::ImageFormat::Tga)
+        .unwrap();
+    std::fs::write(models_dir.join("broken.bmp"), b"BM not really").unwrap();
+
+    let mut scene = skinned_quad();
+    scene.materials = vec![
+        Material {
+            color_texture: Some(r"tex\crate.TGA".into()),
+            ..Material::default()
+        },
+        Material {
+            color_texture: Some("../outside.png".into()),
+            ..Material::default()
+        },
+        Material {
+            color_texture: Some("missing.png".into()),
+            normal_texture: Some("broken.bmp".into()),
+            ..Material::default()
+        },
+    ];
+    let options = GltfOptions {
+        embed_textures: true,
+        ..GltfOptions::for_source(models_dir.join("model.bmf"))
+    };
+    let (glb, warnings) = warnings_of(&scene, &options);
+    let all = warnings.join("\n");
+    assert!(all.contains("leads out of the input's folder"), "{all}");
+    assert!(all.contains("cannot read"), "{all}");
+    assert!(all.contains("cannot decode"), "{all}");
+    let (doc, blob) = read(&glb);
+    assert_eq!(doc.materials().count(), 3);
+    assert_eq!(doc.images().count(), 1, "only the TGA is embedded");
+    let image = doc.images().next().unwrap();
+    let ::gltf::image::Source::View { view, mime_type } = image.source() else {
+        panic!("not embedded")
+    };
+    assert_eq!(mime_type, "image/png");
+    let png = &blob[view.offset()..view.offset() + view.length()];
+    let decoded = image::load_from_memory_with_format(png, image::ImageFormat::Png).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (3, 1));
+    assert_eq!(decoded.to_rgb8().get_pixel(2, 0).0, [0, 255, 0]);
+    // The refused path is kept in the material's extras.
+    let extras = doc
+        .materials()
+        .nth(1)
+        .unwrap()
+        .extras()
+        .as_ref()
+        .unwrap()
+        .get()
+        .to_owned();
+    assert!(extras.contains("../outside.png"), "{extras}");
+
+    // Allowed: the outside PNG is embedded as is.
+    let options = GltfOptions {
+        allow_outside_textures: true,
+        ..options
+    };
+    let (glb, _) = warnings_of(&scene, &options);
+    let (doc, _) = read(&glb);
+    assert_eq!(doc.images().count(), 2);
+}
+
+#[test]
+fn gltf_and_bin_are_written_together_and_never_clobber() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("quad model.gltf");
+    let scene = skinned_quad();
+    gltf::write_file(&scene, &out, &GltfOptions::default(), Overwrite::Never).unwrap();
+    let bin = dir.path().join("quad model.bin");
+    assert!(bin.is_file());
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(json["buffers"][0]["uri"], json!("quad%20model.bin"));
+    assert_eq!(
+        json["buffers"][0]["byteLength"],
+        json!(std::fs::metadata(&bin).unwrap().len())
+    );
+    // The gltf crate reads it with its .bin.
+    let doc = ::gltf::Gltf::from_slice(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .document;
+    let bytes = std::fs::read(&bin).unwrap();
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let positions: Vec<[f32; 3]> = prim
+        .reader(|_| Some(bytes.as_slice()))
+        .read_positions()
+        .unwrap()
+        .collect();
+    assert_eq!(positions, scene.meshes[0].vertices.positions);
+
+    // Only the .bin exists: still refused, and the .gltf is not written.
+    std::fs::remove_file(&out).unwrap();
+    let err =
+        gltf::write_file(&scene, &out, &GltfOptions::default(), Overwrite::Never).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+    assert!(!out.exists());
+    gltf::write_file(&scene, &out, &GltfOptions::default(), Overwrite::Allowed).unwrap();
+    assert!(out.exists());
+
+    // Never onto the source, never an unknown extension.
+    let src = dir.path().join("model.glb");
+    std::fs::write(&src, b"source").unwrap();
+    let err = gltf::write_file(
+        &scene,
+        &src,
+        &GltfOptions::for_source(&src),
+        Overwrite::Allowed,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("is the input file"), "{err}");
+    assert_eq!(std::fs::read(&src).unwrap(), b"source");
+    assert!(gltf::write_file(
+        &scene,
+        &dir.path().join("x.obj"),
+        &GltfOptions::default(),
+        Overwrite::Never
+    )
+    .is_err());
+}
