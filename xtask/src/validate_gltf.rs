@@ -1,7 +1,9 @@
 //! `cargo xtask validate-gltf`: converts every fixture and every real sample to `.glb` with the
 //! `models` binary and runs the Khronos glTF-Validator (the npm package `gltf-validator`,
 //! installed locally on first use) on each. Exits non-zero if any file fails to convert
-//! (other than the samples that are invalid by design) or has a validator error.
+//! (other than the samples that are invalid by design) or has a validator error. The `.glb`
+//! files written by the writer's own tests (`crates/models/tests/gltf_writer.rs`, which include
+//! deliberately broken scenes that the writer repairs) are validated too.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -222,6 +224,34 @@ pub fn validate_gltf() -> Result<bool, Box<dyn std::error::Error>> {
                 rows.push(Row { name, status });
             }
         }
+    }
+
+    // The writer's own tests dump their scenes (repaired invalid data included).
+    let dump = out_root.join("writer-tests");
+    let _ = std::fs::remove_dir_all(&dump);
+    eprintln!("running the glTF writer tests to collect their outputs");
+    let out = run(Command::new(&cargo)
+        .current_dir(&root)
+        .env("MODELS_GLTF_DUMP_DIR", &dump)
+        .args(["test", "--quiet", "-p", "models", "--test", "gltf_writer"]))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo test -p models --test gltf_writer failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    for glb in model_files(&dump, "glb") {
+        let stem = glb
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        glbs.push((rows.len(), glb, dump.clone()));
+        rows.push(Row {
+            name: format!("writer-tests/{stem}"),
+            status: Status::ConvertFailed("not validated".into()),
+        });
     }
 
     // One node process for all files.

@@ -17,6 +17,16 @@ fn warnings_of(scene: &Scene, options: &GltfOptions) -> (Vec<u8>, Vec<String>) {
     (glb, w.into_iter().map(|w| w.0).collect())
 }
 
+/// `cargo xtask validate-gltf` sets `MODELS_GLTF_DUMP_DIR` to run the Khronos validator on
+/// what these tests write, repaired data included.
+fn dump(name: &str, glb: &[u8]) {
+    if let Some(dir) = std::env::var_os("MODELS_GLTF_DUMP_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.glb")), glb).unwrap();
+    }
+}
+
 /// A two-joint skinned, animated, textured quad.
 fn skinned_quad() -> Scene {
     let mut extras = serde_json::Map::new();
@@ -118,6 +128,7 @@ fn skinned_quad() -> Scene {
 #[test]
 fn an_empty_scene_is_a_valid_glb() {
     let glb = gltf::to_glb(&Scene::default(), &GltfOptions::default()).unwrap();
+    dump("empty_scene", &glb);
     assert_eq!(&glb[..4], b"glTF");
     assert_eq!(glb.len() % 4, 0);
     let (doc, blob) = read(&glb);
@@ -139,6 +150,7 @@ fn an_empty_scene_is_a_valid_glb() {
 fn a_skinned_animated_scene_reads_back_with_its_figures() {
     let scene = skinned_quad();
     let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    dump("skinned_quad", &glb);
     let (doc, blob) = read(&glb);
     let buffers = |_: ::gltf::Buffer<'_>| Some(blob.as_slice());
 
@@ -285,6 +297,7 @@ fn index_type_follows_the_vertex_count() {
         ..Scene::default()
     };
     let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    dump("u32_indices", &glb);
     let (doc, blob) = read(&glb);
     let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
     let reader = prim.reader(|_| Some(blob.as_slice()));
@@ -323,6 +336,7 @@ fn invalid_data_is_repaired_and_reported() {
         ..Animation::default()
     });
     let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    dump("repaired", &glb);
     let all = warnings.join("\n");
     for needle in [
         "non-finite coordinates",
@@ -360,6 +374,7 @@ fn tangents_without_normals_are_dropped_and_uv_is_added_for_textures() {
     v.uv0 = None;
     v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 4]);
     let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    dump("tangents_dropped_uv_added", &glb);
     assert!(warnings
         .iter()
         .any(|w| w.contains("tangents without normals")));
@@ -380,6 +395,7 @@ fn joints_spread_over_two_trees_get_a_common_root() {
     scene.roots = vec![0, 1, 2];
     scene.skins[0].skeleton = None;
     let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    dump("common_root_added", &glb);
     assert!(
         warnings.iter().any(|w| w.contains("common root")),
         "{warnings:?}"
@@ -438,6 +454,7 @@ fn embedded_textures_convert_tga_and_refuse_escaping_paths() {
         ..GltfOptions::for_source(models_dir.join("model.bmf"))
     };
     let (glb, warnings) = warnings_of(&scene, &options);
+    dump("embedded_tga", &glb);
     let all = warnings.join("\n");
     assert!(all.contains("leads out of the input's folder"), "{all}");
     assert!(all.contains("cannot read"), "{all}");
@@ -531,4 +548,33 @@ fn gltf_and_bin_are_written_together_and_never_clobber() {
         Overwrite::Never
     )
     .is_err());
+}
+
+#[test]
+fn a_normal_map_gets_generated_tangents() {
+    let mut scene = skinned_quad();
+    scene.materials[0].normal_texture = Some("normal.png".into());
+    let (glb, _) = warnings_of(&scene, &GltfOptions::default());
+    dump("generated_tangents", &glb);
+    let (doc, blob) = read(&glb);
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| Some(blob.as_slice()));
+    let tangents: Vec<[f32; 4]> = reader.read_tangents().expect("generated").collect();
+    assert_eq!(tangents.len(), 4);
+    for t in tangents {
+        // u grows with x and v downwards: the glTF convention for this layout is w = +1.
+        assert!(
+            (t[0] - 1.0).abs() < 1e-5 && t[1].abs() < 1e-5 && t[2].abs() < 1e-5,
+            "{t:?}"
+        );
+        assert_eq!(t[3], 1.0, "{t:?}");
+    }
+    // Without a normal map, nothing is generated.
+    let (glb, _) = warnings_of(&skinned_quad(), &GltfOptions::default());
+    let (doc, blob) = read(&glb);
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    assert!(prim
+        .reader(|_| Some(blob.as_slice()))
+        .read_tangents()
+        .is_none());
 }

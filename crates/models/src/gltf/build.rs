@@ -15,6 +15,14 @@ use json::Index;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
+/// Which textures a written material uses (its primitives need TEXCOORD_0, and TANGENT for a
+/// normal map).
+#[derive(Clone, Copy, Default)]
+struct TextureUse {
+    any: bool,
+    normal_map: bool,
+}
+
 /// A skin that survived validation, with its joints and inverse bind matrices.
 struct SkinPlan {
     joints: Vec<usize>,
@@ -51,9 +59,9 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
     // Materials are written one for one, so scene material i is glTF material i.
     let mut textured = Vec::with_capacity(scene.materials.len());
     for (i, m) in scene.materials.iter().enumerate() {
-        let (mat, has_texture) = b.material(i, m)?;
+        let (mat, uses) = b.material(i, m)?;
         push(&mut b.root.materials, mat)?;
-        textured.push(has_texture);
+        textured.push(uses);
     }
 
     // Which valid skins each mesh is drawn with.
@@ -642,7 +650,7 @@ impl Builder<'_> {
         Ok(texture)
     }
 
-    fn material(&mut self, i: usize, m: &Material) -> Result<(json::Material, bool), Error> {
+    fn material(&mut self, i: usize, m: &Material) -> Result<(json::Material, TextureUse), Error> {
         let label = label("material", i, &m.name);
         let mut extra = m.extras.clone();
         let clamp = |v: f32| {
@@ -758,7 +766,11 @@ impl Builder<'_> {
             extensions: None,
             extras: extras(&extra)?,
         };
-        Ok((mat, color.is_some() || normal.is_some()))
+        let uses = TextureUse {
+            any: color.is_some() || normal.is_some(),
+            normal_map: normal.is_some(),
+        };
+        Ok((mat, uses))
     }
 
     /// Writes one mesh; `None` when nothing of it is drawable. The flag says whether it carries
@@ -768,7 +780,7 @@ impl Builder<'_> {
         i: usize,
         mesh: &Mesh,
         joint_count: Option<usize>,
-        textured: &[bool],
+        textured: &[TextureUse],
         material_count: usize,
     ) -> Result<Option<(Index<json::Mesh>, bool)>, Error> {
         let label = label("mesh", i, &mesh.name);
@@ -787,6 +799,7 @@ impl Builder<'_> {
         // Primitives first: which survive decides whether the mesh is written at all.
         let mut prims: Vec<(Vec<u32>, Option<usize>)> = Vec::new();
         let mut needs_uv = false;
+        let mut needs_tangents = false;
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let whole = prim.indices.len() / 3 * 3;
             if whole != prim.indices.len() {
@@ -822,8 +835,9 @@ impl Builder<'_> {
             if indices.is_empty() {
                 continue;
             }
-            if material.is_some_and(|m| textured.get(m).copied().unwrap_or(false)) {
-                needs_uv = true;
+            if let Some(uses) = material.and_then(|m| textured.get(m)) {
+                needs_uv |= uses.any;
+                needs_tangents |= uses.normal_map;
             }
             prims.push((indices, material));
         }
@@ -902,8 +916,17 @@ impl Builder<'_> {
                 None,
             )?;
             attributes.insert(Valid(Semantic::Normals), acc);
-            // TANGENT (only with NORMAL).
-            if let Some(tangents) = self.same_len(&label, "tangents", v.tangents.as_deref(), n) {
+            // TANGENT (only with NORMAL); generated for a normal map when the source has none,
+            // so that viewers need not make up their own tangent space.
+            let given = self.same_len(&label, "tangents", v.tangents.as_deref(), n);
+            let generated = match (given, v.uv0.as_deref()) {
+                (None, Some(uv)) if needs_tangents && uv.len() == n => {
+                    let triangles = prims.iter().flat_map(|(idx, _)| idx.chunks_exact(3));
+                    Some(generate_tangents(&positions, &fixed, uv, triangles))
+                }
+                _ => None,
+            };
+            if let Some(tangents) = given.or(generated.as_deref()) {
                 let mut zero = 0usize;
                 let fixed: Vec<[f32; 4]> = tangents
                     .iter()
@@ -1419,6 +1442,90 @@ fn clean_channel(
         interpolation = Interpolation::Linear;
     }
     Ok((times, values, interpolation, notes))
+}
+
+/// Per-vertex tangents from positions, unit normals and UVs (accumulated per triangle,
+/// Gram-Schmidt orthogonalised against the normal; `w` is the handedness of the UV mapping,
+/// +1 for a quad facing +z with u to the right and v down, as in glTF's sample models).
+fn generate_tangents<'t>(
+    positions: &[[f32; 3]],
+    normals: &[[f32; 3]],
+    uv: &[[f32; 2]],
+    triangles: impl Iterator<Item = &'t [u32]>,
+) -> Vec<[f32; 4]> {
+    let n = positions.len();
+    let mut tan = vec![[0.0f64; 3]; n];
+    let mut bit = vec![[0.0f64; 3]; n];
+    let p = |i: usize| positions.get(i).copied().unwrap_or_default().map(f64::from);
+    // glTF's bitangent, cross(normal, tangent) * w, points towards decreasing v (v runs down
+    // the image): work with -v, as MikkTSpace on a flipped V does in the reference exporters.
+    let t = |i: usize| {
+        let q = uv.get(i).copied().unwrap_or_default();
+        [f64::from(q[0]), -f64::from(q[1])]
+    };
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    for tri in triangles {
+        let [a, b, c] = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
+        let (e1, e2) = (sub(p(b), p(a)), sub(p(c), p(a)));
+        let (ta, tb, tc) = (t(a), t(b), t(c));
+        let (s1, t1, s2, t2) = (tb[0] - ta[0], tb[1] - ta[1], tc[0] - ta[0], tc[1] - ta[1]);
+        let det = s1 * t2 - s2 * t1;
+        if det.abs() < 1e-20 || !det.is_finite() {
+            continue;
+        }
+        let r = 1.0 / det;
+        let sdir: [f64; 3] = std::array::from_fn(|k| (e1[k] * t2 - e2[k] * t1) * r);
+        let tdir: [f64; 3] = std::array::from_fn(|k| (e2[k] * s1 - e1[k] * s2) * r);
+        for v in [a, b, c] {
+            if let (Some(tv), Some(bv)) = (tan.get_mut(v), bit.get_mut(v)) {
+                for k in 0..3 {
+                    tv[k] += sdir[k];
+                    bv[k] += tdir[k];
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let nv = normals
+                .get(i)
+                .copied()
+                .unwrap_or([0.0, 1.0, 0.0])
+                .map(f64::from);
+            let tv = tan[i];
+            let d = nv[0] * tv[0] + nv[1] * tv[1] + nv[2] * tv[2];
+            let mut o = [tv[0] - nv[0] * d, tv[1] - nv[1] * d, tv[2] - nv[2] * d];
+            let len = (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt();
+            if !(len > 1e-12 && len.is_finite()) {
+                // Any direction perpendicular to the normal.
+                let axis = if nv[0].abs() < 0.9 {
+                    [1.0, 0.0, 0.0]
+                } else {
+                    [0.0, 1.0, 0.0]
+                };
+                let d = nv[0] * axis[0] + nv[1] * axis[1] + nv[2] * axis[2];
+                o = [
+                    axis[0] - nv[0] * d,
+                    axis[1] - nv[1] * d,
+                    axis[2] - nv[2] * d,
+                ];
+            }
+            let o32 = o.map(|x| x as f32);
+            let unit = unit3(o32).unwrap_or([1.0, 0.0, 0.0]).map(f64::from);
+            let cross = [
+                nv[1] * unit[2] - nv[2] * unit[1],
+                nv[2] * unit[0] - nv[0] * unit[2],
+                nv[0] * unit[1] - nv[1] * unit[0],
+            ];
+            let b = bit[i];
+            let w = if cross[0] * b[0] + cross[1] * b[1] + cross[2] * b[2] < 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            [unit[0] as f32, unit[1] as f32, unit[2] as f32, w]
+        })
+        .collect()
 }
 
 fn unit3(v: [f32; 3]) -> Option<[f32; 3]> {
