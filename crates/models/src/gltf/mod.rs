@@ -186,6 +186,23 @@ pub fn output_files(out: &Path) -> Result<Vec<PathBuf>, Error> {
 /// either is written, and the `.bin` is removed again if the `.gltf` cannot be written.
 ///
 /// Returns the writer's warnings.
+///
+/// ```no_run
+/// use models::gltf::{write_file, GltfOptions};
+/// use models::output::Overwrite;
+/// use models::scene::Scene;
+///
+/// let doc = models::open("Chara_R.bmf")?;
+/// let conversion = Scene::from_document(&doc);
+/// for w in &conversion.warnings {
+///     eprintln!("warning: {w}");
+/// }
+/// let options = GltfOptions::for_source("Chara_R.bmf");
+/// for w in write_file(&conversion.scene, "Chara_R.glb".as_ref(), &options, Overwrite::Never)? {
+///     eprintln!("warning: {w}");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_file(
     scene: &Scene,
     out: &Path,
