@@ -329,6 +329,8 @@ fn invalid_data_is_repaired_and_reported() {
     scene.nodes[1].children.push(1); // a cycle onto itself
     scene.nodes[2].children.push(1); // ... and through node 2
     scene.animations[0].channels[0].times = vec![0.0, 0.0, 1.0];
+    scene.skins[0].inverse_bind_matrices[0][11] = -0.0; // left by a z mirror: valid
+    scene.skins[0].inverse_bind_matrices[1][15] = 2.0; // projective: invalid
     let dup = scene.animations[0].channels[1].clone();
     scene.animations[0].channels.push(dup); // duplicate target
     scene.animations.push(Animation {
@@ -348,6 +350,7 @@ fn invalid_data_is_repaired_and_reported() {
         "non-increasing time",
         "already animated",
         "cannot hold an empty animation",
+        "1 inverse bind matrices were not affine",
     ] {
         assert!(
             all.contains(needle),

@@ -525,10 +525,8 @@ impl Builder<'_> {
                 m[7] = 0.0;
                 m[11] = 0.0;
                 m[15] = 1.0;
-                if before
-                    .iter()
-                    .zip(m.iter())
-                    .any(|(a, b)| a.to_bits() != b.to_bits())
+                if before.iter().zip(m.iter()).any(|(a, b)| a != b)
+                // by value: a mirrored -0.0 is fine (written as 0.0)
                 {
                     fixed += 1;
                 }
