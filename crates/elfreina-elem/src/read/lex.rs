@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Warning, WarningKind};
 use crate::number::{parse_f64, Num};
+use crate::read::bulk::{self, Kind, Rows, Table};
 use crate::tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
 use crate::{HEADER, MAX_DEPTH};
 
@@ -74,6 +75,18 @@ fn char_len(s: &str) -> u32 {
 
 /// Parses decoded text (BOM already removed) into a scope tree.
 pub(crate) fn lex(text: &str, bom: bool, warnings: &mut Vec<Warning>) -> Result<Tree, Error> {
+    lex_with(text, bom, warnings, None)
+}
+
+/// [`lex`], and with `bulk`, the fast path of [`super::bulk`]: the bulk scopes directly inside a
+/// `Mesh` are parsed into `bulk` and left empty in the tree. Fails (with an error that only
+/// means "take the tree path") on any line the fast path does not take.
+pub(crate) fn lex_with(
+    text: &str,
+    bom: bool,
+    warnings: &mut Vec<Warning>,
+    mut bulk: Option<&mut Table>,
+) -> Result<Tree, Error> {
     let mut lines = Lines {
         rest: text,
         line: 0,
@@ -130,10 +143,23 @@ pub(crate) fn lex(text: &str, bom: bool, warnings: &mut Vec<Warning>) -> Result<
     // Body.
     let mut top: Vec<Item> = Vec::new();
     let mut stack: Vec<Scope> = Vec::new();
+    // The bulk scope being read by the fast path: its tag's position and its rows.
+    let mut active: Option<(u32, u32, Rows)> = None;
     for (line, content, _) in lines {
         let (column, t) = trim(content);
         if t.is_empty() {
             continue;
+        }
+        if let Some((_, _, rows)) = active.as_mut() {
+            if t != "}" {
+                if rows.push(t).is_none() {
+                    return Err(bulk::refused());
+                }
+                continue;
+            }
+            if let (Some((l, c, rows)), Some(table)) = (active.take(), bulk.as_deref_mut()) {
+                table.insert(l, c, rows);
+            }
         }
         if t == "}" {
             let scope = stack
@@ -167,6 +193,11 @@ pub(crate) fn lex(text: &str, bom: bool, warnings: &mut Vec<Warning>) -> Result<
                     column,
                     limit: MAX_DEPTH,
                 });
+            }
+            if bulk.is_some() && stack.last().is_some_and(|p| p.tag == "Mesh") {
+                active = Kind::of(tag)
+                    .and_then(Rows::new)
+                    .map(|rows| (line, column, rows));
             }
             stack.push(Scope {
                 pos: Pos::new(line, column),

@@ -3,6 +3,7 @@
 //! * [`lex`]: text to [`Tree`] (lines, header, scopes with an explicit stack, values);
 //! * [`typed`]: [`Tree`] to [`Elem`] with every validation rule.
 
+pub(crate) mod bulk;
 pub(crate) mod lex;
 pub(crate) mod typed;
 
@@ -51,10 +52,21 @@ pub(crate) fn tree(bytes: &[u8], warnings: &mut Vec<Warning>) -> Result<Tree, Er
     lex::lex(&text, bom, warnings)
 }
 
-/// Reads a whole file into the typed model.
+/// Reads a whole file into the typed model: first with the bulk fast path ([`bulk`]); if that
+/// refuses the file or anything fails, again through the scope tree alone, so that errors and
+/// warnings are always those of the tree path.
 pub(crate) fn elem(bytes: &[u8]) -> Result<(Elem, Vec<Warning>), Error> {
     let mut warnings = Vec::new();
-    let tree = tree(bytes, &mut warnings)?;
+    let (text, bom) = decode(bytes, &mut warnings)?;
+    let decoded = warnings.len();
+    let mut table = bulk::Table::default();
+    let fast = lex::lex_with(&text, bom, &mut warnings, Some(&mut table))
+        .and_then(|tree| typed::elem_with(tree, &mut warnings, table));
+    if let Ok(doc) = fast {
+        return Ok((doc, warnings));
+    }
+    warnings.truncate(decoded);
+    let tree = lex::lex(&text, bom, &mut warnings)?;
     let doc = typed::elem(tree, &mut warnings)?;
     Ok((doc, warnings))
 }

@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use crate::error::{Error, Warning, WarningKind};
 use crate::model::*;
 use crate::number::{is_int, parse_f64, Num};
+use crate::read::bulk::{self, Rows, Table};
 use crate::read::lex::syntax;
 use crate::tree::{Atom, Data, Entry, Item, Pos, Scope, Tree, Values};
 
@@ -128,6 +129,8 @@ type Result<T> = std::result::Result<T, Error>;
 
 struct Ctx<'w> {
     warnings: &'w mut Vec<Warning>,
+    /// Bulk scopes already parsed by the fast path (empty on the tree path).
+    bulk: Table,
     node_names: HashSet<String>,
     /// (container name, its material names).
     containers: Vec<(Option<String>, Vec<String>)>,
@@ -135,7 +138,14 @@ struct Ctx<'w> {
 
 /// Converts a tree into the typed model.
 pub(crate) fn elem(tree: Tree, warnings: &mut Vec<Warning>) -> Result<Elem> {
+    elem_with(tree, warnings, Table::default())
+}
+
+/// [`elem`] with the bulk scopes the fast path parsed; fails unless the typed reader used every
+/// one of them.
+pub(crate) fn elem_with(tree: Tree, warnings: &mut Vec<Warning>, bulk: Table) -> Result<Elem> {
     let mut cx = Ctx {
+        bulk,
         warnings,
         node_names: HashSet::new(),
         containers: Vec::new(),
@@ -200,6 +210,9 @@ pub(crate) fn elem(tree: Tree, warnings: &mut Vec<Warning>) -> Result<Elem> {
     }
     if let Some(s) = animation {
         doc.animation = Some(cx.animations(s)?);
+    }
+    if !cx.bulk.is_empty() {
+        return Err(bulk::refused());
     }
     Ok(doc)
 }
@@ -794,7 +807,11 @@ impl Ctx<'_> {
                             let tag = UV_TAGS.get(set).copied().unwrap_or("TextureUV");
                             seen.once(tag, sc.pos)?;
                             let pos = sc.pos;
-                            let rows = self.rows::<2>(sc)?;
+                            let rows = match self.bulk.take(pos.line, pos.column) {
+                                Some(Rows::F2(rows)) if sc.items.is_empty() => rows,
+                                Some(_) => return Err(bulk::refused()),
+                                None => self.rows::<2>(sc)?,
+                            };
                             vertex_scopes.push((tag, rows.len(), pos));
                             if let Some(slot) = m.uv_sets.get_mut(set) {
                                 *slot = rows;
@@ -803,19 +820,31 @@ impl Ctx<'_> {
                         ("Positions", _) => {
                             seen.once("Positions", sc.pos)?;
                             let pos = sc.pos;
-                            m.positions = self.rows::<3>(sc)?;
+                            m.positions = match self.bulk.take(pos.line, pos.column) {
+                                Some(Rows::F3(rows)) if sc.items.is_empty() => rows,
+                                Some(_) => return Err(bulk::refused()),
+                                None => self.rows::<3>(sc)?,
+                            };
                             vertex_scopes.push(("Positions", m.positions.len(), pos));
                         }
                         ("Normals", _) => {
                             seen.once("Normals", sc.pos)?;
                             let pos = sc.pos;
-                            m.normals = self.rows::<3>(sc)?;
+                            m.normals = match self.bulk.take(pos.line, pos.column) {
+                                Some(Rows::F3(rows)) if sc.items.is_empty() => rows,
+                                Some(_) => return Err(bulk::refused()),
+                                None => self.rows::<3>(sc)?,
+                            };
                             vertex_scopes.push(("Normals", m.normals.len(), pos));
                         }
                         ("Diffuse", _) => {
                             seen.once("Diffuse", sc.pos)?;
                             let pos = sc.pos;
-                            m.diffuse = self.rows::<4>(sc)?;
+                            m.diffuse = match self.bulk.take(pos.line, pos.column) {
+                                Some(Rows::F4(rows)) if sc.items.is_empty() => rows,
+                                Some(_) => return Err(bulk::refused()),
+                                None => self.rows::<4>(sc)?,
+                            };
                             vertex_scopes.push(("Diffuse", m.diffuse.len(), pos));
                         }
                         ("BlendList", _) => {
@@ -884,34 +913,64 @@ impl Ctx<'_> {
         let v = m.positions.len();
 
         // Faces.
-        let face_rows = match faces {
-            Some(sc) => self.data_lines(sc)?,
-            None => Vec::new(),
-        };
-        self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
-        for d in &face_rows {
-            let atoms = &d.values.atoms;
-            let shape_ok = atoms.len() >= 2
-                && atoms.get(1).is_some_and(|a| !a.group_start)
-                && atoms.iter().skip(2).all(|a| a.group_start);
-            let expected = "`n,i0:i1:…` with n ≥ 3 indices";
-            let n_atom = atoms.first().filter(|_| shape_ok).ok_or_else(|| {
-                bad_width(d.pos, "VertexIndices", expected, d.values.group_count())
-            })?;
-            let n = self.int(n_atom)?;
-            let corners = atoms.len() - 1;
-            if n < 3 || n != corners as i64 {
-                return Err(bad_width(d.pos, "VertexIndices", expected, corners));
+        let fast_faces = faces
+            .as_ref()
+            .and_then(|sc| self.bulk.take(sc.pos.line, sc.pos.column));
+        match (fast_faces, faces) {
+            (Some(Rows::Faces { sizes, indices }), Some(sc)) if sc.items.is_empty() => {
+                self.check_count(fcount, "FaceCount", sizes.len(), "VertexIndices", s.pos)?;
+                if indices.iter().any(|&i| i as usize >= v) {
+                    return Err(bulk::refused());
+                }
+                m.face_sizes = sizes;
+                m.face_indices = indices;
             }
-            m.face_sizes.push(corners as u32);
-            for atom in atoms.iter().skip(1) {
-                m.face_indices.push(self.index(atom, "vertex index", v)?);
+            (Some(_), _) => return Err(bulk::refused()),
+            (None, faces) => {
+                let face_rows = match faces {
+                    Some(sc) => self.data_lines(sc)?,
+                    None => Vec::new(),
+                };
+                self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
+                for d in &face_rows {
+                    let atoms = &d.values.atoms;
+                    let shape_ok = atoms.len() >= 2
+                        && atoms.get(1).is_some_and(|a| !a.group_start)
+                        && atoms.iter().skip(2).all(|a| a.group_start);
+                    let expected = "`n,i0:i1:…` with n ≥ 3 indices";
+                    let n_atom = atoms.first().filter(|_| shape_ok).ok_or_else(|| {
+                        bad_width(d.pos, "VertexIndices", expected, d.values.group_count())
+                    })?;
+                    let n = self.int(n_atom)?;
+                    let corners = atoms.len() - 1;
+                    if n < 3 || n != corners as i64 {
+                        return Err(bad_width(d.pos, "VertexIndices", expected, corners));
+                    }
+                    m.face_sizes.push(corners as u32);
+                    for atom in atoms.iter().skip(1) {
+                        m.face_indices.push(self.index(atom, "vertex index", v)?);
+                    }
+                }
             }
         }
         let f = m.face_sizes.len();
 
         // Attributes (optional; an empty scope is the same as none).
-        if let Some(sc) = attributes {
+        let fast_attributes = attributes
+            .as_ref()
+            .and_then(|sc| self.bulk.take(sc.pos.line, sc.pos.column));
+        if let Some(rows) = fast_attributes {
+            match rows {
+                Rows::Attributes(a)
+                    if attributes.as_ref().is_some_and(|sc| sc.items.is_empty())
+                        && (a.is_empty() || a.len() == f)
+                        && a.iter().all(|&i| (i as usize) < materials) =>
+                {
+                    m.attributes = a;
+                }
+                _ => return Err(bulk::refused()),
+            }
+        } else if let Some(sc) = attributes {
             let lines = self.data_lines(sc)?;
             if !lines.is_empty() && lines.len() != f {
                 let pos = fcount.map_or(s.pos, |(_, p)| p);
