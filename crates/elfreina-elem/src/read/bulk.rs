@@ -87,71 +87,235 @@ impl Rows {
         })
     }
 
-    /// Adds one trimmed, non-empty line; `None` when the fast path does not take it.
-    pub(crate) fn push(&mut self, line: &str) -> Option<()> {
-        match self {
-            Rows::F2(v) => v.push(row(line)?),
-            Rows::F3(v) => v.push(row(line)?),
-            Rows::F4(v) => v.push(row(line)?),
-            Rows::Faces { sizes, indices } => {
-                let (n, corners) = line.split_once(',')?;
-                let n = digits(n)?;
-                let before = indices.len();
-                for c in corners.split(':') {
-                    indices.push(digits(c)?);
-                }
-                let count = indices.len() - before;
-                if n < 3 || n as usize != count {
-                    return None;
-                }
-                sizes.push(n);
+    /// Reads the lines of a bulk scope from the start of `text` up to (not including) the line
+    /// that closes it (`}` alone), or to the end. Returns the bytes and lines consumed, or
+    /// `None` when the fast path does not take a line.
+    pub(crate) fn scan(&mut self, text: &str) -> Option<(usize, u32)> {
+        let mut s = Scan {
+            b: text.as_bytes(),
+            i: 0,
+        };
+        let mut lines = 0u32;
+        loop {
+            let start = s.i;
+            s.ws();
+            if s.i == s.b.len() {
+                return Some((s.i, lines));
             }
-            Rows::Attributes(v) => v.push(digits(line)?),
+            if s.eol() {
+                lines = lines.saturating_add(1);
+                continue;
+            }
+            if s.peek() == Some(b'}') {
+                s.i += 1;
+                s.ws();
+                return (s.i == s.b.len() || s.eol()).then_some((start, lines));
+            }
+            match self {
+                Rows::F2(v) => v.push(s.row()?),
+                Rows::F3(v) => v.push(s.row()?),
+                Rows::F4(v) => v.push(s.row()?),
+                Rows::Faces { sizes, indices } => {
+                    let n = s.digits()?;
+                    s.ws();
+                    s.eat(b',')?;
+                    let before = indices.len();
+                    loop {
+                        s.ws();
+                        indices.push(s.digits()?);
+                        s.ws();
+                        if s.eat(b':').is_none() {
+                            break;
+                        }
+                    }
+                    let count = indices.len() - before;
+                    if n < 3 || n as usize != count {
+                        return None;
+                    }
+                    sizes.push(n);
+                }
+                Rows::Attributes(v) => {
+                    v.push(s.digits()?);
+                    s.ws();
+                }
+            }
+            if !(s.i == s.b.len() || s.eol()) {
+                return None;
+            }
+            lines = lines.saturating_add(1);
         }
-        Some(())
     }
 }
 
-/// Trims spaces and tabs.
-fn trim(s: &str) -> &str {
-    s.trim_matches(|c| c == ' ' || c == '\t')
+/// Exact powers of ten (every one up to 1e22 is representable).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// A byte cursor over the text of a bulk scope.
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
 }
 
-/// One plain finite number with nothing the value scanner would treat specially.
-fn number(s: &str) -> Option<f64> {
-    let s = trim(s);
-    if s.is_empty()
-        || s.bytes()
-            .any(|b| matches!(b, b',' | b'"' | b'{' | b'}' | b'='))
-    {
-        return None;
+impl Scan<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
     }
-    match parse_f64(s)? {
-        Num::Finite(v) => Some(v),
-        Num::NonFinite(_) => None,
-    }
-}
 
-/// `N` numbers separated by `:`.
-fn row<const N: usize>(line: &str) -> Option<[f64; N]> {
-    if line.ends_with('{') {
-        return None;
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.i += 1;
+        }
     }
-    let mut out = [0.0; N];
-    let mut parts = line.split(':');
-    for slot in &mut out {
-        *slot = number(parts.next()?)?;
-    }
-    parts.next().is_none().then_some(out)
-}
 
-/// An unsigned integer of at most 9 digits (so it fits `u32` and needs no overflow check).
-fn digits(s: &str) -> Option<u32> {
-    let s = trim(s);
-    if s.is_empty() || s.len() > 9 || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek() == Some(c)).then(|| self.i += 1)
     }
-    Some(s.bytes().fold(0, |acc, b| acc * 10 + u32::from(b - b'0')))
+
+    /// Consumes one line ending (CRLF, CR or LF).
+    fn eol(&mut self) -> bool {
+        match self.peek() {
+            Some(b'\r') => {
+                self.i += 1;
+                let _ = self.eat(b'\n');
+                true
+            }
+            Some(b'\n') => {
+                self.i += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn digit_run(&mut self) -> usize {
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    /// An unsigned integer of 1 to 9 digits (so it fits `u32` without an overflow check).
+    fn digits(&mut self) -> Option<u32> {
+        let start = self.i;
+        let n = self.digit_run();
+        if n == 0 || n > 9 {
+            return None;
+        }
+        let digits = self.b.get(start..self.i)?;
+        Some(
+            digits
+                .iter()
+                .fold(0, |acc, &d| acc * 10 + u32::from(d - b'0')),
+        )
+    }
+
+    /// One number of the specification's grammar
+    /// (`[+-] (digits [. [digits]] | . digits) [(e|E) [+-] digits]`), followed by a space, a
+    /// tab, `:`, a line ending or the end. Values are correctly rounded: Clinger's exact path
+    /// when the digits fit 2^53 and the exponent ±22, `fast-float2` otherwise, so the bits are
+    /// those of [`parse_f64`].
+    fn number(&mut self) -> Option<f64> {
+        let start = self.i;
+        let negative = match self.peek() {
+            Some(b'-') => {
+                self.i += 1;
+                true
+            }
+            Some(b'+') => {
+                self.i += 1;
+                false
+            }
+            _ => false,
+        };
+        let mut mantissa: u64 = 0;
+        let mut digits = 0usize;
+        let mut scale: i32 = 0;
+        while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+            digits += 1;
+            self.i += 1;
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                digits += 1;
+                scale -= 1;
+                self.i += 1;
+            }
+        }
+        if digits == 0 {
+            return None;
+        }
+        let mut exponent: i32 = 0;
+        let mut long_exponent = false;
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            let minus = match self.peek() {
+                Some(b'-') => {
+                    self.i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    self.i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let exp_start = self.i;
+            let n = self.digit_run();
+            if n == 0 {
+                return None;
+            }
+            if n > 4 {
+                long_exponent = true;
+            } else {
+                let text = self.b.get(exp_start..self.i)?;
+                exponent = text
+                    .iter()
+                    .fold(0, |acc, &d| acc * 10 + i32::from(d - b'0'));
+                if minus {
+                    exponent = -exponent;
+                }
+            }
+        }
+        if !matches!(
+            self.peek(),
+            None | Some(b' ' | b'\t' | b':' | b'\r' | b'\n')
+        ) {
+            return None;
+        }
+        let e = scale + exponent;
+        if digits <= 19 && mantissa <= 1 << 53 && !long_exponent && (-22..=22).contains(&e) {
+            let m = mantissa as f64;
+            let pow = POW10.get(e.unsigned_abs() as usize).copied()?;
+            let v = if e < 0 { m / pow } else { m * pow };
+            return Some(if negative { -v } else { v });
+        }
+        let text = std::str::from_utf8(self.b.get(start..self.i)?).ok()?;
+        match parse_f64(text)? {
+            Num::Finite(v) => Some(v),
+            Num::NonFinite(_) => None,
+        }
+    }
+
+    /// `N` numbers separated by `:`.
+    fn row<const N: usize>(&mut self) -> Option<[f64; N]> {
+        let mut out = [0.0; N];
+        for (k, slot) in out.iter_mut().enumerate() {
+            self.ws();
+            *slot = self.number()?;
+            self.ws();
+            if k + 1 < N {
+                self.eat(b':')?;
+            }
+        }
+        Some(out)
+    }
 }
 
 /// The bulk scopes read by the fast path, keyed by the position of their tag.
@@ -180,31 +344,72 @@ impl Table {
 mod tests {
     use super::*;
 
+    fn scan(kind: Kind, text: &str) -> Option<(Rows, usize, u32)> {
+        let mut rows = Rows::new(kind)?;
+        let (consumed, lines) = rows.scan(text)?;
+        Some((rows, consumed, lines))
+    }
+
     #[test]
-    fn takes_plain_rows_only() {
-        let mut r = Rows::new(Kind::Row(3)).unwrap();
-        assert_eq!(r.push("1.5:-2: 3e2"), Some(()));
-        assert_eq!(r, Rows::F3(vec![[1.5, -2.0, 300.0]]));
+    fn takes_plain_rows_up_to_the_closing_brace() {
+        let text = "1.5:-2: 3e2\r\n\r\n\t-0:.5:7.\r\n\t}\r\nNext";
+        let (rows, consumed, lines) = scan(Kind::Row(3), text).unwrap();
+        assert_eq!(rows, Rows::F3(vec![[1.5, -2.0, 300.0], [-0.0, 0.5, 7.0]]));
+        assert_eq!(&text[consumed..], "\t}\r\nNext");
+        assert_eq!(lines, 3);
+        let Rows::F3(v) = rows else { unreachable!() };
+        assert!(v[1][0].is_sign_negative());
         for bad in [
-            "1:2",
-            "1:2:3:4",
-            "1:2,3",
-            "1:\"2\":3",
-            "1:2:1.#QNAN",
-            "1::3",
-            "a:b:c",
+            "1:2\n}",
+            "1:2:3:4\n}",
+            "1:2,3\n}",
+            "1:\"2\":3\n}",
+            "1:2:1.#QNAN\n}",
+            "1::3\n}",
+            "a:b:c\n}",
+            "1:2:3 {\n}",
+            "1:2:3\n}x",
+            "1:2:3e\n}",
         ] {
-            assert_eq!(r.push(bad), None, "{bad}");
+            assert!(scan(Kind::Row(3), bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_have_the_bits_of_the_tree_path() {
+        for text in [
+            "0.1",
+            "-11.001263",
+            "123456789.123456",
+            "1e22",
+            "1e23",
+            "4.9e-324",
+            "1e-400",
+            "1e400",
+            "9007199254740993",
+            "12345678901234567890123",
+            "0.000000",
+            "-0.000000",
+            "+3.25E+02",
+            "1.7976931348623157e308",
+        ] {
+            let line = format!("{text}:{text}\n}}");
+            let (rows, _, _) = scan(Kind::Row(2), &line).unwrap();
+            let expected = match parse_f64(text) {
+                Some(Num::Finite(v)) => v,
+                _ => panic!("{text} is a number"),
+            };
+            assert_eq!(rows, Rows::F2(vec![[expected; 2]]), "{text}");
+            let Rows::F2(v) = rows else { unreachable!() };
+            assert_eq!(v[0][0].to_bits(), expected.to_bits(), "{text}");
         }
     }
 
     #[test]
     fn takes_faces_and_attributes() {
-        let mut f = Rows::new(Kind::Faces).unwrap();
-        assert_eq!(f.push("3,0:1:2"), Some(()));
-        assert_eq!(f.push("4, 3 : 4:5:6"), Some(()));
+        let (faces, _, _) = scan(Kind::Faces, "3,0:1:2\n4, 3 : 4:5:6\n}").unwrap();
         assert_eq!(
-            f,
+            faces,
             Rows::Faces {
                 sizes: vec![3, 4],
                 indices: vec![0, 1, 2, 3, 4, 5, 6]
@@ -217,15 +422,14 @@ mod tests {
             "3,0,1:2",
             "3,+0:1:2",
             "3,0:1:9999999999",
+            "3,0:1:2.0",
         ] {
-            // A refused line refuses the whole file: what it left behind does not matter.
-            let mut fresh = Rows::new(Kind::Faces).unwrap();
-            assert_eq!(fresh.push(bad), None, "{bad}");
+            assert!(scan(Kind::Faces, &format!("{bad}\n}}")).is_none(), "{bad}");
         }
-        let mut a = Rows::new(Kind::Attributes).unwrap();
-        assert_eq!(a.push("7"), Some(()));
-        assert_eq!(a.push("-1"), None);
-        assert_eq!(a.push("1:2"), None);
+        let (a, _, _) = scan(Kind::Attributes, "7\n 0 \n}").unwrap();
+        assert_eq!(a, Rows::Attributes(vec![7, 0]));
+        assert!(scan(Kind::Attributes, "-1\n}").is_none());
+        assert!(scan(Kind::Attributes, "1:2\n}").is_none());
     }
 
     /// The tree path alone, as `read::elem` falls back to it.

@@ -143,23 +143,10 @@ pub(crate) fn lex_with(
     // Body.
     let mut top: Vec<Item> = Vec::new();
     let mut stack: Vec<Scope> = Vec::new();
-    // The bulk scope being read by the fast path: its tag's position and its rows.
-    let mut active: Option<(u32, u32, Rows)> = None;
-    for (line, content, _) in lines {
+    while let Some((line, content, _)) = lines.next() {
         let (column, t) = trim(content);
         if t.is_empty() {
             continue;
-        }
-        if let Some((_, _, rows)) = active.as_mut() {
-            if t != "}" {
-                if rows.push(t).is_none() {
-                    return Err(bulk::refused());
-                }
-                continue;
-            }
-            if let (Some((l, c, rows)), Some(table)) = (active.take(), bulk.as_deref_mut()) {
-                table.insert(l, c, rows);
-            }
         }
         if t == "}" {
             let scope = stack
@@ -194,10 +181,15 @@ pub(crate) fn lex_with(
                     limit: MAX_DEPTH,
                 });
             }
-            if bulk.is_some() && stack.last().is_some_and(|p| p.tag == "Mesh") {
-                active = Kind::of(tag)
-                    .and_then(Rows::new)
-                    .map(|rows| (line, column, rows));
+            if let Some(table) = bulk.as_deref_mut() {
+                let in_mesh = stack.last().is_some_and(|p| p.tag == "Mesh");
+                if let Some(mut rows) = Kind::of(tag).and_then(Rows::new).filter(|_| in_mesh) {
+                    // The fast path reads the scope's lines up to its `}`.
+                    let (consumed, count) = rows.scan(lines.rest).ok_or_else(bulk::refused)?;
+                    lines.rest = lines.rest.get(consumed..).unwrap_or_default();
+                    lines.line = lines.line.saturating_add(count);
+                    table.insert(line, column, rows);
+                }
             }
             stack.push(Scope {
                 pos: Pos::new(line, column),
