@@ -395,8 +395,8 @@ fn smf_golden_skinned_animated() {
         &[0.0, r, r],
         1e-6,
     );
-    // First file triangle (0, 4, 5) → (0, 5, 4).
-    assert_eq!(&m.primitives[0].indices[..3], &[0, 5, 4]);
+    // First file triangle (0, 5, 4) → (0, 4, 5).
+    assert_eq!(&m.primitives[0].indices[..3], &[0, 4, 5]);
     // Ring 1 blends bones 0 and 1 at 0.5 / 0.5.
     assert_eq!(
         m.vertices.weights.as_ref().unwrap()[4],
@@ -565,8 +565,8 @@ fn mdl_golden_skinned_arm() {
         &[128.0 / 255.0, 127.0 / 255.0, 0.0, 0.0],
         1e-6,
     );
-    // First face (0, 4, 1) → (0, 1, 4); runs [(1, 8), (0, 8)] → two primitives, materials 1, 0.
-    assert_eq!(&m.primitives[0].indices[..3], &[0, 1, 4]);
+    // First face (0, 1, 4) → (0, 4, 1); runs [(1, 8), (0, 8)] → two primitives, materials 1, 0.
+    assert_eq!(&m.primitives[0].indices[..3], &[0, 4, 1]);
     assert_eq!(m.primitives[0].material, Some(1));
     assert_eq!(m.primitives[1].material, Some(0));
     // Connector offset translation(0, -2, 0) stored at index 7 → column-major index 13.
@@ -711,16 +711,9 @@ fn ccw_agreement(s: &Scene) -> f32 {
 }
 
 /// Fixtures whose triangles are wound against their own normals in the source convention
-/// (so they come out back-facing after a correct conversion). `skinned_animated.smf`
-/// (xtask/src/fixtures/smf.rs) writes its tube as `(a, a+4, b+4)`, which is counter-clockwise
-/// seen from outside in the file's left-handed, clockwise-front convention; the MDL arm
-/// (xtask/src/fixtures/mdl.rs `arm_part`) writes `(a, a+4, b)`, counter-clockwise seen from
-/// outside, whereas MDL front faces are clockwise (mdl.md §4).
-const KNOWN_INSIDE_OUT: &[&str] = &[
-    "skinned_animated.smf",
-    "skinned_arm_v1.mdl",
-    "skinned_arm_v2.mdl",
-];
+/// (they would come out back-facing after a correct conversion). Empty since the xtask
+/// generators for `skinned_animated.smf` and the MDL arm were fixed to wind clockwise.
+const KNOWN_INSIDE_OUT: &[&str] = &[];
 
 /// The winding is reversed with the mirror (bmf, smf) or alone (mdl): front faces are CCW in
 /// the converted scene, for every fixture and sample that has normals.
