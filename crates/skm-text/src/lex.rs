@@ -86,6 +86,87 @@ impl<'a> Lexer<'a> {
         self.here()
     }
 
+    /// The fast path for the common number token, a plain decimal `[+-]digits[.digits]` of at
+    /// most 9 digits followed by whitespace or the end: consumes it and returns its value,
+    /// correctly rounded as [`parse_f32`] does (Clinger: an exact mantissa below 2^24 divided
+    /// by an exact power of ten). `None`, having consumed only whitespace, for anything else.
+    #[inline]
+    pub fn plain_f32(&mut self) -> Option<f32> {
+        self.skip_space();
+        let mut i = self.pos;
+        let negative = match self.data.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let (mut mantissa, mut digits, mut scale) = (0u32, 0usize, 0usize);
+        while let Some(d) = self
+            .data
+            .get(i)
+            .map(|b| b.wrapping_sub(b'0'))
+            .filter(|d| *d < 10)
+        {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u32::from(d));
+            digits += 1;
+            i += 1;
+        }
+        if self.data.get(i) == Some(&b'.') {
+            i += 1;
+            while let Some(d) = self
+                .data
+                .get(i)
+                .map(|b| b.wrapping_sub(b'0'))
+                .filter(|d| *d < 10)
+            {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u32::from(d));
+                digits += 1;
+                scale += 1;
+                i += 1;
+            }
+        }
+        if digits == 0 || digits > 9 || mantissa > 1 << 24 {
+            return None;
+        }
+        if !self.data.get(i).is_none_or(|&b| is_space(b)) {
+            return None;
+        }
+        let pow = POW10_F32.get(scale).copied()?;
+        self.pos = i;
+        let v = mantissa as f32 / pow;
+        Some(if negative { -v } else { v })
+    }
+
+    /// The fast path for an unsigned integer token of 1 to 9 digits followed by whitespace or
+    /// the end: consumes it and returns it with its position. `None`, having consumed only
+    /// whitespace, for anything else.
+    #[inline]
+    pub fn plain_u32(&mut self) -> Option<(u32, Pos)> {
+        self.skip_space();
+        let start = self.pos;
+        let mut i = start;
+        let mut v = 0u32;
+        while let Some(d) = self
+            .data
+            .get(i)
+            .map(|b| b.wrapping_sub(b'0'))
+            .filter(|d| *d < 10)
+        {
+            v = v.wrapping_mul(10).wrapping_add(u32::from(d));
+            i += 1;
+        }
+        if i == start || i - start > 9 || !self.data.get(i).is_none_or(|&b| is_space(b)) {
+            return None;
+        }
+        self.pos = i;
+        Some((v, self.pos_at(start)))
+    }
+
     /// The next token, `None` at the end of the input.
     #[inline]
     pub fn next(&mut self) -> Result<Option<Tok<'a>>, Error> {
@@ -130,9 +211,20 @@ impl<'a> Lexer<'a> {
                 quoted: true,
             }));
         }
-        let len = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len()) + 1;
+        // One pass finds the end of the token and whether it holds a `"`.
+        let mut quote = None;
+        let mut len = rest.len() + 1;
+        for (i, &b) in rest.iter().enumerate() {
+            if is_space(b) {
+                len = i + 1;
+                break;
+            }
+            if b == b'"' && quote.is_none() {
+                quote = Some(i + 1);
+            }
+        }
         let text = self.data.get(start..start + len).unwrap_or_default();
-        if let Some(q) = text.iter().position(|&b| b == b'"') {
+        if let Some(q) = quote {
             return Err(Error::Syntax {
                 at: self.pos_at(start + q),
                 what: format!("unexpected `\"` inside the token {}", show(text)),
@@ -206,6 +298,9 @@ fn hex_digit(b: u8) -> Option<u32> {
     char::from(b).to_digit(16)
 }
 
+/// Exact `f32` powers of ten (every one up to 1e10 is representable).
+const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
 /// The bits of the default quiet NaN.
 pub(crate) const QNAN: u32 = 0x7FC0_0000;
 
@@ -226,10 +321,15 @@ pub(crate) fn parse_f32(t: &[u8]) -> Option<f32> {
             {
                 return parse_hex_f32(hex).map(|v| if neg { -v } else { v });
             }
+            // fast-float2 refuses `#`, so trying it first sends the MSVC spellings to
+            // `parse_msvc` as before, without a scan for `#` in every number.
+            if let Ok(v) = fast_float2::parse::<f32, _>(t) {
+                return Some(v);
+            }
             if body.contains(&b'#') {
                 return parse_msvc(body).map(|bits| f32::from_bits(bits ^ sign));
             }
-            fast_float2::parse::<f32, _>(t).ok()
+            None
         }
         b'i' | b'I' | b'n' | b'N' => {
             let lower = |s: &[u8], w: &[u8]| s.eq_ignore_ascii_case(w);
@@ -481,5 +581,72 @@ mod tests {
         assert!(Lexer::new(b"\"a\nb\"", 0).next().is_err());
         assert!(Lexer::new(b"\"a\"b", 0).next().is_err());
         assert!(Lexer::new(b"a\"b", 0).next().is_err());
+    }
+
+    #[test]
+    fn plain_fast_paths_agree_with_the_token_parsers() {
+        let numbers = [
+            "0",
+            "-0",
+            "+1.5",
+            "-11.001263",
+            "0.999684",
+            "16777216",
+            "16777217",
+            "-18.123456",
+            "3.4028235",
+            "0.0000001",
+            "1.",
+            ".5",
+            "123456789",
+            "1234567890",
+            "1e5",
+            "1.#INF",
+            "0x10",
+            "nan",
+            "-",
+            ".",
+            "1.2.3",
+            "7a",
+        ];
+        for text in numbers {
+            let input = format!("{text} x");
+            let mut fast = Lexer::new(input.as_bytes(), 0);
+            let token = parse_f32(text.as_bytes());
+            match fast.plain_f32() {
+                Some(v) => {
+                    assert_eq!(Some(v.to_bits()), token.map(f32::to_bits), "{text}");
+                    assert_eq!(fast.next().unwrap().unwrap().text, b"x", "{text}");
+                }
+                None => {
+                    // Nothing consumed: the token path sees the whole token.
+                    assert_eq!(
+                        fast.next().unwrap().unwrap().text,
+                        text.as_bytes(),
+                        "{text}"
+                    );
+                }
+            }
+            let mut fast = Lexer::new(input.as_bytes(), 0);
+            if let Some((v, at)) = fast.plain_u32() {
+                assert_eq!(Some(v), parse_u32(text.as_bytes()), "{text}");
+                assert_eq!(Some(v), parse_word(text.as_bytes()), "{text}");
+                assert_eq!((at.line, at.column), (1, 1));
+            } else {
+                assert_eq!(
+                    fast.next().unwrap().unwrap().text,
+                    text.as_bytes(),
+                    "{text}"
+                );
+            }
+        }
+        assert!(Lexer::new(b"1.5\"", 0).plain_f32().is_none());
+        assert!(Lexer::new(b"12\"", 0).plain_u32().is_none());
+        assert_eq!(
+            Lexer::new(b"\r\n 12", 0)
+                .plain_u32()
+                .map(|(_, p)| (p.line, p.column)),
+            Some((2, 2))
+        );
     }
 }

@@ -105,6 +105,9 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn f32(&mut self) -> Result<f32, Error> {
+        if let Some(v) = self.lx.plain_f32() {
+            return Ok(v);
+        }
         let t = self.tok()?;
         match parse_f32(t.text).filter(|_| !t.quoted) {
             Some(v) => {
@@ -128,6 +131,9 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn u32_at(&mut self) -> Result<(u32, Pos), Error> {
+        if let Some(v) = self.lx.plain_u32() {
+            return Ok(v);
+        }
         let t = self.tok()?;
         match parse_u32(t.text).filter(|_| !t.quoted) {
             Some(v) => Ok((v, t.at)),
@@ -142,6 +148,9 @@ impl<'a> Parser<'a> {
 
     #[inline]
     fn word_at(&mut self) -> Result<(u32, Pos), Error> {
+        if let Some(v) = self.lx.plain_u32() {
+            return Ok(v);
+        }
         let t = self.tok()?;
         match parse_word(t.text).filter(|_| !t.quoted) {
             Some(v) => Ok((v, t.at)),
