@@ -129,9 +129,81 @@ pub(crate) fn push_f64(out: &mut String, v: f64, style: FloatStyle) {
         // Writing into a String cannot fail.
         let _ = match style {
             FloatStyle::Shortest => write!(out, "{v}"),
+            FloatStyle::SixDecimals if push_six_decimals(out, v) => Ok(()),
             FloatStyle::SixDecimals => write!(out, "{v:.6}"),
         };
     }
+}
+
+/// Appends the decimal digits of `n` (what `{n}` writes, without the formatting machinery).
+pub(crate) fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [b'0'; 20];
+    let mut len = 0;
+    for slot in buf.iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
+        n /= 10;
+        len += 1;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = buf.get(buf.len() - len..).unwrap_or_default();
+    out.push_str(std::str::from_utf8(digits).unwrap_or_default());
+}
+
+/// `{v:.6}` for a finite `v` below about 1.8e13 in magnitude (so that `v · 10^6` fits a
+/// `u64`), by exact integer arithmetic: `v` is
+/// `m · 2^e`, so `v · 10^6` is `m · 10^6 · 2^e`, rounded half to even on the exact value
+/// as core's exact float formatting does (tested against it). Returns `false`, writing
+/// nothing, when `v` is outside that range.
+fn push_six_decimals(out: &mut String, v: f64) -> bool {
+    let bits = v.to_bits();
+    let negative = bits & SIGN != 0;
+    let biased = ((bits >> 52) & 0x7FF) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (m, e) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    };
+    if biased == 0x7FF || e > 7 {
+        return false;
+    }
+    // m · 10^6 < 2^73, and shifted left by at most 7: no overflow.
+    let scaled = u128::from(m) * 1_000_000;
+    let q = if e >= 0 {
+        scaled << e
+    } else {
+        let s = e.unsigned_abs();
+        if s >= 127 {
+            // Below 2^73 / 2^127: rounds to 0.
+            0
+        } else {
+            let q = scaled >> s;
+            let r = scaled & ((1u128 << s) - 1);
+            let half = 1u128 << (s - 1);
+            if r > half || (r == half && q & 1 == 1) {
+                q + 1
+            } else {
+                q
+            }
+        }
+    };
+    let Ok(q) = u64::try_from(q) else {
+        return false;
+    };
+    if negative {
+        out.push('-');
+    }
+    push_u64(out, q / 1_000_000);
+    let mut frac = q % 1_000_000;
+    let mut tail = *b".000000";
+    for slot in tail.iter_mut().rev().take(6) {
+        *slot = b'0' + (frac % 10) as u8;
+        frac /= 10;
+    }
+    out.push_str(std::str::from_utf8(&tail).unwrap_or_default());
+    true
 }
 
 #[cfg(test)]
@@ -187,6 +259,65 @@ mod tests {
             let mut s = String::new();
             push_f64(&mut s, v, FloatStyle::Shortest);
             assert_eq!(bits(&s), Some(v.to_bits()), "{s}");
+        }
+    }
+
+    #[test]
+    fn six_decimals_match_core_formatting() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.8,
+            -11.001263,
+            1e-7,
+            -1e-7,
+            4e-7,
+            5e-7,
+            6e-7,
+            -5e-7,
+            0.0078125,
+            2.5e-6,
+            1.0000005,
+            999_999.999_999_5,
+            1e15,
+            1.2e17,
+            1.3e18,
+            5e-324,
+            f64::MIN_POSITIVE,
+        ];
+        // Exact ties: multiples of 1/128 and 1/2^20 land on half a millionth.
+        values.extend((0..2000).map(|k| f64::from(k) / 128.0));
+        values.extend((0..2000).map(|k| -f64::from(k) * 0.5f64.powi(20)));
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let v = f64::from_bits(seed);
+            if v.is_finite() {
+                values.push(v);
+                values.push(v * 1e-300);
+            }
+            values.push((seed >> 11) as f64 / (1u64 << 40) as f64 - 4096.0);
+        }
+        for v in values {
+            let mut fast = String::new();
+            let expected = format!("{v:.6}");
+            if push_six_decimals(&mut fast, v) {
+                assert_eq!(fast, expected, "{v:e}");
+            } else {
+                assert!(fast.is_empty());
+                assert!(v.abs() >= 1.8e13, "{v:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn integers_match_core_formatting() {
+        for n in [0, 1, 9, 10, 99, 100, 4_294_967_295, 1_000_000_007, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, n);
+            assert_eq!(s, n.to_string());
         }
     }
 

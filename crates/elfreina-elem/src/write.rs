@@ -8,7 +8,7 @@
 
 use crate::error::Error;
 use crate::model::*;
-use crate::number::{parse_f64, push_f64, FloatStyle, Num};
+use crate::number::{parse_f64, push_f64, push_u64, FloatStyle, Num};
 use crate::read::lex::is_ident;
 use crate::read::typed::{known, UV_TAGS};
 use crate::tree::{Item, LineEnding, Scope, Tree, Values};
@@ -563,13 +563,13 @@ impl<'o> W<'o> {
                     });
                 }
                 self.line_start();
-                self.int(face.len());
+                push_u64(&mut self.out, face.len() as u64);
                 for (k, &i) in face.iter().enumerate() {
                     if i as usize >= v {
                         return Err(self.out_of_range("vertex index", i, v));
                     }
                     self.out.push(if k == 0 { ',' } else { ':' });
-                    self.int(i);
+                    push_u64(&mut self.out, u64::from(i));
                 }
                 self.end();
             }
@@ -582,7 +582,7 @@ impl<'o> W<'o> {
                     return Err(self.out_of_range("material index", a, materials));
                 }
                 self.line_start();
-                self.int(a);
+                push_u64(&mut self.out, u64::from(a));
                 self.end();
             }
             self.close();
