@@ -127,7 +127,9 @@ fn check_name(name: &Name, what: &str) -> Result<(), Error> {
 /// for any other NaN.
 pub(crate) fn put_f32(out: &mut Vec<u8>, v: f32) {
     if v.is_finite() {
-        let _ = write!(out, "{v}");
+        if !put_f32_short(out, v) {
+            let _ = write!(out, "{v}");
+        }
         return;
     }
     let bits = v.to_bits();
@@ -142,6 +144,89 @@ pub(crate) fn put_f32(out: &mut Vec<u8>, v: f32) {
     } else {
         let _ = write!(out, "nan(0x{mantissa:x})");
     }
+}
+
+/// Exact `f64` powers of ten; `|v| · 10^k` is exact in `f64` for an `f32` `v` and `k ≤ 10`
+/// (24 + 24 significant bits).
+const POW10: [f64; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+/// The fast path of `{v}` for a finite `f32`: the fewest decimals `k ≤ 10` whose nearest
+/// decimal `n / 10^k` lies strictly within half an ulp of `v` (so it reads back as `v`), which
+/// is the shortest round-trip spelling core's `Display` writes (tested against it). Every
+/// step is exact in `f64`. Returns `false`, writing nothing, for zero, subnormals, powers of
+/// two (their rounding interval is lopsided), exact ties, values from 2^24 on, and values
+/// needing more than 10 decimals.
+fn put_f32_short(out: &mut Vec<u8>, v: f32) -> bool {
+    let bits = v.to_bits();
+    let biased = (bits >> 23) & 0xFF;
+    if biased == 0 || biased == 0xFF || bits & 0x007F_FFFF == 0 {
+        return false;
+    }
+    let a = f64::from(v.abs());
+    // From 2^24 on an ulp is 2 or more, and the shortest spelling may round integer digits
+    // (`1056890430`), which this does not try.
+    if a >= 16_777_216.0 {
+        return false;
+    }
+    // Half an ulp of v: 2^(exponent − 24).
+    let half_ulp = f64::from_bits(u64::from(biased + 1023 - 127 - 24) << 52);
+    for (k, &p) in POW10.iter().enumerate() {
+        let x = a * p;
+        if x >= 9.0e15 {
+            return false;
+        }
+        // x < 2^53: truncation and the fraction are exact (and avoid a libm `round` call).
+        // (i64: one instruction each way on x86-64, unlike u64.)
+        let whole = x as i64;
+        let frac = x - whole as f64;
+        let (n, d) = if frac >= 0.5 {
+            (whole + 1, 1.0 - frac)
+        } else {
+            (whole, frac)
+        };
+        // An exact tie, or a decimal exactly on the rounding boundary (which reads back as v
+        // or its neighbour depending on evenness): leave those to core.
+        if d == 0.5 || d == half_ulp * p {
+            return false;
+        }
+        if d < half_ulp * p {
+            if bits & 0x8000_0000 != 0 {
+                out.push(b'-');
+            }
+            let n = n.unsigned_abs();
+            let scale = 10u64.pow(k as u32);
+            put_u64(out, n / scale);
+            if k > 0 {
+                out.push(b'.');
+                let mut frac = n % scale;
+                let mut digits = [b'0'; 10];
+                for slot in digits.iter_mut().take(k).rev() {
+                    *slot = b'0' + (frac % 10) as u8;
+                    frac /= 10;
+                }
+                out.extend_from_slice(digits.get(..k).unwrap_or_default());
+            }
+            return true;
+        }
+    }
+    false
+}
+
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(buf.get(i..).unwrap_or_default());
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -286,4 +371,63 @@ fn put_u32_row(out: &mut Vec<u8>, row: &[u32]) {
         put_u32(out, v);
     }
     out.extend_from_slice(EOL);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn short_floats_match_core_display() {
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut values: Vec<f32> = (0..2_000_000)
+            .map(|_| f32::from_bits(next() as u32))
+            .collect();
+        // Decimal-looking values, as real files hold them.
+        values.extend((0..2_000_000).map(|_| {
+            let n = (next() % 100_000_000) as f32;
+            let k = (next() % 9) as i32;
+            let v = n / 10f32.powi(k);
+            if next() % 2 == 0 {
+                v
+            } else {
+                -v
+            }
+        }));
+        values.extend((0..100_000).map(|i| i as f32 * 0.001));
+        values.extend([
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            16_777_216.0,
+            16_777_218.0,
+            1e10,
+            3.4028235e38,
+            1e-7,
+        ]);
+        let mut taken = 0;
+        for v in values.into_iter().filter(|v| v.is_finite()) {
+            let mut fast = Vec::new();
+            if super::put_f32_short(&mut fast, v) {
+                taken += 1;
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    format!("{v}"),
+                    "{:#x}",
+                    v.to_bits()
+                );
+            } else {
+                assert!(fast.is_empty());
+            }
+        }
+        assert!(
+            taken > 1_000_000,
+            "the fast path takes most decimal-looking values: {taken}"
+        );
+    }
 }
