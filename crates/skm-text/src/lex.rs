@@ -86,60 +86,39 @@ impl<'a> Lexer<'a> {
         self.here()
     }
 
-    /// The fast path for the common number token, a plain decimal `[+-]digits[.digits]` of at
-    /// most 9 digits followed by whitespace or the end: consumes it and returns its value,
-    /// correctly rounded as [`parse_f32`] does (Clinger: an exact mantissa below 2^24 divided
-    /// by an exact power of ten). `None`, having consumed only whitespace, for anything else.
+    /// The fast path for the common number token, a plain decimal `[+-]digits[.digits]`
+    /// followed by whitespace or the end: consumes it and returns its value. One scan finds the
+    /// token's end and checks its shape; `fast-float2` computes the value, so the bits are
+    /// those of [`parse_f32`]. `None`, having consumed only whitespace, for anything else (hex,
+    /// exponents, MSVC spellings, `inf`/`nan`), which then takes the token path.
     #[inline]
     pub fn plain_f32(&mut self) -> Option<f32> {
         self.skip_space();
-        let mut i = self.pos;
-        let negative = match self.data.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let (mut mantissa, mut digits, mut scale) = (0u32, 0usize, 0usize);
-        while let Some(d) = self
-            .data
-            .get(i)
-            .map(|b| b.wrapping_sub(b'0'))
-            .filter(|d| *d < 10)
-        {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u32::from(d));
-            digits += 1;
+        let start = self.pos;
+        let mut i = start;
+        if matches!(self.data.get(i), Some(b'-' | b'+')) {
             i += 1;
         }
+        let digit = |b: Option<&u8>| b.is_some_and(u8::is_ascii_digit);
+        let int_start = i;
+        while digit(self.data.get(i)) {
+            i += 1;
+        }
+        let mut digits = i - int_start;
         if self.data.get(i) == Some(&b'.') {
             i += 1;
-            while let Some(d) = self
-                .data
-                .get(i)
-                .map(|b| b.wrapping_sub(b'0'))
-                .filter(|d| *d < 10)
-            {
-                mantissa = mantissa.wrapping_mul(10).wrapping_add(u32::from(d));
-                digits += 1;
-                scale += 1;
+            let frac_start = i;
+            while digit(self.data.get(i)) {
                 i += 1;
             }
+            digits += i - frac_start;
         }
-        if digits == 0 || digits > 9 || mantissa > 1 << 24 {
+        if digits == 0 || !self.data.get(i).is_none_or(|&b| is_space(b)) {
             return None;
         }
-        if !self.data.get(i).is_none_or(|&b| is_space(b)) {
-            return None;
-        }
-        let pow = POW10_F32.get(scale).copied()?;
+        let v = fast_float2::parse::<f32, _>(self.data.get(start..i)?).ok()?;
         self.pos = i;
-        let v = mantissa as f32 / pow;
-        Some(if negative { -v } else { v })
+        Some(v)
     }
 
     /// The fast path for an unsigned integer token of 1 to 9 digits followed by whitespace or
@@ -297,9 +276,6 @@ pub(crate) fn parse_word(t: &[u8]) -> Option<u32> {
 fn hex_digit(b: u8) -> Option<u32> {
     char::from(b).to_digit(16)
 }
-
-/// Exact `f32` powers of ten (every one up to 1e10 is representable).
-const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
 
 /// The bits of the default quiet NaN.
 pub(crate) const QNAN: u32 = 0x7FC0_0000;

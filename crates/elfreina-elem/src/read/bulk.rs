@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 
 use crate::error::Error;
-use crate::number::{parse_f64, Num};
 use crate::read::typed::UV_TAGS;
 
 /// What a bulk scope holds.
@@ -147,12 +146,6 @@ impl Rows {
     }
 }
 
-/// Exact powers of ten (every one up to 1e22 is representable).
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
 /// A byte cursor over the text of a bulk scope.
 struct Scan<'a> {
     b: &'a [u8],
@@ -215,72 +208,29 @@ impl Scan<'_> {
 
     /// One number of the specification's grammar
     /// (`[+-] (digits [. [digits]] | . digits) [(e|E) [+-] digits]`), followed by a space, a
-    /// tab, `:`, a line ending or the end. Values are correctly rounded: Clinger's exact path
-    /// when the digits fit 2^53 and the exponent ±22, `fast-float2` otherwise, so the bits are
-    /// those of [`parse_f64`].
+    /// tab, `:`, a line ending or the end. The scan only finds the token's end and checks the
+    /// grammar; `fast-float2` computes the value, so the bits are those of
+    /// [`parse_f64`](crate::number::parse_f64).
     fn number(&mut self) -> Option<f64> {
         let start = self.i;
-        let negative = match self.peek() {
-            Some(b'-') => {
-                self.i += 1;
-                true
-            }
-            Some(b'+') => {
-                self.i += 1;
-                false
-            }
-            _ => false,
-        };
-        let mut mantissa: u64 = 0;
-        let mut digits = 0usize;
-        let mut scale: i32 = 0;
-        while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-            digits += 1;
+        if matches!(self.peek(), Some(b'-' | b'+')) {
             self.i += 1;
         }
+        let mut digits = self.digit_run();
         if self.peek() == Some(b'.') {
             self.i += 1;
-            while let Some(d) = self.peek().filter(u8::is_ascii_digit) {
-                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                digits += 1;
-                scale -= 1;
-                self.i += 1;
-            }
+            digits += self.digit_run();
         }
         if digits == 0 {
             return None;
         }
-        let mut exponent: i32 = 0;
-        let mut long_exponent = false;
         if matches!(self.peek(), Some(b'e' | b'E')) {
             self.i += 1;
-            let minus = match self.peek() {
-                Some(b'-') => {
-                    self.i += 1;
-                    true
-                }
-                Some(b'+') => {
-                    self.i += 1;
-                    false
-                }
-                _ => false,
-            };
-            let exp_start = self.i;
-            let n = self.digit_run();
-            if n == 0 {
-                return None;
+            if matches!(self.peek(), Some(b'-' | b'+')) {
+                self.i += 1;
             }
-            if n > 4 {
-                long_exponent = true;
-            } else {
-                let text = self.b.get(exp_start..self.i)?;
-                exponent = text
-                    .iter()
-                    .fold(0, |acc, &d| acc * 10 + i32::from(d - b'0'));
-                if minus {
-                    exponent = -exponent;
-                }
+            if self.digit_run() == 0 {
+                return None;
             }
         }
         if !matches!(
@@ -289,18 +239,8 @@ impl Scan<'_> {
         ) {
             return None;
         }
-        let e = scale + exponent;
-        if digits <= 19 && mantissa <= 1 << 53 && !long_exponent && (-22..=22).contains(&e) {
-            let m = mantissa as f64;
-            let pow = POW10.get(e.unsigned_abs() as usize).copied()?;
-            let v = if e < 0 { m / pow } else { m * pow };
-            return Some(if negative { -v } else { v });
-        }
-        let text = std::str::from_utf8(self.b.get(start..self.i)?).ok()?;
-        match parse_f64(text)? {
-            Num::Finite(v) => Some(v),
-            Num::NonFinite(_) => None,
-        }
+        let text = self.b.get(start..self.i)?;
+        fast_float2::parse::<f64, _>(text).ok()
     }
 
     /// `N` numbers separated by `:`.
@@ -343,6 +283,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::number::{parse_f64, Num};
 
     fn scan(kind: Kind, text: &str) -> Option<(Rows, usize, u32)> {
         let mut rows = Rows::new(kind)?;
