@@ -10,6 +10,17 @@
 //! This crate is an implementation detail of the workspace; its API follows the needs of the
 //! format crates and carries no stability promise of its own.
 #![forbid(unsafe_code)]
+// Issue 8: never panic on input. No unwrap/expect/panic!/unchecked indexing in library code
+// (tests may); an exception needs an `#[allow]` with the reason next to it.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
 
 mod cursor;
 pub mod pod;

@@ -30,6 +30,17 @@
 //! # Ok::<(), models::Error>(())
 //! ```
 #![forbid(unsafe_code)]
+// Issue 8: never panic on input. No unwrap/expect/panic!/unchecked indexing in library code
+// (tests may); an exception needs an `#[allow]` with the reason next to it.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
 #![warn(missing_docs)]
 
 mod document;

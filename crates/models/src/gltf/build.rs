@@ -165,7 +165,10 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
                 .map(|s| u32_of(s, "nodes").map(Index::new))
                 .transpose()?,
         };
-        skin_index[i] = Some(push(&mut b.root.skins, skin)?);
+        let index = push(&mut b.root.skins, skin)?;
+        if let Some(slot) = skin_index.get_mut(i) {
+            *slot = Some(index);
+        }
     }
     for node in &mut b.root.nodes {
         if let Some(s) = node.skin {
@@ -233,6 +236,10 @@ struct Hierarchy {
 }
 
 impl Hierarchy {
+    // reason: `parent`, `children` and `reached` have one entry per node (`n`); every index
+    // used is a node index `< n` (`i` from `enumerate`/`0..n`, `c` checked against `n`, `p`
+    // taken from `parent`, which only holds such indices).
+    #[allow(clippy::indexing_slicing)]
     fn new(scene: &Scene, warnings: &mut Vec<SceneWarning>) -> Self {
         let n = scene.nodes.len();
         let mut children = vec![Vec::new(); n];
@@ -491,7 +498,7 @@ impl Builder<'_> {
             if let Some(&j) = skin
                 .joints
                 .iter()
-                .find(|&&j| std::mem::replace(&mut seen[j], true))
+                .find(|&&j| seen.get_mut(j).is_some_and(|s| std::mem::replace(s, true)))
             {
                 self.warn(format!(
                     "{label}: joint node {j} listed twice; skin not written"
@@ -809,7 +816,7 @@ impl Builder<'_> {
             }
             let mut indices = Vec::with_capacity(whole);
             let mut bad = 0usize;
-            for tri in prim.indices[..whole].chunks_exact(3) {
+            for tri in prim.indices.chunks_exact(3) {
                 if tri.iter().all(|&x| (x as usize) < n) {
                     indices.extend_from_slice(tri);
                 } else {
@@ -872,9 +879,9 @@ impl Builder<'_> {
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for p in &positions {
-            for k in 0..3 {
-                min[k] = min[k].min(p[k]);
-                max[k] = max[k].max(p[k]);
+            for ((lo, hi), &v) in min.iter_mut().zip(&mut max).zip(p) {
+                *lo = lo.min(v);
+                *hi = hi.max(v);
             }
         }
         let acc = self.accessor(
@@ -1204,7 +1211,8 @@ impl Builder<'_> {
             let input = match inputs.get(&key) {
                 Some(a) => *a,
                 None => {
-                    let (first, last) = (times[0], times[times.len() - 1]);
+                    let first = times.first().copied().unwrap_or_default();
+                    let last = times.last().copied().unwrap_or_default();
                     let a = self.accessor(
                         &f32_bytes(&times.iter().map(|t| [*t]).collect::<Vec<_>>()),
                         times.len(),
@@ -1321,6 +1329,8 @@ impl SkinStats {
 
 /// Makes one vertex's skinning valid glTF: weights ≥ 0 summing to 1, no repeated joint with a
 /// weight, joint 0 wherever the weight is 0, every weighted joint `< count`.
+// reason: only fixed-size `[_; 4]` arrays, indexed by `k` and `m` in `0..4`.
+#[allow(clippy::indexing_slicing)]
 fn fix_skin_vertex(
     mut j: [u16; 4],
     w: [f32; 4],
@@ -1394,14 +1404,14 @@ fn clean_channel(
     let mut values = Vec::with_capacity(ch.values.len());
     let mut dropped = 0usize;
     let mut non_finite = 0usize;
-    for (k, &t) in ch.times.iter().enumerate() {
+    // The length check above makes this pair every time with its key.
+    for (&t, key) in ch.times.iter().zip(ch.values.chunks_exact(per_key)) {
         let ok = t.is_finite() && t >= 0.0 && times.last().is_none_or(|&last| t > last);
         if !ok {
             dropped += 1;
             continue;
         }
         times.push(t);
-        let key = &ch.values[k * per_key..(k + 1) * per_key];
         for (part, chunk) in key.chunks_exact(comps).enumerate() {
             let mut v: Vec<f32> = chunk
                 .iter()
@@ -1415,9 +1425,8 @@ fn clean_channel(
                 })
                 .collect();
             let is_value = !cubic || part == 1;
-            if ch.path == ChannelPath::Rotation && is_value {
-                let q = normalize_quat([v[0], v[1], v[2], v[3]]);
-                v.copy_from_slice(&q);
+            if let (ChannelPath::Rotation, true, &[x, y, z, w]) = (ch.path, is_value, &v[..]) {
+                v.copy_from_slice(&normalize_quat([x, y, z, w]));
             }
             values.extend_from_slice(&v);
         }
@@ -1436,7 +1445,7 @@ fn clean_channel(
     let mut interpolation = ch.interpolation;
     if cubic && times.len() < 2 {
         notes.push("a cubic spline of one key written as linear".into());
-        values = values[comps..2 * comps].to_vec();
+        values = values.get(comps..2 * comps).unwrap_or_default().to_vec();
         interpolation = Interpolation::Linear;
     }
     Ok((times, values, interpolation, notes))
@@ -1445,6 +1454,9 @@ fn clean_channel(
 /// Per-vertex tangents from positions, unit normals and UVs (accumulated per triangle,
 /// Gram-Schmidt orthogonalised against the normal; `w` is the handedness of the UV mapping,
 /// +1 for a quad facing +z with u to the right and v down, as in glTF's sample models).
+// reason: `e1`, `e2`, `sdir`, `tdir`, `tv`, `bv` are `[f64; 3]` indexed by `k` in `0..3`;
+// vertex indices from the file go through `get`/`get_mut`.
+#[allow(clippy::indexing_slicing)]
 fn generate_tangents<'t>(
     positions: &[[f32; 3]],
     normals: &[[f32; 3]],
@@ -1463,7 +1475,8 @@ fn generate_tangents<'t>(
     };
     let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
     for tri in triangles {
-        let [a, b, c] = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
+        let &[a, b, c] = tri else { continue };
+        let [a, b, c] = [a as usize, b as usize, c as usize];
         let (e1, e2) = (sub(p(b), p(a)), sub(p(c), p(a)));
         let (ta, tb, tc) = (t(a), t(b), t(c));
         let (s1, t1, s2, t2) = (tb[0] - ta[0], tb[1] - ta[1], tc[0] - ta[0], tc[1] - ta[1]);
@@ -1483,14 +1496,15 @@ fn generate_tangents<'t>(
             }
         }
     }
-    (0..n)
-        .map(|i| {
+    tan.iter()
+        .zip(&bit)
+        .enumerate()
+        .map(|(i, (&tv, &b))| {
             let nv = normals
                 .get(i)
                 .copied()
                 .unwrap_or([0.0, 1.0, 0.0])
                 .map(f64::from);
-            let tv = tan[i];
             let d = nv[0] * tv[0] + nv[1] * tv[1] + nv[2] * tv[2];
             let mut o = [tv[0] - nv[0] * d, tv[1] - nv[1] * d, tv[2] - nv[2] * d];
             let len = (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt();
@@ -1515,7 +1529,6 @@ fn generate_tangents<'t>(
                 nv[2] * unit[0] - nv[0] * unit[2],
                 nv[0] * unit[1] - nv[1] * unit[0],
             ];
-            let b = bit[i];
             let w = if cross[0] * b[0] + cross[1] * b[1] + cross[2] * b[2] < 0.0 {
                 -1.0
             } else {

@@ -14,9 +14,13 @@ pub(crate) enum Embedded {
 /// and says whether it is absolute (`/x`, `\x`, `C:\x`, `\\server\x`).
 fn split(raw: &str) -> (bool, Vec<&str>) {
     let bytes = raw.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let drive = matches!(bytes, [d, b':', ..] if d.is_ascii_alphabetic());
     let absolute = drive || raw.starts_with('/') || raw.starts_with('\\');
-    let rest = if drive { &raw[2..] } else { raw };
+    let rest = if drive {
+        raw.get(2..).unwrap_or_default()
+    } else {
+        raw
+    };
     let parts = rest
         .split(['/', '\\'])
         .filter(|p| !p.is_empty() && *p != ".")

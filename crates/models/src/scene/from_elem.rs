@@ -531,9 +531,11 @@ fn triangles(
         let Some(prim) = prims.get_mut(prim) else {
             continue;
         };
-        let c0 = face[0];
-        for pair in face[1..].windows(2) {
-            let (a, b) = (pair[0], pair[1]);
+        let Some((&c0, rest)) = face.split_first() else {
+            continue;
+        };
+        for pair in rest.windows(2) {
+            let &[a, b] = pair else { continue };
             if cx.mirror {
                 prim.indices.extend_from_slice(&[c0, b, a]);
             } else {
@@ -727,8 +729,8 @@ fn normals(
             ];
             for &i in tri {
                 if let Some(s) = acc.get_mut(i as usize) {
-                    for k in 0..3 {
-                        s[k] += nrm[k];
+                    for (s, n) in s.iter_mut().zip(nrm) {
+                        *s += n;
                     }
                 }
             }

@@ -637,7 +637,10 @@ fn prepare(
         .copied()
         .collect();
     *problems += keys.len() - out.len();
-    if out.windows(2).any(|w| w[0].time > w[1].time) {
+    if out
+        .windows(2)
+        .any(|w| matches!(w, [a, b] if a.time > b.time))
+    {
         *problems += 1;
         out.sort_by(|a, b| a.time.total_cmp(&b.time));
     }
@@ -654,8 +657,11 @@ fn evaluate(keys: &[mdl::Keyframe], t: f32) -> Option<f32> {
     if t <= first.time {
         return Some(first.value);
     }
-    let seg = keys.windows(2).find(|w| t < w[1].time);
-    let Some([k0, k1]) = seg.map(|w| [w[0], w[1]]) else {
+    let seg = keys.windows(2).find_map(|w| match *w {
+        [k0, k1] if t < k1.time => Some([k0, k1]),
+        _ => None,
+    });
+    let Some([k0, k1]) = seg else {
         return keys.last().map(|k| k.value);
     };
     let span = k1.time - k0.time;
@@ -881,7 +887,7 @@ fn sample_times(curves: &[Option<&[mdl::Keyframe]>; 3], rotation: bool) -> (Vec<
             continue;
         }
         for w in keys.windows(2) {
-            let (k0, k1) = (w[0], w[1]);
+            let &[k0, k1] = w else { continue };
             let span = k1.time - k0.time;
             if span.is_nan() || span <= 0.0 {
                 continue;

@@ -2,6 +2,11 @@
 //! inversion, TRS decomposition and Euler angles. Matrices are `[f32; 16]` column-major
 //! (glTF's layout) unless a name says otherwise.
 
+// Every index here is into a fixed-size array (`[f32; 16]`, `[f32; 4]`, `[f32; 3]`) with a
+// constant or loop-bounded index below its length (`0..16`, `0..4`; `influences` writes at
+// most 4 entries after `truncate(4)`), never a value read from a file.
+#![allow(clippy::indexing_slicing)]
+
 /// The 4×4 identity.
 pub const IDENTITY: [f32; 16] = [
     1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
@@ -342,7 +347,7 @@ pub fn pack_influences(influences: &[(u16, f32)]) -> ([u16; 4], [f32; 4], Influe
 pub fn relative_texture_path(raw: &str) -> (String, bool) {
     let path = raw.trim().replace('\\', "/");
     let bytes = path.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let drive = matches!(bytes, [d, b':', ..] if d.is_ascii_alphabetic());
     if drive || path.starts_with('/') {
         let base = path.rsplit('/').next().unwrap_or_default();
         let base = if drive && !base.contains('/') && base.len() >= 2 && base == path {
