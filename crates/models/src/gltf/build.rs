@@ -236,51 +236,61 @@ struct Hierarchy {
 }
 
 impl Hierarchy {
-    // reason: `parent`, `children` and `reached` have one entry per node (`n`); every index
-    // used is a node index `< n` (`i` from `enumerate`/`0..n`, `c` checked against `n`, `p`
-    // taken from `parent`, which only holds such indices).
-    #[allow(clippy::indexing_slicing)]
     fn new(scene: &Scene, warnings: &mut Vec<SceneWarning>) -> Self {
         let n = scene.nodes.len();
         let mut children = vec![Vec::new(); n];
         let mut parent: Vec<Option<usize>> = vec![None; n];
-        for (i, node) in scene.nodes.iter().enumerate() {
+        for (i, (node, kids)) in scene.nodes.iter().zip(&mut children).enumerate() {
             for &c in &node.children {
-                if c >= n {
-                    warnings.push(SceneWarning(format!(
+                match parent.get_mut(c) {
+                    None => warnings.push(SceneWarning(format!(
                         "{}: child index {c} out of range ({n} nodes); dropped",
                         label("node", i, &node.name)
-                    )));
-                } else if c == i || parent[c].is_some() {
-                    warnings.push(SceneWarning(format!(
-                        "{}: node {c} is already a child of node {}; second link dropped",
-                        label("node", i, &node.name),
-                        parent[c].unwrap_or(c)
-                    )));
-                } else {
-                    parent[c] = Some(i);
-                    children[i].push(c);
+                    ))),
+                    Some(p) if c == i || p.is_some() => {
+                        warnings.push(SceneWarning(format!(
+                            "{}: node {c} is already a child of node {}; second link dropped",
+                            label("node", i, &node.name),
+                            p.unwrap_or(c)
+                        )));
+                    }
+                    Some(p) => {
+                        *p = Some(i);
+                        kids.push(c);
+                    }
                 }
             }
         }
         // Nodes unreachable from a parentless node sit on (or under) a cycle: cut the cycle at
         // the first such node, which becomes a root.
         let mut reached = vec![false; n];
-        let mut stack: Vec<usize> = (0..n).filter(|&i| parent[i].is_none()).collect();
+        let mut stack: Vec<usize> = parent
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.is_none().then_some(i))
+            .collect();
         loop {
+            // Every index on the stack is a node index (`< n`): a parentless node, a child
+            // checked above, or the unreached node pushed below.
             while let Some(i) = stack.pop() {
-                if !std::mem::replace(&mut reached[i], true) {
-                    stack.extend(children[i].iter().copied());
+                if reached
+                    .get_mut(i)
+                    .is_some_and(|r| !std::mem::replace(r, true))
+                {
+                    stack.extend(children.get(i).into_iter().flatten().copied());
                 }
             }
             let Some(i) = reached.iter().position(|r| !r) else {
                 break;
             };
-            if let Some(p) = parent[i].take() {
-                children[p].retain(|&c| c != i);
+            if let Some(p) = parent.get_mut(i).and_then(Option::take) {
+                if let Some(siblings) = children.get_mut(p) {
+                    siblings.retain(|&c| c != i);
+                }
+                let name = scene.nodes.get(i).map_or("", |node| node.name.as_str());
                 warnings.push(SceneWarning(format!(
                     "{}: the hierarchy has a cycle through node {p}; link from node {p} cut",
-                    label("node", i, &scene.nodes[i].name)
+                    label("node", i, name)
                 )));
             }
             stack.push(i);
@@ -1329,8 +1339,6 @@ impl SkinStats {
 
 /// Makes one vertex's skinning valid glTF: weights ≥ 0 summing to 1, no repeated joint with a
 /// weight, joint 0 wherever the weight is 0, every weighted joint `< count`.
-// reason: only fixed-size `[_; 4]` arrays, indexed by `k` and `m` in `0..4`.
-#[allow(clippy::indexing_slicing)]
 fn fix_skin_vertex(
     mut j: [u16; 4],
     w: [f32; 4],
@@ -1338,28 +1346,36 @@ fn fix_skin_vertex(
     stats: &mut SkinStats,
 ) -> ([u16; 4], [f32; 4]) {
     let mut w: [f64; 4] = w.map(f64::from);
-    for k in 0..4 {
-        if !w[k].is_finite() || w[k] < 0.0 {
+    for (wk, &jk) in w.iter_mut().zip(&j) {
+        if !wk.is_finite() || *wk < 0.0 {
             stats.bad_weights += 1;
-            w[k] = 0.0;
+            *wk = 0.0;
         }
-        if w[k] > 0.0 && usize::from(j[k]) >= count {
+        if *wk > 0.0 && usize::from(jk) >= count {
             stats.out_of_range += 1;
-            w[k] = 0.0;
+            *wk = 0.0;
         }
     }
+    // Slot k's weight moves to the first earlier slot m < k with a weight and the same joint.
     for k in 1..4 {
-        if w[k] > 0.0 {
-            if let Some(m) = (0..k).find(|&m| w[m] > 0.0 && j[m] == j[k]) {
-                w[m] += w[k];
-                w[k] = 0.0;
+        let Some(((earlier, [wk, ..]), &jk)) = w.split_at_mut_checked(k).zip(j.get(k)) else {
+            continue;
+        };
+        if *wk > 0.0 {
+            let same = earlier
+                .iter_mut()
+                .zip(&j)
+                .find(|(wm, &jm)| **wm > 0.0 && jm == jk);
+            if let Some((wm, _)) = same {
+                *wm += *wk;
+                *wk = 0.0;
                 stats.merged += 1;
             }
         }
     }
-    for k in 0..4 {
-        if w[k] == 0.0 {
-            j[k] = 0;
+    for (jk, &wk) in j.iter_mut().zip(&w) {
+        if wk == 0.0 {
+            *jk = 0;
         }
     }
     let sum: f64 = w.iter().sum();
@@ -1373,8 +1389,8 @@ fn fix_skin_vertex(
     let mut out = w.map(|x| (x / sum) as f32);
     // Put any f32 rounding error on the largest weight so the sum is as close to 1 as f32 gets.
     let total: f32 = out.iter().sum();
-    if let Some(k) = (0..4).max_by(|&a, &b| out[a].total_cmp(&out[b])) {
-        out[k] += 1.0 - total;
+    if let Some(largest) = out.iter_mut().max_by(|a, b| a.total_cmp(b)) {
+        *largest += 1.0 - total;
     }
     (j, out)
 }
@@ -1454,9 +1470,6 @@ fn clean_channel(
 /// Per-vertex tangents from positions, unit normals and UVs (accumulated per triangle,
 /// Gram-Schmidt orthogonalised against the normal; `w` is the handedness of the UV mapping,
 /// +1 for a quad facing +z with u to the right and v down, as in glTF's sample models).
-// reason: `e1`, `e2`, `sdir`, `tdir`, `tv`, `bv` are `[f64; 3]` indexed by `k` in `0..3`;
-// vertex indices from the file go through `get`/`get_mut`.
-#[allow(clippy::indexing_slicing)]
 fn generate_tangents<'t>(
     positions: &[[f32; 3]],
     normals: &[[f32; 3]],
@@ -1485,13 +1498,21 @@ fn generate_tangents<'t>(
             continue;
         }
         let r = 1.0 / det;
-        let sdir: [f64; 3] = std::array::from_fn(|k| (e1[k] * t2 - e2[k] * t1) * r);
-        let tdir: [f64; 3] = std::array::from_fn(|k| (e2[k] * s1 - e1[k] * s2) * r);
+        // Per component: `(x * p - y * q) * r`.
+        let combine = |[x0, x1, x2]: [f64; 3], p: f64, [y0, y1, y2]: [f64; 3], q: f64| {
+            [
+                (x0 * p - y0 * q) * r,
+                (x1 * p - y1 * q) * r,
+                (x2 * p - y2 * q) * r,
+            ]
+        };
+        let sdir = combine(e1, t2, e2, t1);
+        let tdir = combine(e2, s1, e1, s2);
         for v in [a, b, c] {
             if let (Some(tv), Some(bv)) = (tan.get_mut(v), bit.get_mut(v)) {
-                for k in 0..3 {
-                    tv[k] += sdir[k];
-                    bv[k] += tdir[k];
+                for ((tk, bk), (ds, dt)) in tv.iter_mut().zip(bv).zip(sdir.iter().zip(&tdir)) {
+                    *tk += ds;
+                    *bk += dt;
                 }
             }
         }

@@ -2,11 +2,6 @@
 //! inversion, TRS decomposition and Euler angles. Matrices are `[f32; 16]` column-major
 //! (glTF's layout) unless a name says otherwise.
 
-// Every index here is into a fixed-size array (`[f32; 16]`, `[f32; 4]`, `[f32; 3]`) with a
-// constant or loop-bounded index below its length (`0..16`, `0..4`; `influences` writes at
-// most 4 entries after `truncate(4)`), never a value read from a file.
-#![allow(clippy::indexing_slicing)]
-
 /// The 4×4 identity.
 pub const IDENTITY: [f32; 16] = [
     1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
@@ -22,7 +17,9 @@ pub fn mirror_z(v: [f32; 3]) -> [f32; 3] {
 pub fn mirror_z_matrix(m: [f32; 16]) -> [f32; 16] {
     let mut out = m;
     for i in [2, 6, 8, 9, 11, 14] {
-        out[i] = -out[i];
+        if let Some(v) = out.get_mut(i) {
+            *v = -*v;
+        }
     }
     out
 }
@@ -34,15 +31,29 @@ pub fn mirror_z_quat(q: [f32; 4]) -> [f32; 4] {
 
 /// Transposes a 4×4 matrix (row-major ↔ column-major).
 pub fn transpose(m: [f32; 16]) -> [f32; 16] {
-    std::array::from_fn(|i| m[(i % 4) * 4 + i / 4])
+    [
+        m[0], m[4], m[8], m[12], m[1], m[5], m[9], m[13], m[2], m[6], m[10], m[14], m[3], m[7],
+        m[11], m[15],
+    ]
 }
 
 /// `a · b` for column-major matrices (apply `b` first, then `a`).
 pub fn mul(a: [f32; 16], b: [f32; 16]) -> [f32; 16] {
-    std::array::from_fn(|i| {
-        let (col, row) = (i / 4, i % 4);
-        (0..4).map(|k| a[k * 4 + row] * b[col * 4 + k]).sum()
-    })
+    let mut out = [0.0f32; 16];
+    // Element (row, col) is the dot product of row `row` of `a` (every 4th element from `row`)
+    // and column `col` of `b`, summed in the order k = 0..4.
+    for (out_col, b_col) in out.chunks_exact_mut(4).zip(b.chunks_exact(4)) {
+        for (row, o) in out_col.iter_mut().enumerate() {
+            *o = a
+                .iter()
+                .skip(row)
+                .step_by(4)
+                .zip(b_col)
+                .map(|(x, y)| x * y)
+                .sum();
+        }
+    }
+    out
 }
 
 /// Inverse of a column-major matrix, or `None` when it is singular (or not finite).
@@ -125,9 +136,8 @@ pub fn invert(m: [f32; 16]) -> Option<[f32; 16]> {
 /// decomposition; large for shear, projection or non-finite input).
 pub fn decompose(m: [f32; 16]) -> ([f32; 3], [f32; 4], [f32; 3], f32) {
     let t = [m[12], m[13], m[14]];
-    let col = |c: usize| [m[c * 4], m[c * 4 + 1], m[c * 4 + 2]];
     let len = |v: [f32; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let (c0, c1, c2) = (col(0), col(1), col(2));
+    let (c0, c1, c2) = ([m[0], m[1], m[2]], [m[4], m[5], m[6]], [m[8], m[9], m[10]]);
     let mut s = [len(c0), len(c1), len(c2)];
     // A reflection (negative determinant) is folded into a negative x scale.
     let det = c0[0] * (c1[1] * c2[2] - c1[2] * c2[1]) - c1[0] * (c0[1] * c2[2] - c0[2] * c2[1])
@@ -270,7 +280,12 @@ pub fn translation_matrix(t: [f32; 3]) -> [f32; 16] {
 
 /// Applies a column-major affine matrix to a point.
 pub fn transform_point(m: [f32; 16], p: [f32; 3]) -> [f32; 3] {
-    std::array::from_fn(|r| m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r])
+    let row = |a: f32, b: f32, c: f32, d: f32| a * p[0] + b * p[1] + c * p[2] + d;
+    [
+        row(m[0], m[4], m[8], m[12]),
+        row(m[1], m[5], m[9], m[13]),
+        row(m[2], m[6], m[10], m[14]),
+    ]
 }
 
 /// `q` or `−q`, whichever is nearer to `prev` (the same rotation): keeps a rotation track
@@ -334,9 +349,10 @@ pub fn pack_influences(influences: &[(u16, f32)]) -> ([u16; 4], [f32; 4], Influe
     if (sum - 1.0).abs() > 1e-3 {
         fixes.renormalized = true;
     }
-    for (k, (j, w)) in merged.into_iter().enumerate() {
-        joints[k] = j;
-        weights[k] = w / sum;
+    // At most four after the truncation above.
+    for ((jo, wo), (j, w)) in joints.iter_mut().zip(&mut weights).zip(merged) {
+        *jo = j;
+        *wo = w / sum;
     }
     (joints, weights, fixes)
 }
