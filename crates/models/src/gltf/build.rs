@@ -13,6 +13,7 @@ use json::buffer::Target;
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 /// Which textures a written material uses (its primitives need TEXCOORD_0, and TANGENT for a
@@ -42,7 +43,7 @@ struct Builder<'a> {
 pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error> {
     let mut b = Builder {
         root: json::Root::default(),
-        bin: Vec::new(),
+        bin: Vec::with_capacity(bin_estimate(scene)),
         warnings: Vec::new(),
         options,
         textures: HashMap::new(),
@@ -1124,10 +1125,9 @@ impl Builder<'_> {
                     .iter()
                     .flat_map(|&x| u16::try_from(x).unwrap_or(0).to_le_bytes())
                     .collect();
-                (b, ComponentType::U16)
+                (Cow::Owned(b), ComponentType::U16)
             } else {
-                let b: Vec<u8> = indices.iter().flat_map(|x| x.to_le_bytes()).collect();
-                (b, ComponentType::U32)
+                (u32_bytes(&indices), ComponentType::U32)
             };
             let acc = self.accessor(
                 &bytes,
@@ -1602,8 +1602,45 @@ fn extras(map: &Map<String, Value>) -> Result<json::Extras, Error> {
     Ok(Some(serde_json::value::to_raw_value(map)?))
 }
 
-fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Vec<u8> {
-    v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
+/// The little-endian bytes of `v`. glTF buffers are little-endian, so on a little-endian host
+/// this is `v` itself, borrowed (no per-element pass and no copy before the one into the
+/// buffer); elsewhere every value is swapped.
+fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        Cow::Borrowed(bytemuck::cast_slice(v))
+    } else {
+        Cow::Owned(v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect())
+    }
+}
+
+/// [`f32_bytes`] for `u32` values.
+fn u32_bytes(v: &[u32]) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        Cow::Borrowed(bytemuck::cast_slice(v))
+    } else {
+        Cow::Owned(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+}
+
+/// An upper bound of the binary buffer's size for `scene` without textures, so that the
+/// buffer is allocated once instead of doubling (and copying) its way up to hundreds of MB.
+/// Reserved capacity that is never written costs no memory pages.
+fn bin_estimate(scene: &Scene) -> usize {
+    scene
+        .meshes
+        .iter()
+        .map(|m| {
+            let v = &m.vertices;
+            let n = v.positions.len();
+            // position, normal, tangent, 2 UV sets, colour, joints, weights, and alignment
+            let per_vertex = 12 + 12 + 16 + 8 + 8 + 16 + 8 + 16;
+            let indices: usize = m.primitives.iter().map(|p| p.indices.len()).sum();
+            n.saturating_mul(per_vertex)
+                .saturating_add(indices.saturating_mul(4))
+                .saturating_add(m.primitives.len().saturating_mul(4))
+        })
+        .fold(0usize, usize::saturating_add)
+        .min(u32::MAX as usize)
 }
 
 fn pad4(bin: &mut Vec<u8>) {
