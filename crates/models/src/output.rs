@@ -51,16 +51,18 @@ pub fn write_new_file(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // Errors name the folder or the final output, which the user chose, not the temporary
+    // file (which is removed on every error path: `NamedTempFile` deletes itself on drop).
     let mut tmp = tempfile::Builder::new()
         .prefix(".models-")
         .suffix(".tmp")
         .tempfile_in(dir)
-        .map_err(|e| Error::Io(e).at(dir))?;
+        .map_err(|e| Error::Io(without_path(e)).at(dir))?;
     tmp.write_all(bytes)
-        .map_err(|e| Error::Io(e).at(tmp.path()))?;
+        .map_err(|e| Error::Io(without_path(e)).at(path))?;
     tmp.as_file()
         .sync_all()
-        .map_err(|e| Error::Io(e).at(tmp.path()))?;
+        .map_err(|e| Error::Io(without_path(e)).at(path))?;
     let persisted = match overwrite {
         // persist_noclobber closes the race between the exists check above and the rename.
         Overwrite::Never => tmp.persist_noclobber(path),
@@ -74,6 +76,20 @@ pub fn write_new_file(
         }
     })?;
     Ok(())
+}
+
+/// The OS error alone: `tempfile` wraps its errors in one that adds the temporary file's path
+/// (and hides the OS error code), which would repeat or contradict the path the caller reports.
+/// Such an error is replaced by its kind ("permission denied"), unless the kind says nothing.
+fn without_path(e: std::io::Error) -> std::io::Error {
+    if let Some(code) = e.raw_os_error() {
+        return std::io::Error::from_raw_os_error(code);
+    }
+    match e.kind() {
+        std::io::ErrorKind::Other => e,
+        kind if e.get_ref().is_some() => std::io::Error::from(kind),
+        _ => e,
+    }
 }
 
 /// True when both paths name the same existing file (through links or `..` too).
