@@ -204,3 +204,38 @@ fn output_into_a_read_only_folder_fails_with_a_clear_message() {
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
+
+/// The progress bar appears when stderr is a terminal (here a pseudo-terminal from
+/// util-linux `script`); `batch_converts_the_good_files_and_names_the_bad_ones` checks that
+/// nothing of it appears when stderr is not one.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_batch_on_a_terminal_shows_a_progress_bar() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = test_support::workspace_root().join("fixtures");
+    let command = format!(
+        "'{BIN}' convert --out-dir '{}' '{}' '{}'",
+        dir.path().join("out").display(),
+        fixtures.join("bmf").display(),
+        fixtures.join("mdl").display(),
+    );
+    let o = Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env("TERM", "xterm")
+        .output()
+        .expect("script runs");
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{shown}");
+    let total = ["bmf", "mdl"]
+        .iter()
+        .map(|f| std::fs::read_dir(fixtures.join(f)).unwrap().count())
+        .sum::<usize>();
+    assert!(
+        shown.contains(&format!("/{total} ")) && shown.contains("\u{1b}["),
+        "no progress bar on the terminal: {shown:?}"
+    );
+}

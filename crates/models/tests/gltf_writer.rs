@@ -496,6 +496,86 @@ fn embedded_textures_convert_tga_and_refuse_escaping_paths() {
     assert_eq!(doc.images().count(), 2);
 }
 
+/// A 4×4 DXT1 (BC1) DDS whose pixels are all blue: the smallest real DDS, hand-built
+/// because the `image` crate decodes DDS but cannot write it.
+fn blue_dds() -> Vec<u8> {
+    let mut dds = b"DDS ".to_vec();
+    let header: [u32; 31] = [
+        124,     // header size
+        0x81007, // CAPS | HEIGHT | WIDTH | PIXELFORMAT | LINEARSIZE
+        4,       // height
+        4,       // width
+        8,       // linear size: one 8-byte block
+        0,       // depth
+        0,       // mip maps
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,   // reserved
+        32,  // pixel format size
+        0x4, // FOURCC
+        u32::from_le_bytes(*b"DXT1"),
+        0,
+        0,
+        0,
+        0,
+        0,      // bit count and masks
+        0x1000, // TEXTURE
+        0,
+        0,
+        0,
+        0, // caps 2..4, reserved
+    ];
+    for v in header {
+        dds.extend_from_slice(&v.to_le_bytes());
+    }
+    // colour0 = pure blue (RGB565), colour1 = black, every index 0.
+    dds.extend_from_slice(&[0x1F, 0x00, 0x00, 0x00, 0, 0, 0, 0]);
+    dds
+}
+
+#[test]
+fn embedded_textures_convert_dds_to_png() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tex")).unwrap();
+    std::fs::write(dir.path().join("tex/sky.dds"), blue_dds()).unwrap();
+    let mut scene = skinned_quad();
+    scene.materials = vec![Material {
+        color_texture: Some(r"tex\sky.dds".into()),
+        ..Material::default()
+    }];
+    let options = GltfOptions {
+        embed_textures: true,
+        ..GltfOptions::for_source(dir.path().join("model.smf"))
+    };
+    let (glb, warnings) = warnings_of(&scene, &options);
+    // (skinned_quad's own skin warnings aside)
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("decode") || w.contains("cannot read") || w.contains("sky")),
+        "{warnings:?}"
+    );
+    let (doc, blob) = read(&glb);
+    assert_eq!(doc.images().count(), 1);
+    let ::gltf::image::Source::View { view, mime_type } = doc.images().next().unwrap().source()
+    else {
+        panic!("not embedded")
+    };
+    assert_eq!(mime_type, "image/png");
+    let png = &blob[view.offset()..view.offset() + view.length()];
+    let decoded = image::load_from_memory_with_format(png, image::ImageFormat::Png).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (4, 4));
+    assert_eq!(decoded.to_rgb8().get_pixel(3, 3).0, [0, 0, 255]);
+}
+
 #[test]
 fn gltf_and_bin_are_written_together_and_never_clobber() {
     let dir = tempfile::tempdir().unwrap();
