@@ -149,7 +149,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<Document, Error> {
 pub fn open_with_warnings(path: impl AsRef<Path>) -> Result<Parsed, Error> {
     let path = path.as_ref();
     let run = || {
-        let bytes = std::fs::read(path)?;
+        let bytes = crate::input::read_regular_file(path)?;
         let format = detect_with_hint(&bytes, path).ok_or(Error::UnknownFormat)?;
         Document::parse_as(format, &bytes)
     };

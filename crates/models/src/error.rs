@@ -41,6 +41,18 @@ pub enum Error {
     /// The output path names the input file.
     #[error("{} is the input file; refusing to overwrite it", .0.display())]
     OutputIsInput(PathBuf),
+    /// An input is not a regular file (a FIFO, a device, a socket, a folder): it is refused
+    /// before it is opened, so nothing waits on a pipe or reads an endless device.
+    #[error("{0}, not a regular file; refusing to read it")]
+    NotRegularFile(&'static str),
+    /// An input is larger than the reader accepts.
+    #[error("the file is {size} bytes, more than the {limit} bytes an input may have")]
+    InputTooLarge {
+        /// The file's size.
+        size: u64,
+        /// [`crate::input::MAX_INPUT_BYTES`].
+        limit: u64,
+    },
     /// Converting between two different formats is not supported (yet).
     #[error("cannot convert {from} to {to}: only re-writing in the same format is supported")]
     UnsupportedConversion {

@@ -10,7 +10,7 @@
 //!
 //! Every feature is on by default. This crate adds what no single format crate can:
 //! detection from the first bytes ([`detect`]), a [`Document`] of any format ([`open`],
-//! [`from_bytes`]), a [`Summary`] with the same figures for every format, safe output
+//! [`from_bytes`]), bounded reading of regular files only ([`input`]), a [`Summary`] with the same figures for every format, safe output
 //! ([`output::write_new_file`]), one scene model for every format ([`scene::Scene`]) and its
 //! conversion to glTF 2.0 ([`gltf::write_file`], [`gltf::to_glb`]).
 //!
@@ -48,6 +48,7 @@ mod error;
 mod format;
 mod formats;
 pub mod gltf;
+pub mod input;
 pub mod output;
 pub mod scene;
 mod summary;

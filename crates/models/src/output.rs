@@ -1,10 +1,26 @@
 //! Safe output: never onto the input, never over an existing file unless forced, always
 //! through a temporary file in the destination folder that is renamed into place, so a reader
 //! of `path` sees either the old file or the complete new one, never a partial write.
+//!
+//! * **Permissions.** A new file gets the mode `0666` less the process umask, like any file a
+//!   shell creates; a file replaced with [`Overwrite::Allowed`] keeps its mode (not its owner).
+//! * **Interruption.** Every temporary file is kept in a process-wide registry while it
+//!   exists. A program that catches SIGINT/SIGTERM/SIGHUP calls [`remove_temporaries_and_exit`]
+//!   from its handler thread: the registry's temporaries are removed before the process ends.
+//! * **Several files as one** ([`write_new_files`], used for `.gltf` + `.bin`): every
+//!   temporary is written and flushed first; only then are they renamed into place, in order,
+//!   while holding the registry's lock (so an interruption waits for the renames). If a rename
+//!   fails, the files already renamed are put back as they were (a replaced file from a hard
+//!   link kept beside it, or a copy where links are not supported; a new file is removed), so
+//!   the previous set is intact. Only a crash between two renames (power loss, SIGKILL) can
+//!   leave the new first file beside the old later one.
 
 use crate::Error;
+use std::collections::BTreeSet;
+use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// How [`write_new_file`] treats an existing output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -14,6 +30,129 @@ pub enum Overwrite {
     Never,
     /// Replace the existing file (still never the input).
     Allowed,
+}
+
+/// The temporary files of this process that exist now (see [`remove_temporaries_and_exit`]).
+static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+fn live() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    // A thread that panicked while holding the lock left the set consistent (every change
+    // is a single insert or remove), so the poison carries no meaning here.
+    LIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes every temporary file this module has created and not yet renamed into place, then
+/// ends the process with `code`. Meant for a signal-handling thread (e.g. 128 + the signal
+/// number): other threads that are about to create or rename a temporary file wait on the
+/// registry's lock until the process is gone, so nothing is left behind and no set of files
+/// is left half-replaced.
+pub fn remove_temporaries_and_exit(code: i32) -> ! {
+    let registry = live();
+    for path in registry.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::process::exit(code)
+}
+
+/// A temporary file in the registry; removed (and unregistered) when dropped unless it was
+/// renamed into place. Never dropped while the registry's lock is held by the same thread.
+struct Temporary {
+    path: PathBuf,
+    file: Option<File>,
+    /// Renamed into place or removed: nothing left for `drop` to remove.
+    placed: bool,
+}
+
+impl Temporary {
+    /// Creates `.models-XXXXXX.tmp` in `dir`, with the mode a new file gets from the umask.
+    fn new_in(dir: &Path) -> std::io::Result<Self> {
+        Self::create_in(dir, &mut live())
+    }
+
+    /// [`Temporary::new_in`] for a caller that holds the registry's lock. Created and
+    /// registered under the lock: an interruption sees either no file or a registered one.
+    fn create_in(dir: &Path, registry: &mut BTreeSet<PathBuf>) -> std::io::Result<Self> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".models-").suffix(".tmp");
+        // tempfile creates 0600 by default; 0666 is the mode `open(2)` gets, which the kernel
+        // then reduces by the umask, as for any new file.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let (file, temp_path) = builder.tempfile_in(dir)?.into_parts();
+        // From here on this module removes the file, not tempfile.
+        let path = temp_path.keep().map_err(|e| e.error)?;
+        registry.insert(path.clone());
+        Ok(Self {
+            path,
+            file: Some(file),
+            placed: false,
+        })
+    }
+
+    /// Renames the file to `target` (the caller holds the registry lock and passes it in).
+    fn persist(
+        &mut self,
+        target: &Path,
+        overwrite: Overwrite,
+        registry: &mut BTreeSet<PathBuf>,
+    ) -> Result<(), Error> {
+        self.file = None; // closed before the rename (Windows cannot rename an open file)
+        let renamed = match overwrite {
+            Overwrite::Never => rename_noclobber(&self.path, target),
+            Overwrite::Allowed => std::fs::rename(&self.path, target),
+        };
+        match renamed {
+            Ok(()) => {
+                self.placed = true;
+                registry.remove(&self.path);
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(Error::OutputExists(target.to_path_buf()))
+            }
+            Err(e) => Err(Error::Io(e).at(target)),
+        }
+    }
+
+    /// Renames the file back over `target` (undoing a set), under the registry lock.
+    fn restore(&mut self, target: &Path, registry: &mut BTreeSet<PathBuf>) {
+        if std::fs::rename(&self.path, target).is_ok() {
+            self.placed = true;
+            registry.remove(&self.path);
+        }
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.placed {
+            // Removed under the lock, so that it is never unregistered while still on disk.
+            let mut registry = live();
+            self.file = None;
+            let _ = std::fs::remove_file(&self.path);
+            registry.remove(&self.path);
+        }
+    }
+}
+
+/// Renames `from` to `to` unless `to` exists: a hard link fails atomically on an existing
+/// name (then `from` is removed); where links are not supported, a check before a plain
+/// rename (which leaves a small race).
+fn rename_noclobber(from: &Path, to: &Path) -> std::io::Result<()> {
+    match std::fs::hard_link(from, to) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(from);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) if to.symlink_metadata().is_ok() => {
+            Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
+        }
+        Err(_) => std::fs::rename(from, to),
+    }
 }
 
 /// Writes `bytes` to `path` safely.
@@ -39,43 +178,148 @@ pub fn write_new_file(
     input: Option<&Path>,
     overwrite: Overwrite,
 ) -> Result<(), Error> {
-    if let Some(input) = input {
-        if same_file(input, path) {
-            return Err(Error::OutputIsInput(path.to_path_buf()));
+    write_new_files(&[(path, bytes)], input, overwrite)
+}
+
+/// Writes several files as one: either all of them are written (replaced), or none is and
+/// every existing one is left as it was. The same rules as [`write_new_file`] apply to each;
+/// they are renamed into place in the order given (for `.gltf` + `.bin`, give the `.bin`
+/// first, so that a `.gltf` never appears before its buffer).
+pub fn write_new_files(
+    files: &[(&Path, &[u8])],
+    input: Option<&Path>,
+    overwrite: Overwrite,
+) -> Result<(), Error> {
+    for (path, _) in files {
+        if let Some(input) = input {
+            if same_file(input, path) {
+                return Err(Error::OutputIsInput(path.to_path_buf()));
+            }
+        }
+        if overwrite == Overwrite::Never && path.symlink_metadata().is_ok() {
+            return Err(Error::OutputExists(path.to_path_buf()));
         }
     }
-    if overwrite == Overwrite::Never && path.symlink_metadata().is_ok() {
-        return Err(Error::OutputExists(path.to_path_buf()));
+    let mut temporaries = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        temporaries.push(write_temporary(path, bytes, overwrite)?);
     }
-    let dir = match path.parent() {
+    let mut backups = Vec::with_capacity(files.len());
+    let placed = place_all(files, &mut temporaries, &mut backups, overwrite);
+    // Temporaries and backups left over are dropped (removed) here, outside the lock.
+    drop(backups);
+    drop(temporaries);
+    placed?;
+    if let Some((path, _)) = files.first() {
+        sync_folder(path);
+    }
+    Ok(())
+}
+
+/// Renames each temporary into place, in order, under the registry lock. On a failure, puts
+/// back the files already placed (from `backups`) and returns the error.
+fn place_all(
+    files: &[(&Path, &[u8])],
+    temporaries: &mut [Temporary],
+    backups: &mut Vec<Option<Temporary>>,
+    overwrite: Overwrite,
+) -> Result<(), Error> {
+    let mut registry = live();
+    // Every file a rename replaces is kept until the whole set is in place. (A single file
+    // needs no copy: its one rename either happens or not.)
+    if overwrite == Overwrite::Allowed && files.len() > 1 {
+        for (path, _) in files {
+            let backup = backup_of(path, &mut registry);
+            backups.push(backup.map_err(|e| Error::Io(without_path(e)).at(*path))?);
+        }
+    }
+    for (i, ((path, _), temporary)) in files.iter().zip(temporaries.iter_mut()).enumerate() {
+        if let Err(e) = temporary.persist(path, overwrite, &mut registry) {
+            undo(files.get(..i).unwrap_or_default(), backups, &mut registry);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Puts back the `placed` files of a set: the kept copy of a replaced file, or removal of a
+/// new one.
+fn undo(
+    placed: &[(&Path, &[u8])],
+    backups: &mut [Option<Temporary>],
+    registry: &mut BTreeSet<PathBuf>,
+) {
+    for (i, (path, _)) in placed.iter().enumerate().rev() {
+        match backups.get_mut(i).and_then(Option::as_mut) {
+            Some(b) => b.restore(path, registry),
+            None => {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+/// A registered copy of the existing file `path` (a hard link, or a byte copy where links are
+/// not supported), to put back if a later file of the set cannot be renamed into place.
+/// `None` when `path` is not an existing plain file (a rename over a folder fails before
+/// anything changes; a symbolic link is replaced by the rename, not followed).
+fn backup_of(path: &Path, registry: &mut BTreeSet<PathBuf>) -> std::io::Result<Option<Temporary>> {
+    match path.symlink_metadata() {
+        Ok(m) if m.is_file() => {}
+        Ok(_) | Err(_) => return Ok(None),
+    }
+    let mut backup = Temporary::create_in(folder_of(path), registry)?;
+    backup.file = None;
+    let linked =
+        std::fs::remove_file(&backup.path).and_then(|()| std::fs::hard_link(path, &backup.path));
+    if linked.is_err() {
+        if let Err(e) = std::fs::copy(path, &backup.path) {
+            // Removed here: dropping it would wait for the lock this thread holds.
+            let _ = std::fs::remove_file(&backup.path);
+            registry.remove(&backup.path);
+            backup.placed = true;
+            return Err(e);
+        }
+    }
+    Ok(Some(backup))
+}
+
+/// The folder a file is written in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
+    }
+}
+
+/// Writes `bytes` to a new temporary file beside `path` and flushes it; it takes the mode of
+/// `path` if that exists and may be replaced.
+fn write_temporary(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<Temporary, Error> {
+    let dir = folder_of(path);
     // Errors name the folder or the final output, which the user chose, not the temporary
-    // file (which is removed on every error path: `NamedTempFile` deletes itself on drop).
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".models-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::Io(without_path(e)).at(dir))?;
-    tmp.write_all(bytes)
-        .map_err(|e| Error::Io(without_path(e)).at(path))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::Io(without_path(e)).at(path))?;
-    let persisted = match overwrite {
-        // persist_noclobber closes the race between the exists check above and the rename.
-        Overwrite::Never => tmp.persist_noclobber(path),
-        Overwrite::Allowed => tmp.persist(path),
+    // file (which is removed on every error path).
+    let temporary = Temporary::new_in(dir).map_err(|e| Error::Io(without_path(e)).at(dir))?;
+    let Some(mut file) = temporary.file.as_ref() else {
+        return Err(Error::Io(std::io::Error::other("temporary file closed")).at(path));
     };
-    persisted.map_err(|e| {
-        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-            Error::OutputExists(path.to_path_buf())
-        } else {
-            Error::Io(e.error).at(path)
+    let io = |e: std::io::Error| Error::Io(without_path(e)).at(path);
+    if overwrite == Overwrite::Allowed {
+        if let Ok(existing) = std::fs::metadata(path) {
+            if existing.is_file() {
+                file.set_permissions(existing.permissions()).map_err(io)?;
+            }
         }
-    })?;
-    Ok(())
+    }
+    file.write_all(bytes).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    Ok(temporary)
+}
+
+/// Makes the renames durable (best effort: not every platform can sync a folder).
+fn sync_folder(path: &Path) {
+    if let Ok(dir) = File::open(folder_of(path)) {
+        let _ = dir.sync_all();
+    }
 }
 
 /// The OS error alone: `tempfile` wraps its errors in one that adds the temporary file's path
@@ -93,9 +337,80 @@ fn without_path(e: std::io::Error) -> std::io::Error {
 }
 
 /// True when both paths name the same existing file (through links or `..` too).
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temporaries_in(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".tmp"))
+            .collect()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.bin");
+        std::fs::write(&out, b"old").unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_new_file(&out, b"new", None, Overwrite::Allowed).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"new");
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+
+    #[test]
+    fn a_set_whose_second_rename_fails_leaves_the_first_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("m.bin");
+        let gltf = dir.path().join("m.gltf");
+        std::fs::write(&bin, b"old bin").unwrap();
+        // A folder where the .gltf goes: its rename fails after the .bin's succeeded.
+        std::fs::create_dir(&gltf).unwrap();
+        let files: [(&Path, &[u8]); 2] = [(&bin, b"new bin"), (&gltf, b"new gltf")];
+        let e = write_new_files(&files, None, Overwrite::Allowed).unwrap_err();
+        assert!(e.to_string().contains("m.gltf"), "{e}");
+        assert_eq!(std::fs::read(&bin).unwrap(), b"old bin");
+        assert!(gltf.is_dir());
+        assert!(temporaries_in(dir.path()).is_empty());
+
+        // A new .bin is removed again.
+        std::fs::remove_file(&bin).unwrap();
+        assert!(write_new_files(&files, None, Overwrite::Allowed).is_err());
+        assert!(!bin.exists());
+        assert!(temporaries_in(dir.path()).is_empty());
+
+        // Without the obstacle, both are written and nothing else is left.
+        std::fs::remove_dir(&gltf).unwrap();
+        std::fs::write(&bin, b"old bin").unwrap();
+        write_new_files(&files, None, Overwrite::Allowed).unwrap();
+        assert_eq!(std::fs::read(&bin).unwrap(), b"new bin");
+        assert_eq!(std::fs::read(&gltf).unwrap(), b"new gltf");
+        assert!(temporaries_in(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn never_overwrite_refuses_any_existing_file_of_a_set_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&b, b"keep").unwrap();
+        let files: [(&Path, &[u8]); 2] = [(&a, b"1"), (&b, b"2")];
+        let e = write_new_files(&files, None, Overwrite::Never).unwrap_err();
+        assert!(matches!(e, Error::OutputExists(_)), "{e}");
+        assert!(!a.exists());
+        assert_eq!(std::fs::read(&b).unwrap(), b"keep");
+        assert!(temporaries_in(dir.path()).is_empty());
     }
 }

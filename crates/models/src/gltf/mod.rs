@@ -25,7 +25,7 @@
 mod build;
 mod textures;
 
-use crate::output::{write_new_file, Overwrite};
+use crate::output::{write_new_file, write_new_files, Overwrite};
 use crate::scene::{Scene, SceneWarning};
 use std::path::{Path, PathBuf};
 
@@ -174,16 +174,24 @@ impl Container {
 pub fn output_files(out: &Path) -> Result<Vec<PathBuf>, Error> {
     match Container::from_path(out) {
         Some(Container::Glb) => Ok(vec![out.to_path_buf()]),
-        Some(Container::Gltf) => Ok(vec![out.to_path_buf(), out.with_extension("bin")]),
+        Some(Container::Gltf) => Ok(vec![out.to_path_buf(), bin_path(out)]),
         None => Err(Error::UnknownExtension(out.to_path_buf())),
     }
 }
 
-/// Writes `scene` to `out`: a `.glb`, or a `.gltf` plus a `.bin` of the same stem, chosen by
-/// the extension. Every file goes through [`write_new_file`]: never onto
+/// The `.bin` written beside the `.gltf` `out`: the same stem, made valid UTF-8 (a byte that
+/// is not becomes U+FFFD), so that the buffer's URI can name exactly this file.
+pub fn bin_path(out: &Path) -> PathBuf {
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    out.with_file_name(format!("{stem}.bin"))
+}
+
+/// Writes `scene` to `out`: a `.glb`, or a `.gltf` plus a `.bin` (see [`bin_path`]), chosen by
+/// the extension, through [`crate::output::write_new_files`]: never onto
 /// [`GltfOptions::source`], never over an existing file unless `overwrite` allows it, always
-/// through a temporary file renamed into place. For a `.gltf` both files are checked before
-/// either is written, and the `.bin` is removed again if the `.gltf` cannot be written.
+/// through temporary files renamed into place. A `.gltf` and its `.bin` are replaced together
+/// or not at all: both are written and flushed before either is renamed, the `.bin` first;
+/// if the `.gltf` cannot be renamed, the previous `.bin` is put back.
 ///
 /// Returns the writer's warnings.
 ///
@@ -218,30 +226,18 @@ pub fn write_file(
             write_new_file(out, &gltf.to_glb()?, input, overwrite)?;
         }
         Container::Gltf => {
-            let bin_path = out.with_extension("bin");
+            let bin_path = bin_path(out);
             let bin_name = bin_path
                 .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("buffer.bin")
-                .to_owned();
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let (json, bin) = gltf.to_gltf(&bin_name)?;
-            let write_bin = !bin.is_empty();
-            if overwrite == Overwrite::Never {
-                for p in std::iter::once(out).chain(write_bin.then_some(bin_path.as_path())) {
-                    if p.symlink_metadata().is_ok() {
-                        return Err(crate::Error::OutputExists(p.to_path_buf()).into());
-                    }
-                }
+            let mut files: Vec<(&Path, &[u8])> = Vec::with_capacity(2);
+            if !bin.is_empty() {
+                files.push((&bin_path, &bin));
             }
-            if write_bin {
-                write_new_file(&bin_path, &bin, input, overwrite)?;
-            }
-            if let Err(e) = write_new_file(out, json.as_bytes(), input, overwrite) {
-                if write_bin {
-                    let _ = std::fs::remove_file(&bin_path);
-                }
-                return Err(e.into());
-            }
+            files.push((out, json.as_bytes()));
+            write_new_files(&files, input, overwrite)?;
         }
     }
     Ok(gltf.warnings)
