@@ -7,7 +7,7 @@ use models::output::Overwrite;
 use models::scene::{Scene, SceneOptions};
 use models::Format;
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -101,7 +101,26 @@ fn overwrite(args: &Args) -> Overwrite {
 /// What one conversion printed as warnings, or why it failed.
 type Outcome = Result<Vec<String>, String>;
 
+/// Exits with a usage error (status 2) unless `output` ends in `.glb`, `.gltf` or the
+/// extension of one of the five formats: anything else would have no writer.
+fn require_known_extension(output: &Path) {
+    if gltf::Container::from_path(output).is_none() && Format::from_path(output).is_none() {
+        let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        crate::Cli::command()
+            .error(
+                clap::error::ErrorKind::InvalidValue,
+                format!(
+                    "{}: the output must end in .glb, .gltf or a model extension (.{})",
+                    output.display(),
+                    known.join(", .")
+                ),
+            )
+            .exit();
+    }
+}
+
 fn single(args: &Args, input: &Path, output: &Path) -> bool {
+    require_known_extension(output);
     let is_gltf = gltf::Container::from_path(output).is_some();
     if args.dry_run {
         let files = if is_gltf {
@@ -109,7 +128,10 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
         } else {
             vec![output.to_path_buf()]
         };
-        return dry_run_line(args, input, &files);
+        return match regular_input(input) {
+            Ok(()) => dry_run_line(args, input, &files),
+            Err(e) => crate::report(Err(e)),
+        };
     }
     let outcome = if is_gltf {
         to_gltf(args, input, output)
@@ -149,11 +171,21 @@ fn dry_run_line(args: &Args, input: &Path, files: &[PathBuf]) -> bool {
     ok
 }
 
+/// Refuses an input that is not a regular file (after following links), from its metadata
+/// alone: a FIFO or a device is never opened.
+fn regular_input(path: &Path) -> Result<(), models::Error> {
+    let metadata = std::fs::metadata(path).map_err(|e| models::Error::Io(e).at(path))?;
+    match models::input::not_regular_kind(&metadata) {
+        Some(kind) => Err(models::Error::NotRegularFile(kind).at(path)),
+        None => Ok(()),
+    }
+}
+
 /// Same-format rewrite through the format's writer.
 fn rewrite(input: &Path, output: &Path, overwrite: Overwrite) -> Outcome {
     let document = models::open(input).map_err(|e| e.to_string())?;
     let from = document.format();
-    let to = Format::from_path(output).unwrap_or(from);
+    let to = Format::from_path(output).unwrap_or(from); // checked by require_known_extension
     if to != from {
         return Err(models::Error::UnsupportedConversion { from, to }
             .at(output)
@@ -196,27 +228,35 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     Ok(warnings)
 }
 
+/// One input of a batch: the file, and where it lands under the output folder (its path
+/// relative to the folder argument it was found in, or its name for a file argument).
+struct Input {
+    path: PathBuf,
+    rel: PathBuf,
+}
+
 /// One planned conversion of a batch.
 struct Job {
     input: PathBuf,
     output: PathBuf,
 }
 
+/// What gathering the inputs of a batch found besides them.
+#[derive(Default)]
+struct Gathered {
+    inputs: Vec<Input>,
+    /// Arguments or entries that could not be used (each reported as an error).
+    failed: usize,
+    /// Folder entries passed over (each reported with a note): not regular files, links to
+    /// folders.
+    skipped: usize,
+}
+
 fn batch(args: &Args, out_dir: &Path) -> bool {
-    let mut failed = 0usize;
-    let mut inputs: Vec<(PathBuf, PathBuf)> = Vec::new(); // (file, path relative to out_dir)
-    for path in &args.paths {
-        if path.is_dir() {
-            collect_folder(path, path, args.recursive, &mut inputs, &mut failed);
-        } else if path.is_file() {
-            let name = path.file_name().map(PathBuf::from).unwrap_or_default();
-            inputs.push((path.clone(), name));
-        } else {
-            eprintln!("error: {}: no such file or folder", path.display());
-            failed += 1;
-        }
-    }
-    let jobs = plan(inputs, out_dir, args.to);
+    let gathered = gather(args);
+    let failed = gathered.failed;
+    let skipped = gathered.skipped;
+    let jobs = plan(gathered.inputs, out_dir, args.to);
     if args.dry_run {
         let mut ok = failed == 0;
         for job in &jobs {
@@ -271,8 +311,13 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
     bar.finish_and_clear();
     let total = jobs.len() + failed;
     let failed = failed + failed_jobs.into_inner();
+    let skipped = if skipped > 0 {
+        format!("; skipped {skipped} folder entries (see the notes)")
+    } else {
+        String::new()
+    };
     eprintln!(
-        "converted {}, failed {failed}, warned {} (of {total} inputs) into {}",
+        "converted {}, failed {failed}, warned {} (of {total} inputs) into {}{skipped}",
         converted.into_inner(),
         warned.into_inner(),
         out_dir.display()
@@ -280,66 +325,282 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
     failed == 0
 }
 
-/// The model files in `dir` (by extension), with their path relative to `top`; sub-folders
-/// too when `recursive`. Sorted, so batches are reproducible.
-fn collect_folder(
-    top: &Path,
-    dir: &Path,
-    recursive: bool,
-    out: &mut Vec<(PathBuf, PathBuf)>,
-    failed: &mut usize,
-) {
+/// The inputs named on the command line: files as they are, folders walked. Several folder
+/// arguments keep their place relative to the deepest folder that holds them all (`a b` →
+/// `DIR/a/…`, `DIR/b/…`), so that their files can never clash; a single folder's files go
+/// straight into DIR.
+fn gather(args: &Args) -> Gathered {
+    let mut gathered = Gathered::default();
+    let mut folders: Vec<(&PathBuf, PathBuf)> = Vec::new(); // (argument, canonical)
+    for path in &args.paths {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => match path.canonicalize() {
+                Ok(canonical) => folders.push((path, canonical)),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    gathered.failed += 1;
+                }
+            },
+            Ok(m) => match models::input::not_regular_kind(&m) {
+                None => {
+                    let name = path.file_name().map(PathBuf::from).unwrap_or_default();
+                    gathered.inputs.push(Input {
+                        path: path.clone(),
+                        rel: name,
+                    });
+                }
+                Some(kind) => {
+                    crate::report(Err(models::Error::NotRegularFile(kind).at(path)));
+                    gathered.failed += 1;
+                }
+            },
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                gathered.failed += 1;
+            }
+        }
+    }
+    let root = common_ancestor(folders.iter().map(|(_, c)| c.as_path()));
+    for (folder, canonical) in &folders {
+        let prefix = match &root {
+            Some(root) if folders.len() > 1 => canonical.strip_prefix(root).unwrap_or(canonical),
+            _ => Path::new(""),
+        };
+        walk_folder(folder, folder, prefix, args.recursive, &mut gathered);
+    }
+    gathered
+}
+
+/// The deepest folder that contains every path given (all absolute).
+fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
+    let mut common = paths.next()?.to_path_buf();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return None;
+            }
+        }
+    }
+    Some(common)
+}
+
+/// The model files in `dir` (by extension), with their path relative to `top` under
+/// `prefix`; sub-folders too when `recursive`. Sorted, so batches are reproducible.
+///
+/// Links to folders are never followed (so no link can make the walk loop or visit a folder
+/// twice): each is skipped with a note. Links to files are followed. Entries with a model
+/// extension that are not regular files (FIFOs, devices, sockets) are skipped with a note,
+/// never opened.
+fn walk_folder(top: &Path, dir: &Path, prefix: &Path, recursive: bool, found: &mut Gathered) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
             eprintln!("error: {}: {e}", dir.display());
-            *failed += 1;
+            found.failed += 1;
             return;
         }
     };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
+    let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.path(), e.file_type().ok()))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, file_type) in entries {
+        let is_link = file_type.is_some_and(|t| t.is_symlink());
+        if file_type.is_some_and(|t| t.is_dir()) {
             if recursive {
-                collect_folder(top, &path, recursive, out, failed);
+                walk_folder(top, &path, prefix, recursive, found);
             }
-        } else if Format::from_path(&path).is_some() {
-            let rel = path.strip_prefix(top).unwrap_or(&path).to_path_buf();
-            out.push((path, rel));
+            continue;
+        }
+        let target = std::fs::metadata(&path);
+        if is_link && target.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+            if recursive {
+                eprintln!(
+                    "note: {}: a link to a folder; skipped (links to folders are not followed)",
+                    path.display()
+                );
+                found.skipped += 1;
+            }
+            continue;
+        }
+        if Format::from_path(&path).is_none() {
+            continue;
+        }
+        match target.map(|m| models::input::not_regular_kind(&m)) {
+            Ok(None) => {
+                let rel = path.strip_prefix(top).unwrap_or(&path);
+                found.inputs.push(Input {
+                    rel: prefix.join(rel),
+                    path,
+                });
+            }
+            Ok(Some(kind)) => {
+                eprintln!(
+                    "note: {}: {kind}, not a regular file; skipped",
+                    path.display()
+                );
+                found.skipped += 1;
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                found.failed += 1;
+            }
         }
     }
 }
 
-/// Output paths under `out_dir`: the relative path with the glTF extension. When two inputs
-/// would share an output (`a.bmf` and `a.smf`), both keep their extension (`a.bmf.glb`).
-fn plan(inputs: Vec<(PathBuf, PathBuf)>, out_dir: &Path, to: To) -> Vec<Job> {
-    let plain = |rel: &Path| rel.with_extension(to.extension());
+/// Output paths under `out_dir`, one per input, all distinct, and none of them an input:
+///
+/// 1. the input's relative path with the container's extension (`sub/m.glb`);
+/// 2. inputs whose outputs would clash and whose extensions differ keep their extension
+///    (`a.bmf.glb`, `a.smf.glb`);
+/// 3. a clash left after that, or a name that is an existing input, takes the first free
+///    `-1`, `-2`, … (`m-1.glb`), in the order the inputs were given; a note says which and why.
+///
+/// Names are compared ignoring case, as a case-insensitive file system would. The same file
+/// given twice under the same name is converted once (with a note).
+fn plan(inputs: Vec<Input>, out_dir: &Path, to: To) -> Vec<Job> {
+    let ext = to.extension();
     let mut seen = HashSet::new();
-    let mut clashing = HashSet::new();
-    for (_, rel) in &inputs {
-        if !seen.insert(plain(rel)) {
-            clashing.insert(plain(rel));
+    let mut unique: Vec<(Input, PathBuf)> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let id = input
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| input.path.clone());
+        if seen.insert((id.clone(), input.rel.clone())) {
+            unique.push((input, id));
+        } else {
+            eprintln!(
+                "note: {}: named twice; converted once",
+                input.path.display()
+            );
         }
     }
-    let mut jobs: Vec<Job> = Vec::with_capacity(inputs.len());
-    let mut taken = HashSet::new();
-    for (input, rel) in inputs {
-        let mut out = plain(&rel);
-        if clashing.contains(&out) {
-            let mut name = rel.as_os_str().to_owned();
-            name.push(".");
-            name.push(to.extension());
-            out = PathBuf::from(name);
+    let input_ids: HashSet<&Path> = unique.iter().map(|(_, id)| id.as_path()).collect();
+    let desired = desired_names(&unique, ext);
+
+    let files_of = |name: &Path| gltf::output_files(&out_dir.join(name)).unwrap_or_default();
+    let key = |file: &Path| file.to_string_lossy().to_lowercase();
+    let is_input = |file: &Path| {
+        file.canonicalize()
+            .is_ok_and(|c| input_ids.contains(c.as_path()))
+    };
+    // Output file (by key) → the input it was given to, for the notes.
+    let mut taken: HashMap<String, &Path> = HashMap::new();
+    let mut outputs: Vec<Option<PathBuf>> = vec![None; unique.len()];
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for name in &desired {
+        *counts.entry(key(name)).or_default() += 1;
+    }
+    // First every name that nothing else wants, so that a renamed output never takes it.
+    for (i, name) in desired.iter().enumerate() {
+        let files = files_of(name);
+        let free = counts.get(&key(name)) == Some(&1)
+            && files
+                .iter()
+                .all(|f| !taken.contains_key(&key(f)) && !is_input(f));
+        if free {
+            for f in &files {
+                taken.insert(key(f), &unique[i].0.path);
+            }
+            outputs[i] = Some(name.clone());
         }
-        // The same file named twice is converted once.
-        if !taken.insert(out.clone()) {
+    }
+    for (i, name) in desired.iter().enumerate() {
+        if outputs[i].is_some() {
             continue;
         }
-        jobs.push(Job {
-            input,
-            output: out_dir.join(out),
-        });
+        let input = &unique[i].0.path;
+        let mut candidate = name.clone();
+        let mut reason = None;
+        for n in 1.. {
+            let files = files_of(&candidate);
+            let clash = files.iter().find_map(|f| {
+                if let Some(other) = taken.get(&key(f)) {
+                    Some(format!(
+                        "{} is also the output of {}",
+                        f.display(),
+                        other.display()
+                    ))
+                } else if is_input(f) {
+                    Some(format!("{} is an input", f.display()))
+                } else {
+                    None
+                }
+            });
+            match clash {
+                Some(why) => {
+                    reason.get_or_insert(why);
+                    candidate = numbered(name, n, ext);
+                }
+                None => {
+                    for f in &files {
+                        taken.insert(key(f), input);
+                    }
+                    break;
+                }
+            }
+        }
+        if let Some(why) = reason {
+            eprintln!(
+                "note: {}: written to {} ({why})",
+                input.display(),
+                out_dir.join(&candidate).display()
+            );
+        }
+        outputs[i] = Some(candidate);
     }
-    jobs
+    unique
+        .into_iter()
+        .zip(outputs)
+        .map(|((input, _), output)| Job {
+            input: input.path,
+            output: out_dir.join(output.unwrap_or_default()),
+        })
+        .collect()
+}
+
+/// Steps 1 and 2 of [`plan`]: `sub/m.glb`, or `a.bmf.glb` where inputs that differ only in
+/// their extension would share a name.
+fn desired_names(inputs: &[(Input, PathBuf)], ext: &str) -> Vec<PathBuf> {
+    let plain: Vec<PathBuf> = inputs
+        .iter()
+        .map(|(i, _)| i.rel.with_extension(ext))
+        .collect();
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, name) in plain.iter().enumerate() {
+        let key = name.to_string_lossy().to_lowercase();
+        groups.entry(key).or_default().push(i);
+    }
+    let mut desired = plain;
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let extensions: HashSet<String> = members
+            .iter()
+            .map(|&i| {
+                let rel = &inputs[i].0.rel;
+                rel.extension()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_lowercase()
+            })
+            .collect();
+        if extensions.len() > 1 {
+            for &i in members {
+                let mut name = inputs[i].0.rel.as_os_str().to_owned();
+                name.push(".");
+                name.push(ext);
+                desired[i] = PathBuf::from(name);
+            }
+        }
+    }
+    desired
+}
+
+/// `dir/m-3.glb` for `dir/m.glb` and 3.
+fn numbered(name: &Path, n: usize, ext: &str) -> PathBuf {
+    let mut file = name.file_stem().unwrap_or_default().to_owned();
+    file.push(format!("-{n}.{ext}"));
+    name.with_file_name(file)
 }

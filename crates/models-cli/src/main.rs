@@ -53,7 +53,10 @@ fn main() -> ExitCode {
     let ok = match cli.command {
         Command::Detect { files } => detect(&files),
         Command::Info { files, json } => info(&files, json),
-        Command::Convert(args) => convert::run(&args),
+        Command::Convert(args) => {
+            remove_temporaries_on_interruption();
+            convert::run(&args)
+        }
     };
     if ok {
         ExitCode::SUCCESS
@@ -61,6 +64,28 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     }
 }
+
+/// On SIGINT, SIGTERM or SIGHUP, removes the temporary files of outputs being written and
+/// exits with 128 + the signal number (as a shell reports a process killed by it).
+#[cfg(unix)]
+fn remove_temporaries_on_interruption() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(mut signals) => {
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    models::output::remove_temporaries_and_exit(128 + signal);
+                }
+            });
+        }
+        Err(e) => eprintln!(
+            "warning: cannot catch interruptions ({e}): an interrupted run may leave temporary files"
+        ),
+    }
+}
+
+#[cfg(not(unix))]
+fn remove_temporaries_on_interruption() {}
 
 /// Prints an error on stderr; returns whether the result was Ok.
 fn report(result: Result<(), models::Error>) -> bool {
@@ -76,23 +101,16 @@ fn report(result: Result<(), models::Error>) -> bool {
 fn detect(files: &[PathBuf]) -> bool {
     let mut ok = true;
     for path in files {
-        match read_head(path) {
+        // Only regular files are opened: a FIFO would block, a device never end.
+        match models::input::read_head(path, 64) {
             Ok(head) => {
                 let name = models::detect_with_hint(&head, path).map_or("unknown", Format::name);
                 println!("{}: {name}", path.display());
             }
-            Err(e) => ok &= report(Err(models::Error::Io(e).at(path))),
+            Err(e) => ok &= report(Err(e)),
         }
     }
     ok
-}
-
-/// The first bytes of a file: enough for every format's detection rule.
-fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(64);
-    std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
-    Ok(head)
 }
 
 fn info(files: &[PathBuf], as_json: bool) -> bool {
