@@ -42,7 +42,7 @@ pub(crate) struct Args {
     #[arg(long, value_enum, default_value_t = To::Glb, requires = "out_dir")]
     to: To,
     /// Batch mode: also walk the sub-folders of folder inputs (the folder structure is kept
-    /// under DIR).
+    /// under DIR; links to folders are not followed).
     #[arg(long, requires = "out_dir")]
     recursive: bool,
     /// Overwrite existing outputs (never an input).

@@ -43,8 +43,9 @@ enum Command {
     ///   models convert IN OUT.glb|OUT.gltf|OUT.<same format>
     ///   models convert [--to glb|gltf] --out-dir DIR [--recursive] INPUT...
     ///
-    /// Never writes onto an input; refuses existing outputs unless --force is given; writes
-    /// through temporary files renamed into place.
+    /// Never writes onto an input (clashing batch outputs get distinct names, with a note);
+    /// refuses existing outputs unless --force is given; writes through temporary files
+    /// renamed into place, removed on SIGINT/SIGTERM/SIGHUP. Reads regular files only.
     Convert(convert::Args),
 }
 
