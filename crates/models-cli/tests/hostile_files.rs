@@ -29,19 +29,25 @@ fn wait_or_kill(mut child: Child, what: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Runs the binary with `args` (stdin closed), guarded against hangs.
-fn models(args: &[&dyn AsRef<OsStr>]) -> Output {
-    let mut cmd = Command::new(BIN);
-    for a in args {
-        cmd.arg(a);
-    }
+/// Runs `cmd` with stdin closed and the output captured, guarded against hangs.
+fn run(cmd: &mut Command, what: &str) -> Output {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_or_kill(child, &format!("{args:?}", args = cmd.get_args()))
+    wait_or_kill(child, what)
+}
+
+/// Runs the binary with `args`.
+fn models(args: &[&dyn AsRef<OsStr>]) -> Output {
+    let mut cmd = Command::new(BIN);
+    for a in args {
+        cmd.arg(a);
+    }
+    let what = format!("{:?}", cmd.get_args().collect::<Vec<_>>());
+    run(&mut cmd, &what)
 }
 
 /// Runs the binary through `sh -c '<prefix>; exec models "$@"'`.
@@ -53,26 +59,24 @@ fn models_in_shell(prefix: &str, args: &[&dyn AsRef<OsStr>]) -> Output {
     for a in args {
         cmd.arg(a);
     }
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_or_kill(child, prefix)
+    run(&mut cmd, prefix)
 }
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Checks that a run succeeded and that its stderr contains `text`; returns the stderr.
+fn succeeded_saying(o: &Output, text: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains(text), "{err}");
+    err
+}
+
+/// A generated fixture (`cargo xtask regen-fixtures`).
 fn fixture(format: &str, name: &str) -> PathBuf {
-    let path = test_support::workspace_root()
-        .join("fixtures")
-        .join(format)
-        .join(name);
-    assert!(path.is_file(), "{} missing", path.display());
-    path
+    test_support::workspace_root().join(format!("fixtures/{format}/{name}"))
 }
 
 /// Every file under `dir` (recursively, not following links), relative to it, sorted.
@@ -141,12 +145,7 @@ fn batch_inputs_with_the_same_name_all_get_their_own_output() {
         &a.join("m.bmf"),
         &b.join("m.bmf"),
     ]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("converted 2, failed 0, warned 0 (of 2 inputs)"),
-        "{err}"
-    );
+    let err = succeeded_saying(&o, "converted 2, failed 0, warned 0 (of 2 inputs)");
     assert!(
         err.lines().any(|l| l.starts_with("note:")
             && l.contains("m-1.glb")
@@ -162,12 +161,7 @@ fn batch_inputs_with_the_same_name_all_get_their_own_output() {
     // Folders: each keeps its place below their common folder.
     let out = dir.path().join("out-folders");
     let o = models(&[&"convert", &"--to", &"gltf", &"--out-dir", &out, &a, &b]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("converted 2, failed 0, warned 0 (of 2 inputs)"),
-        "{err}"
-    );
+    succeeded_saying(&o, "converted 2, failed 0, warned 0 (of 2 inputs)");
     assert_eq!(
         files_under(&out),
         ["a/m.bin", "a/m.gltf", "b/m.bin", "b/m.gltf"]
