@@ -55,11 +55,24 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), Error> {
         None => Ok(metadata.len()),
     };
     // Checked before opening (opening a FIFO waits for a writer), and again on the open file
-    // in case the name was replaced in between.
+    // in case the name was replaced in between; that open does not wait (O_NONBLOCK, which
+    // changes nothing for a regular file).
     check(&std::fs::metadata(path).map_err(|e| Error::Io(e).at(path))?)?;
-    let file = File::open(path).map_err(|e| Error::Io(e).at(path))?;
+    let file = open_without_waiting(path).map_err(|e| Error::Io(e).at(path))?;
     let len = check(&file.metadata().map_err(|e| Error::Io(e).at(path))?)?;
     Ok((file, len))
+}
+
+/// Opens `path` for reading without waiting for a FIFO's writer.
+fn open_without_waiting(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// The bytes of the regular file `path`: at most the size its metadata states, so a file that
@@ -99,6 +112,32 @@ mod tests {
             let e = read_head(Path::new("/dev/zero"), 64).unwrap_err();
             assert!(e.to_string().contains("/dev/zero"), "{e}");
         }
+    }
+
+    /// The second check, for a FIFO put in place after the first: opening it returns at once
+    /// (a blocking open would wait for a writer forever), and the open file says what it is.
+    #[cfg(unix)]
+    #[test]
+    fn the_open_itself_never_waits_on_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let kind = open_without_waiting(&fifo)
+                .and_then(|f| f.metadata())
+                .map(|m| not_regular_kind(&m));
+            tx.send(kind.unwrap()).unwrap();
+        });
+        // A hang guard, not a timing assertion.
+        let kind = rx.recv_timeout(std::time::Duration::from_secs(120));
+        assert_eq!(kind.expect("the open waited for a writer"), Some("a FIFO"));
+    }
+
+    #[test]
+    fn regular_files_are_read_whole_or_by_head() {
+        let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f");
         std::fs::write(&file, b"abcdef").unwrap();
         assert_eq!(read_regular_file(&file).unwrap(), b"abcdef");
