@@ -2,7 +2,9 @@
 //!
 //! A FIFO, a device (`/dev/zero`), a socket or a folder is refused before it is opened, so
 //! that nothing blocks on a pipe with no writer or reads an endless device until memory runs
-//! out. A link is followed to its target first.
+//! out. A link is followed to its target first. The open itself does not wait either
+//! (`O_NONBLOCK` on unix), and the open file is checked again, so a FIFO swapped in between
+//! the check and the open is refused too.
 
 use crate::Error;
 use std::fs::{File, Metadata};
