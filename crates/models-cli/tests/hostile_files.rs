@@ -136,8 +136,25 @@ fn batch_inputs_with_the_same_name_all_get_their_own_output() {
     std::fs::copy(&cube, a.join("m.bmf")).unwrap();
     std::fs::copy(&arm, b.join("m.bmf")).unwrap();
 
-    // Explicit files: m.glb and m-1.glb, in the order given, with a note.
+    // Explicit files: m.glb and m-1.glb, in the order given, with a note; --dry-run shows the
+    // same plan.
     let out = dir.path().join("out");
+    let o = models(&[
+        &"convert",
+        &"--dry-run",
+        &"--out-dir",
+        &out,
+        &a.join("m.bmf"),
+        &b.join("m.bmf"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let planned = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        planned.contains("m.glb") && planned.contains("m-1.glb"),
+        "{planned}"
+    );
+    assert!(stderr(&o).contains("note:"), "{}", stderr(&o));
+    assert!(!out.exists());
     let o = models(&[
         &"convert",
         &"--out-dir",
