@@ -84,7 +84,8 @@ fn files_under(dir: &Path) -> Vec<String> {
     fn walk(top: &Path, dir: &Path, out: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            if entry.file_type().unwrap().is_dir() {
+            // No unwrap: a file may be renamed away while the folder is read.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 walk(top, &path, out);
             } else {
                 let rel = path.strip_prefix(top).unwrap();
