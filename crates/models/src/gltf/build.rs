@@ -38,6 +38,8 @@ struct Builder<'a> {
     warnings: Vec<SceneWarning>,
     options: &'a GltfOptions,
     textures: HashMap<String, Option<Index<json::Texture>>>,
+    /// One texture per real file (embedding) or per URI (referencing), whatever the spelling.
+    texture_files: HashMap<std::path::PathBuf, Index<json::Texture>>,
 }
 
 pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error> {
@@ -47,6 +49,7 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         warnings: Vec::new(),
         options,
         textures: HashMap::new(),
+        texture_files: HashMap::new(),
     };
     b.root.asset = json::Asset {
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
@@ -604,66 +607,99 @@ impl Builder<'_> {
         if let Some(t) = self.textures.get(raw) {
             return Ok(*t);
         }
-        let image = if self.options.embed_textures {
-            match textures::embed(
-                &self.options.texture_base(),
-                raw,
-                self.options.allow_outside_textures,
-            ) {
-                Embedded::Image(bytes, mime) => {
-                    let view = self.view(&bytes, None)?;
-                    Some(json::Image {
-                        buffer_view: Some(view),
-                        mime_type: Some(json::image::MimeType(mime.to_owned())),
-                        name: non_empty(raw),
-                        uri: None,
-                        extensions: None,
-                        extras: None,
-                    })
-                }
-                Embedded::Refused(reason) => {
-                    self.warn(format!("{owner}: {reason}"));
-                    None
-                }
-            }
+        let texture = if self.options.embed_textures {
+            self.embedded_texture(raw, owner)?
         } else {
-            match textures::relative_uri(raw) {
-                Some((uri, absolute)) => {
-                    if absolute {
-                        self.warn(format!(
-                            "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"
-                        ));
-                    }
-                    Some(json::Image {
-                        buffer_view: None,
-                        mime_type: None,
-                        name: non_empty(raw),
-                        uri: Some(uri),
-                        extensions: None,
-                        extras: None,
-                    })
-                }
-                None => None,
-            }
-        };
-        let texture = match image {
-            Some(image) => {
-                let source = push(&mut self.root.images, image)?;
-                Some(push(
-                    &mut self.root.textures,
-                    json::Texture {
-                        name: None,
-                        sampler: None,
-                        source,
-                        extensions: None,
-                        extras: None,
-                    },
-                )?)
-            }
-            None => None,
+            self.referenced_texture(raw, owner)?
         };
         self.textures.insert(raw.to_owned(), texture);
         Ok(texture)
+    }
+
+    /// The texture embedding the file `raw` names, once per real file; `None` (with a
+    /// warning) when it is not found, refused by the path policy, too large or not an image.
+    fn embedded_texture(
+        &mut self,
+        raw: &str,
+        owner: &str,
+    ) -> Result<Option<Index<json::Texture>>, Error> {
+        let base = self.options.texture_base();
+        let file = match textures::locate(&base, raw, self.options.allow_outside_textures) {
+            Ok(file) => file,
+            Err(reason) => {
+                self.warn(format!("{owner}: {reason}"));
+                return Ok(None);
+            }
+        };
+        if let Some(t) = self.texture_files.get(&file) {
+            return Ok(Some(*t));
+        }
+        let (bytes, mime) = match textures::load(&file, raw) {
+            Embedded::Image(bytes, mime) => (bytes, mime),
+            Embedded::Refused(reason) => {
+                self.warn(format!("{owner}: {reason}"));
+                return Ok(None);
+            }
+        };
+        let view = self.view(&bytes, None)?;
+        let image = json::Image {
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType(mime.to_owned())),
+            name: non_empty(raw),
+            uri: None,
+            extensions: None,
+            extras: None,
+        };
+        let texture = self.push_texture(image)?;
+        self.texture_files.insert(file, texture);
+        Ok(Some(texture))
+    }
+
+    /// The texture referring to `raw` by relative URI, once per URI.
+    fn referenced_texture(
+        &mut self,
+        raw: &str,
+        owner: &str,
+    ) -> Result<Option<Index<json::Texture>>, Error> {
+        let Some((uri, absolute)) = textures::relative_uri(raw) else {
+            self.warn(format!(
+                "{owner}: texture path {raw:?} names no file; not referenced"
+            ));
+            return Ok(None);
+        };
+        if absolute {
+            self.warn(format!(
+                "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"
+            ));
+        }
+        if let Some(t) = self.texture_files.get(std::path::Path::new(&uri)) {
+            return Ok(Some(*t));
+        }
+        let image = json::Image {
+            buffer_view: None,
+            mime_type: None,
+            name: non_empty(raw),
+            uri: Some(uri.clone()),
+            extensions: None,
+            extras: None,
+        };
+        let texture = self.push_texture(image)?;
+        self.texture_files.insert(uri.into(), texture);
+        Ok(Some(texture))
+    }
+
+    fn push_texture(&mut self, image: json::Image) -> Result<Index<json::Texture>, Error> {
+        let source = push(&mut self.root.images, image)?;
+        push(
+            &mut self.root.textures,
+            json::Texture {
+                name: None,
+                sampler: None,
+                source,
+                extensions: None,
+                extras: None,
+            },
+        )
     }
 
     fn material(&mut self, i: usize, m: &Material) -> Result<(json::Material, TextureUse), Error> {
