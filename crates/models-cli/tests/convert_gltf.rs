@@ -336,17 +336,29 @@ fn embedded_textures_stay_inside_the_input_folder_unless_allowed() {
     let (doc, _) = read_glb(&out);
     assert_eq!(doc.images().count(), 1);
 
-    // --allow-outside-textures without --embed-textures is a usage error.
-    let o = models(&[&"convert", &"--allow-outside-textures", &outside, &out]);
-    assert_eq!(o.status.code(), Some(2));
-
-    // Without embedding, the reference stays a relative URI with forward slashes.
-    let out = dir.path().join("uri.glb");
+    // Issue 14: a .glb embeds by default; --reference-textures writes the image beside the
+    // output and refers to it relative to the output.
+    let out = dir.path().join("default.glb");
     let o = models(&[&"convert", &inside, &out]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let (doc, _) = read_glb(&out);
+    assert!(matches!(
+        doc.images().next().unwrap().source(),
+        gltf::image::Source::View { .. }
+    ));
+    let out = dir.path().join("out/uri.glb");
+    std::fs::create_dir_all(dir.path().join("out")).unwrap();
+    let o = models(&[&"convert", &"--reference-textures", &inside, &out]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (doc, _) = read_glb(&out);
     match doc.images().next().unwrap().source() {
-        gltf::image::Source::Uri { uri, .. } => assert_eq!(uri, "tex/crate.png"),
+        gltf::image::Source::Uri { uri, .. } => {
+            assert_eq!(uri, "uri_textures/crate.png");
+            assert_eq!(
+                std::fs::read(dir.path().join("out").join(uri)).unwrap(),
+                PNG
+            );
+        }
         other => panic!("{other:?}"),
     }
 }

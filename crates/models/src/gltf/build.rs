@@ -32,6 +32,14 @@ struct SkinPlan {
     name: String,
 }
 
+/// What [`Builder::found_image`] found.
+enum FoundImage {
+    /// The file already has a texture.
+    Done(Index<json::Texture>),
+    /// A new file: its real path and its PNG or JPEG bytes with their MIME type.
+    New(std::path::PathBuf, Vec<u8>, &'static str),
+}
+
 struct Builder<'a> {
     root: json::Root,
     bin: Vec<u8>,
@@ -40,6 +48,10 @@ struct Builder<'a> {
     textures: HashMap<String, Option<Index<json::Texture>>>,
     /// One texture per real file (embedding) or per URI (referencing), whatever the spelling.
     texture_files: HashMap<std::path::PathBuf, Index<json::Texture>>,
+    /// Texture paths not found (one warning per model lists them).
+    missing_textures: Vec<String>,
+    /// Image files to write beside the output ([`GltfOptions::texture_folder`]).
+    image_files: Vec<(String, Vec<u8>)>,
 }
 
 pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error> {
@@ -50,6 +62,8 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         options,
         textures: HashMap::new(),
         texture_files: HashMap::new(),
+        missing_textures: Vec::new(),
+        image_files: Vec::new(),
     };
     b.root.asset = json::Asset {
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
@@ -67,6 +81,7 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         push(&mut b.root.materials, mat)?;
         textured.push(uses);
     }
+    b.warn_missing_textures();
 
     // Which valid skins each mesh is drawn with.
     let mut mesh_skins: Vec<Vec<usize>> = vec![Vec::new(); scene.meshes.len()];
@@ -223,6 +238,7 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         root: b.root,
         bin: b.bin,
         warnings: b.warnings,
+        images: b.image_files,
     })
 }
 
@@ -609,6 +625,9 @@ impl Builder<'_> {
         }
         let texture = if self.options.embed_textures {
             self.embedded_texture(raw, owner)?
+        } else if let Some(folder) = &self.options.texture_folder {
+            let folder = folder.clone();
+            self.texture_beside(raw, owner, &folder)?
         } else {
             self.referenced_texture(raw, owner)?
         };
@@ -616,30 +635,74 @@ impl Builder<'_> {
         Ok(texture)
     }
 
-    /// The texture embedding the file `raw` names, once per real file; `None` (with a
-    /// warning) when it is not found, refused by the path policy, too large or not an image.
+    /// The real file `raw` names and its image as PNG or JPEG, with the texture already made
+    /// for that file if any. `None` (with a warning, or listed as missing) when it is not
+    /// found, refused by the path policy, too large or not an image.
+    fn found_image(&mut self, raw: &str, owner: &str) -> Option<FoundImage> {
+        let base = self.options.texture_base();
+        let located = textures::locate_in(
+            &base,
+            &self.options.texture_dirs,
+            raw,
+            self.options.allow_outside_textures,
+        );
+        let file = match located {
+            Ok(file) => file,
+            Err(e) if e.missing => {
+                if !self.missing_textures.iter().any(|m| m == raw) {
+                    self.missing_textures.push(raw.to_owned());
+                }
+                return None;
+            }
+            Err(e) => {
+                self.warn(format!("{owner}: {}", e.reason));
+                return None;
+            }
+        };
+        if let Some(t) = self.texture_files.get(&file) {
+            return Some(FoundImage::Done(*t));
+        }
+        match textures::load(&file, raw) {
+            Embedded::Image(bytes, mime) => Some(FoundImage::New(file, bytes, mime)),
+            Embedded::Refused(reason) => {
+                self.warn(format!("{owner}: {reason}"));
+                None
+            }
+        }
+    }
+
+    /// One warning per model listing the textures that were not found.
+    fn warn_missing_textures(&mut self) {
+        if self.missing_textures.is_empty() {
+            return;
+        }
+        let list: Vec<String> = self
+            .missing_textures
+            .iter()
+            .map(|m| format!("{m:?}"))
+            .collect();
+        let dirs = if self.options.texture_dirs.is_empty() {
+            String::new()
+        } else {
+            " and in the --texture-dir folders".to_owned()
+        };
+        self.warn(format!(
+            "{} texture file(s) not found beside the model{dirs} (kept in the materials' extras): {}",
+            list.len(),
+            list.join(", ")
+        ));
+    }
+
+    /// The texture embedding the file `raw` names, once per real file.
     fn embedded_texture(
         &mut self,
         raw: &str,
         owner: &str,
     ) -> Result<Option<Index<json::Texture>>, Error> {
-        let base = self.options.texture_base();
-        let file = match textures::locate(&base, raw, self.options.allow_outside_textures) {
-            Ok(file) => file,
-            Err(reason) => {
-                self.warn(format!("{owner}: {reason}"));
-                return Ok(None);
-            }
-        };
-        if let Some(t) = self.texture_files.get(&file) {
-            return Ok(Some(*t));
-        }
-        let (bytes, mime) = match textures::load(&file, raw) {
-            Embedded::Image(bytes, mime) => (bytes, mime),
-            Embedded::Refused(reason) => {
-                self.warn(format!("{owner}: {reason}"));
-                return Ok(None);
-            }
+        let (file, bytes, mime) = match self.found_image(raw, owner) {
+            None => return Ok(None),
+            Some(FoundImage::Done(t)) => return Ok(Some(t)),
+            Some(FoundImage::New(file, bytes, mime)) => (file, bytes, mime),
         };
         let view = self.view(&bytes, None)?;
         let image = json::Image {
@@ -650,6 +713,51 @@ impl Builder<'_> {
             extensions: None,
             extras: None,
         };
+        let texture = self.push_texture(image)?;
+        self.texture_files.insert(file, texture);
+        Ok(Some(texture))
+    }
+
+    /// The texture referring to a PNG or JPEG file written into `folder` beside the output,
+    /// once per real file: PNG and JPEG copied, other formats converted to PNG.
+    fn texture_beside(
+        &mut self,
+        raw: &str,
+        owner: &str,
+        folder: &str,
+    ) -> Result<Option<Index<json::Texture>>, Error> {
+        let (file, bytes, mime) = match self.found_image(raw, owner) {
+            None => return Ok(None),
+            Some(FoundImage::Done(t)) => return Ok(Some(t)),
+            Some(FoundImage::New(file, bytes, mime)) => (file, bytes, mime),
+        };
+        let ext = if mime == "image/jpeg" { "jpg" } else { "png" };
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty() && s != "..")
+            .unwrap_or_else(|| "texture".to_owned());
+        // Distinct files with the same name (from two folders) get distinct names.
+        let mut name = format!("{stem}.{ext}");
+        let mut n = 1;
+        while self
+            .image_files
+            .iter()
+            .any(|(taken, _)| taken.eq_ignore_ascii_case(&format!("{folder}/{name}")))
+        {
+            name = format!("{stem}-{n}.{ext}");
+            n += 1;
+        }
+        let relative = format!("{folder}/{name}");
+        let image = json::Image {
+            buffer_view: None,
+            mime_type: None,
+            name: non_empty(raw),
+            uri: Some(textures::percent_encode(&relative)),
+            extensions: None,
+            extras: None,
+        };
+        self.image_files.push((relative, bytes));
         let texture = self.push_texture(image)?;
         self.texture_files.insert(file, texture);
         Ok(Some(texture))

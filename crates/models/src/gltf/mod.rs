@@ -43,6 +43,15 @@ pub struct GltfOptions {
     /// With [`embed_textures`](Self::embed_textures): also read texture paths that are absolute
     /// or lead out of the source's folder through `..` (refused by default).
     pub allow_outside_textures: bool,
+    /// Further folders searched, in order, for a texture not found beside the source: its
+    /// relative path under each, then its file name alone (`--texture-dir`).
+    pub texture_dirs: Vec<PathBuf>,
+    /// Unless [`embed_textures`](Self::embed_textures): write the texture images found into
+    /// this folder, relative to the output (e.g. `model_textures`), and refer to them by
+    /// relative URI. PNG and JPEG are copied, TGA, BMP and DDS converted to PNG, so no URI
+    /// names a format glTF does not allow; each file is written once. [`Gltf::images`] holds
+    /// them; [`write_file`] writes them.
+    pub texture_folder: Option<String>,
 }
 
 impl GltfOptions {
@@ -96,6 +105,10 @@ pub struct Gltf {
     pub bin: Vec<u8>,
     /// Everything the writer had to repair or leave out, each saying what and where.
     pub warnings: Vec<SceneWarning>,
+    /// The image files to write beside the output ([`GltfOptions::texture_folder`]): the
+    /// path relative to the output's folder (with `/`, as in the URI before encoding) and the
+    /// PNG or JPEG bytes.
+    pub images: Vec<(String, Vec<u8>)>,
 }
 
 impl Gltf {
@@ -213,6 +226,7 @@ pub fn write_file(
         Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
     let gltf = Gltf::from_scene(scene, options)?;
     let input = options.source.as_deref();
+    write_images(&gltf, out, input, overwrite)?;
     match container {
         Container::Glb => {
             write_new_file(out, &gltf.to_glb()?, input, overwrite)?;
@@ -245,6 +259,33 @@ pub fn write_file(
         }
     }
     Ok(gltf.warnings)
+}
+
+/// Writes [`Gltf::images`] beside `out` (before `out`, so that it never refers to a file not
+/// yet written), creating their folder.
+fn write_images(
+    gltf: &Gltf,
+    out: &Path,
+    input: Option<&Path>,
+    overwrite: Overwrite,
+) -> Result<(), Error> {
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    for (relative, bytes) in &gltf.images {
+        let path = relative
+            .split('/')
+            .fold(dir.clone(), |p, part| p.join(part));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| crate::Error::Path {
+                path: parent.to_path_buf(),
+                source: Box::new(crate::Error::Io(e)),
+            })?;
+        }
+        write_new_file(&path, bytes, input, overwrite)?;
+    }
+    Ok(())
 }
 
 /// Packs JSON and BIN chunks into a GLB container.

@@ -95,34 +95,82 @@ pub(crate) fn percent_encode(s: &str) -> String {
 ///   network path is read only on Windows (elsewhere it would be read against the current
 ///   folder), and otherwise refused.
 /// * Only a regular file is accepted (never a folder, FIFO or device).
+///
+/// ([`locate_in`] is this policy plus the `--texture-dir` folders; this form is for tests.)
+#[cfg(test)]
 pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, String> {
+    locate_in(base, &[], raw, allow_outside).map_err(|r| r.reason)
+}
+
+/// Why [`locate_in`] found no file.
+#[derive(Debug)]
+pub(crate) struct NotUsed {
+    /// True when the file simply does not exist (grouped into one warning per model).
+    pub missing: bool,
+    /// The message.
+    pub reason: String,
+}
+
+/// [`locate`], then, for a relative path not found beside the model, each of `dirs` in turn
+/// (`--texture-dir`): the whole relative path under it, then the file name alone. A file found
+/// in one of `dirs` must lie inside it (after links) unless `allow_outside`.
+pub(crate) fn locate_in(
+    base: &Path,
+    dirs: &[PathBuf],
+    raw: &str,
+    allow_outside: bool,
+) -> Result<PathBuf, NotUsed> {
+    let first = match locate_from(base, raw, allow_outside) {
+        Ok(found) => return Ok(found),
+        Err(e) => e,
+    };
+    let (root, parts) = split(raw);
+    if !first.missing || root != Root::Relative {
+        return Err(first);
+    }
+    let name = parts.last().copied().unwrap_or_default();
+    for dir in dirs {
+        for candidate in [raw, name] {
+            if let Ok(found) = locate_from(dir, candidate, allow_outside) {
+                return Ok(found);
+            }
+        }
+    }
+    Err(first)
+}
+
+fn locate_from(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, NotUsed> {
+    let refused = |reason: String| NotUsed {
+        missing: false,
+        reason,
+    };
     let hint = "use --allow-outside-textures to read it";
     let (root, parts) = split(raw);
     if parts.last().is_none_or(|p| *p == "..") {
-        return Err(format!("texture path {raw:?} names no file"));
+        return Err(refused(format!("texture path {raw:?} names no file")));
     }
     if root != Root::Relative && !allow_outside {
-        return Err(format!(
+        return Err(refused(format!(
             "texture path {raw:?} is absolute; refused ({hint})"
-        ));
+        )));
     }
     let mut path = match root {
         Root::Relative => base.to_path_buf(),
         Root::Rooted => PathBuf::from("/"),
         Root::Windows if cfg!(windows) => return regular_file(Path::new(raw.trim()), raw),
         Root::Windows => {
-            return Err(format!(
+            return Err(refused(format!(
                 "texture path {raw:?} is a Windows drive or network path, which cannot be read on this system"
-            ))
+            )))
         }
     };
     let mut depth = 0usize;
     for part in parts {
         if part == ".." {
             if depth == 0 && root == Root::Relative && !allow_outside {
-                return Err(format!(
+                return Err(refused(format!(
                     "texture path {raw:?} leads out of the input's folder; refused ({hint})"
-                ));
+                )));
             }
             // Lexically, as Windows does: `a\..` is nothing even when `a` does not exist.
             if depth > 0 {
@@ -140,11 +188,11 @@ pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<Path
     if root == Root::Relative && !allow_outside {
         let real_base = base
             .canonicalize()
-            .map_err(|e| format!("texture {raw:?}: cannot resolve the input's folder: {e}"))?;
+            .map_err(|e| refused(format!("texture {raw:?}: cannot resolve its folder: {e}")))?;
         if !real.starts_with(&real_base) {
-            return Err(format!(
+            return Err(refused(format!(
                 "texture path {raw:?} leads out of the input's folder through a link; refused ({hint})"
-            ));
+            )));
         }
     }
     Ok(real)
@@ -171,20 +219,26 @@ fn component_any_case(dir: PathBuf, part: &str) -> PathBuf {
 }
 
 /// The canonical path of `path` if it is (or links to) a regular file.
-fn regular_file(path: &Path, raw: &str) -> Result<PathBuf, String> {
-    let real = path.canonicalize().map_err(|e| {
-        format!(
+fn regular_file(path: &Path, raw: &str) -> Result<PathBuf, NotUsed> {
+    let real = path.canonicalize().map_err(|e| NotUsed {
+        missing: e.kind() == std::io::ErrorKind::NotFound,
+        reason: format!(
             "texture {raw:?} not found: cannot read {}: {e}",
             path.display()
-        )
+        ),
     })?;
-    let meta = std::fs::metadata(&real)
-        .map_err(|e| format!("texture {raw:?}: cannot read {}: {e}", real.display()))?;
+    let meta = std::fs::metadata(&real).map_err(|e| NotUsed {
+        missing: false,
+        reason: format!("texture {raw:?}: cannot read {}: {e}", real.display()),
+    })?;
     if !meta.is_file() {
-        return Err(format!(
-            "texture {raw:?}: {} is not a regular file; not read",
-            real.display()
-        ));
+        return Err(NotUsed {
+            missing: false,
+            reason: format!(
+                "texture {raw:?}: {} is not a regular file; not read",
+                real.display()
+            ),
+        });
     }
     Ok(real)
 }
