@@ -752,6 +752,19 @@ fn each_texture_file_is_embedded_once_and_only_when_it_decodes() {
         warnings.join("\n").contains("names no file"),
         "{warnings:?}"
     );
+
+    // Issue 14: a URI never names a format glTF does not allow (TGA, BMP, DDS).
+    let mut tga = skinned_quad();
+    tga.materials = vec![Material {
+        color_texture: Some(r"tex\a.TGA".into()),
+        ..Material::default()
+    }];
+    let (glb, warnings) = warnings_of(&tga, &options);
+    assert_eq!(read(&glb).0.images().count(), 0);
+    assert!(
+        warnings.join("\n").contains("is not PNG or JPEG"),
+        "{warnings:?}"
+    );
 }
 
 /// Issue 12: the outside-folder rules are the same for every format: the ELEM and SKM

@@ -775,6 +775,19 @@ impl Builder<'_> {
             ));
             return Ok(None);
         };
+        let ext = uri
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !matches!(ext.as_str(), "png" | "jpg" | "jpeg") {
+            // glTF allows only PNG and JPEG images: a .tga URI fails the validator and
+            // viewers. The path stays in the material's extras.
+            self.warn(format!(
+                "{owner}: texture {raw:?} is not PNG or JPEG, which a glTF URI cannot name; not referenced (embed it, or write it beside the output, to convert it)"
+            ));
+            return Ok(None);
+        }
         if absolute {
             self.warn(format!(
                 "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"

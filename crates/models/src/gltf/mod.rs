@@ -11,8 +11,10 @@
 //! * One buffer, one buffer view per accessor, every view 4-byte aligned, `target` set on
 //!   vertex and index views (so no `byteStride` is needed).
 //! * One scene. Every transform is written as translation/rotation/scale.
-//! * Textures stay relative URIs, unless [`GltfOptions::embed_textures`] is set: then the
-//!   images beside the input are embedded, TGA/BMP/DDS converted to PNG.
+//! * Textures: with [`GltfOptions::embed_textures`] the images found are embedded; with
+//!   [`GltfOptions::texture_folder`] they are written beside the output and referred to; both
+//!   convert TGA/BMP/DDS to PNG. Otherwise they are relative URIs as the source names them
+//!   (only PNG and JPEG: glTF allows no other image URI).
 //!
 //! ```
 //! use models::gltf::{to_glb, GltfOptions};
