@@ -228,7 +228,13 @@ pub fn write_file(
         Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
     let gltf = Gltf::from_scene(scene, options)?;
     let input = options.source.as_deref();
-    write_images(&gltf, out, input, overwrite)?;
+    if !gltf.images.is_empty() {
+        // Refuse before writing any image, as the containers below do before their files.
+        if overwrite == Overwrite::Never && out.symlink_metadata().is_ok() {
+            return Err(crate::Error::OutputExists(out.to_path_buf()).into());
+        }
+        write_images(&gltf, out, input, overwrite)?;
+    }
     match container {
         Container::Glb => {
             write_new_file(out, &gltf.to_glb()?, input, overwrite)?;
