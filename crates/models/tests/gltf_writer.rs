@@ -813,3 +813,69 @@ fn absolute_texture_paths_follow_the_outside_folder_rules_in_every_format() {
         "{all}"
     );
 }
+
+/// Issue 14: `texture_folder` writes each file once beside the output, converted to PNG where
+/// needed, same-named files from two folders under distinct names; `texture_dirs` are searched
+/// after the model's folder.
+#[test]
+fn textures_written_beside_the_output_resolve_and_are_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let models_dir = dir.path().join("models");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(models_dir.join("a")).unwrap();
+    std::fs::create_dir_all(models_dir.join("b")).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    write_png(&models_dir.join("a/skin.png"));
+    let tga = image::RgbImage::from_pixel(3, 1, image::Rgb([0, 255, 0]));
+    tga.save_with_format(models_dir.join("b/Skin.tga"), image::ImageFormat::Tga)
+        .unwrap();
+    write_png(&shared.join("only_shared.png"));
+    let mut scene = skinned_quad();
+    scene.materials = [
+        "a/skin.png",
+        r"A\SKIN.png",
+        r"b\skin.TGA",
+        r"elsewhere\only_shared.png",
+    ]
+    .iter()
+    .map(|p| Material {
+        color_texture: Some((*p).into()),
+        ..Material::default()
+    })
+    .collect();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out = out_dir.join("model.gltf");
+    let options = GltfOptions {
+        texture_folder: Some("model_textures".into()),
+        texture_dirs: vec![shared.clone()],
+        ..GltfOptions::for_source(models_dir.join("model.elem"))
+    };
+    let warnings = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap();
+    assert!(
+        !warnings.iter().any(|w| w.0.contains("texture")),
+        "{warnings:?}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let uris: Vec<&str> = json["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "model_textures/skin.png",
+            "model_textures/Skin-1.png",
+            "model_textures/only_shared.png"
+        ]
+    );
+    for uri in uris {
+        let bytes = std::fs::read(out_dir.join(uri)).unwrap();
+        image::load_from_memory_with_format(&bytes, image::ImageFormat::Png).unwrap();
+    }
+    // Without --force, a second write is refused before any image is written over.
+    let err = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+}

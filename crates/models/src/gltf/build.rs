@@ -624,10 +624,10 @@ impl Builder<'_> {
             return Ok(*t);
         }
         let texture = if self.options.embed_textures {
-            self.embedded_texture(raw, owner)?
+            self.file_texture(raw, owner, None)?
         } else if let Some(folder) = &self.options.texture_folder {
             let folder = folder.clone();
-            self.texture_beside(raw, owner, &folder)?
+            self.file_texture(raw, owner, Some(&folder))?
         } else {
             self.referenced_texture(raw, owner)?
         };
@@ -693,74 +693,68 @@ impl Builder<'_> {
         ));
     }
 
-    /// The texture embedding the file `raw` names, once per real file.
-    fn embedded_texture(
+    /// The texture for the file `raw` names, once per real file: embedded (`folder` `None`),
+    /// or written into `folder` beside the output and referred to by relative URI (PNG and
+    /// JPEG copied, other formats converted to PNG).
+    fn file_texture(
         &mut self,
         raw: &str,
         owner: &str,
+        folder: Option<&str>,
     ) -> Result<Option<Index<json::Texture>>, Error> {
         let (file, bytes, mime) = match self.found_image(raw, owner) {
             None => return Ok(None),
             Some(FoundImage::Done(t)) => return Ok(Some(t)),
             Some(FoundImage::New(file, bytes, mime)) => (file, bytes, mime),
         };
-        let view = self.view(&bytes, None)?;
-        let image = json::Image {
-            buffer_view: Some(view),
-            mime_type: Some(json::image::MimeType(mime.to_owned())),
-            name: non_empty(raw),
-            uri: None,
-            extensions: None,
-            extras: None,
+        let image = match folder {
+            None => json::Image {
+                buffer_view: Some(self.view(&bytes, None)?),
+                mime_type: Some(json::image::MimeType(mime.to_owned())),
+                name: non_empty(raw),
+                uri: None,
+                extensions: None,
+                extras: None,
+            },
+            Some(folder) => {
+                let relative = self.image_file_name(folder, &file, mime);
+                self.image_files.push((relative.clone(), bytes));
+                json::Image {
+                    buffer_view: None,
+                    mime_type: None,
+                    name: non_empty(raw),
+                    uri: Some(textures::percent_encode(&relative)),
+                    extensions: None,
+                    extras: None,
+                }
+            }
         };
         let texture = self.push_texture(image)?;
         self.texture_files.insert(file, texture);
         Ok(Some(texture))
     }
 
-    /// The texture referring to a PNG or JPEG file written into `folder` beside the output,
-    /// once per real file: PNG and JPEG copied, other formats converted to PNG.
-    fn texture_beside(
-        &mut self,
-        raw: &str,
-        owner: &str,
-        folder: &str,
-    ) -> Result<Option<Index<json::Texture>>, Error> {
-        let (file, bytes, mime) = match self.found_image(raw, owner) {
-            None => return Ok(None),
-            Some(FoundImage::Done(t)) => return Ok(Some(t)),
-            Some(FoundImage::New(file, bytes, mime)) => (file, bytes, mime),
-        };
+    /// `folder/STEM.png` (or `.jpg`) for `file`; distinct files with the same name (from two
+    /// folders) get distinct names (`STEM-1.png`, …).
+    fn image_file_name(&self, folder: &str, file: &std::path::Path, mime: &str) -> String {
         let ext = if mime == "image/jpeg" { "jpg" } else { "png" };
         let stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .filter(|s| !s.is_empty() && s != "..")
             .unwrap_or_else(|| "texture".to_owned());
-        // Distinct files with the same name (from two folders) get distinct names.
-        let mut name = format!("{stem}.{ext}");
+        let taken = |name: &str| {
+            self.image_files
+                .iter()
+                .any(|(t, _)| t.eq_ignore_ascii_case(name))
+        };
+        let mut name = format!("{folder}/{stem}.{ext}");
         let mut n = 1;
-        while self
-            .image_files
-            .iter()
-            .any(|(taken, _)| taken.eq_ignore_ascii_case(&format!("{folder}/{name}")))
-        {
-            name = format!("{stem}-{n}.{ext}");
+        while taken(&name) {
+            name = format!("{folder}/{stem}-{n}.{ext}");
             n += 1;
         }
-        let relative = format!("{folder}/{name}");
-        let image = json::Image {
-            buffer_view: None,
-            mime_type: None,
-            name: non_empty(raw),
-            uri: Some(textures::percent_encode(&relative)),
-            extensions: None,
-            extras: None,
-        };
-        self.image_files.push((relative, bytes));
-        let texture = self.push_texture(image)?;
-        self.texture_files.insert(file, texture);
-        Ok(Some(texture))
+        name
     }
 
     /// The texture referring to `raw` by relative URI, once per URI.
