@@ -152,6 +152,21 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// The scope tree of the file would take more memory than [`crate::TREE_BUDGET_FACTOR`]
+    /// times the input plus 1 MiB (many tiny lines or values: each costs a fixed node).
+    #[error(
+        "{}: the scope tree would take more than {limit} bytes ({}× the input + 1 MiB); the file is refused",
+        at(*line, *column),
+        crate::TREE_BUDGET_FACTOR
+    )]
+    TooLarge {
+        /// 1-based line where the budget ran out.
+        line: u32,
+        /// 1-based column.
+        column: u32,
+        /// The budget, in bytes.
+        limit: usize,
+    },
     /// Reading or writing the underlying stream failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -181,7 +196,8 @@ impl Error {
             | Error::UnexpectedPart { line, column, .. }
             | Error::MissingPart { line, column, .. }
             | Error::BadString { line, column, .. }
-            | Error::LimitExceeded { line, column, .. } => (*line, *column),
+            | Error::LimitExceeded { line, column, .. }
+            | Error::TooLarge { line, column, .. } => (*line, *column),
             Error::Io(_) => return None,
         };
         (line != 0).then_some((line, column))
@@ -190,14 +206,95 @@ impl Error {
 
 /// Something suspicious that did not stop the reader. Returned by
 /// [`crate::Elem::from_bytes_with_warnings`], never printed.
+///
+/// Warnings are grouped so that a hostile file cannot make millions of them: occurrences of
+/// the same kind about the same subject (the same unknown name, the same non-finite spelling,
+/// the same key; for the per-vertex kinds, any vertex) are **one** warning, at the first
+/// occurrence, with a [`count`](Self::count). At most [`MAX_SUBJECTS`] subjects are listed
+/// per kind; occurrences about further subjects are counted in [`others`](Self::others) of
+/// the last one listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Warning {
     /// 1-based line (0 when the warning is about the whole input).
     pub line: u32,
     /// 1-based column.
     pub column: u32,
-    /// What was found.
+    /// What was found (at the first occurrence).
     pub kind: WarningKind,
+    /// How many occurrences this warning stands for (at least 1).
+    pub count: u64,
+    /// Further occurrences of the same kind about other subjects, not listed separately
+    /// (non-zero only once [`MAX_SUBJECTS`] subjects of this kind are listed).
+    pub others: u64,
+}
+
+/// The most distinct subjects (names, spellings, keys) listed per warning kind; see
+/// [`Warning`].
+pub const MAX_SUBJECTS: usize = 16;
+
+/// The most bytes of a token (a name, a value, a line) that a message or warning quotes.
+pub const MAX_QUOTED: usize = 60;
+
+/// `text` cut to at most [`MAX_QUOTED`] bytes at a character boundary; when cut, followed by
+/// `…` and the full length, so that a 100 MB line never makes a 100 MB message.
+pub(crate) fn clip(text: &str) -> String {
+    if text.len() <= MAX_QUOTED {
+        return text.to_owned();
+    }
+    let mut end = MAX_QUOTED;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}… ({} bytes)",
+        text.get(..end).unwrap_or_default(),
+        text.len()
+    )
+}
+
+impl Warning {
+    /// One occurrence at `line`:`column`.
+    pub fn new(line: u32, column: u32, kind: WarningKind) -> Self {
+        Self {
+            line,
+            column,
+            kind,
+            count: 1,
+            others: 0,
+        }
+    }
+}
+
+/// Groups warnings as they are raised (see [`Warning`]): an index from (kind, subject) to the
+/// warning already listed, and the number of subjects listed per kind.
+#[derive(Debug, Default)]
+pub(crate) struct Grouper {
+    listed: std::collections::HashMap<(std::mem::Discriminant<WarningKind>, String), usize>,
+    /// Per kind: the subjects listed so far and the index of the last one.
+    per_kind: std::collections::HashMap<std::mem::Discriminant<WarningKind>, (usize, usize)>,
+}
+
+impl Grouper {
+    /// Adds one occurrence to `list`: a new warning, or a count on one already listed.
+    pub(crate) fn push(&mut self, list: &mut Vec<Warning>, warning: Warning) {
+        let kind = std::mem::discriminant(&warning.kind);
+        let key = (kind, warning.kind.subject());
+        if let Some(w) = self.listed.get(&key).and_then(|&i| list.get_mut(i)) {
+            w.count = w.count.saturating_add(1);
+            return;
+        }
+        let (subjects, last) = self.per_kind.entry(kind).or_insert((0, 0));
+        if *subjects >= MAX_SUBJECTS {
+            if let Some(w) = list.get_mut(*last) {
+                w.others = w.others.saturating_add(1);
+            }
+            return;
+        }
+        *subjects += 1;
+        *last = list.len();
+        self.listed.insert(key, list.len());
+        list.push(warning);
+    }
 }
 
 /// The kinds of [`Warning`] (rule numbers refer to the specification, elem.md §6).
@@ -268,12 +365,52 @@ pub enum WarningKind {
     },
 }
 
+impl WarningKind {
+    /// What the warning is about, for grouping: the name, spelling or key it quotes; empty
+    /// for the kinds that are grouped by kind alone (one per vertex, one per scope).
+    fn subject(&self) -> String {
+        match self {
+            WarningKind::VersionNot100 { version: s }
+            | WarningKind::NonFinite { text: s }
+            | WarningKind::BoneNameMismatch { name: s }
+            | WarningKind::Unknown { name: s }
+            | WarningKind::BoolCase { text: s } => s.clone(),
+            WarningKind::CountInferred { key } => (*key).to_owned(),
+            WarningKind::UnresolvedName { key, name } => format!("{key}\0{name}"),
+            WarningKind::UvKeyWidth { scope, width } => format!("{scope}\0{width}"),
+            WarningKind::DecodedAsCp932
+            | WarningKind::NoAttributes
+            | WarningKind::TooManyInfluences { .. }
+            | WarningKind::WeightSum { .. }
+            | WarningKind::TimeKeys
+            | WarningKind::MeshDatasTag => String::new(),
+        }
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line != 0 {
             write!(f, "line {}, column {}: ", self.line, self.column)?;
         }
-        match &self.kind {
+        self.kind.fmt(f)?;
+        if self.count > 1 {
+            write!(f, " ({} times; the first is shown)", self.count)?;
+        }
+        if self.others > 0 {
+            write!(
+                f,
+                "; {} more of this kind about other names or values",
+                self.others
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             WarningKind::VersionNot100 { version } => {
                 write!(f, "file version {version} is not 1.00")
             }

@@ -15,7 +15,10 @@
 //! warning) but never silently wrong: a bad header, version 2 or above, unbalanced braces, an
 //! unterminated string, a malformed number, a count that disagrees with its data, an index out
 //! of range, or scopes nested deeper than [`MAX_DEPTH`] are typed [`Error`]s with a line and
-//! column. Nothing is allocated from a declared count; nesting uses an explicit stack.
+//! column. Nothing is allocated from a declared count; nesting uses an explicit stack. The
+//! scope tree's memory is budgeted at [`TREE_BUDGET_FACTOR`] × the input + 1 MiB (beyond it,
+//! [`Error::TooLarge`]); repeated warnings are one [`Warning`] with a count; messages quote at
+//! most [`MAX_QUOTED`] bytes of a token.
 //!
 //! The writer emits the canonical style: UTF-8 without BOM, CRLF, one tab per level, `Tag {`,
 //! count keys before their data, and the shortest decimal that reads back to the same `f64`
@@ -75,7 +78,7 @@ mod write;
 use std::io::{Read, Write};
 use std::path::Path;
 
-pub use error::{Error, Warning, WarningKind};
+pub use error::{Error, Warning, WarningKind, MAX_QUOTED, MAX_SUBJECTS};
 pub use model::*;
 pub use number::FloatStyle;
 pub use tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
@@ -88,6 +91,15 @@ pub const HEADER: &str = "Elfreina Extension Model File";
 /// the top-level scopes as level 1. Deeper input is [`Error::LimitExceeded`]. The reader
 /// uses an explicit stack, so any input depth fails cleanly.
 pub const MAX_DEPTH: usize = 256;
+
+/// The reader's memory budget for the scope tree: the nodes it builds (items, values and
+/// their text, counted at their in-memory size) may take at most this many times the input's
+/// size, plus 1 MiB; beyond that the file is [`Error::TooLarge`]. Real files take 6 to 12
+/// times their size on the scope-tree path (and about twice on the bulk fast path); only
+/// files made of very short lines or values (e.g. millions of `K=1` lines) come near it.
+/// Counting Vec growth and the typed model, the reader's peak stays under about twice the
+/// budget (see `crates/alloc-counter/tests/alloc_bounds.rs`).
+pub const TREE_BUDGET_FACTOR: usize = 32;
 
 /// True when `bytes` start (after an optional UTF-8 BOM and blank lines) with the line
 /// `Elfreina Extension Model File`. Looks at the first 64 bytes at most.

@@ -487,3 +487,66 @@ fn sniff_rules() {
     assert!(!elfreina_elem::sniff(b"xof 0303txt 0032"));
     assert!(!elfreina_elem::sniff(b""));
 }
+
+/// Issue 12: repeated warnings are one warning with a count; each vertex-level kind is one
+/// warning whatever the vertex; unknown items stay in order in `extra`; tokens are quoted
+/// short.
+#[test]
+fn repeated_warnings_are_grouped_and_counted() {
+    let text = format!(
+        "{HEAD}A=1\nB=2\nA=3\nMeshDataList {{\nC=1\nC=2\n}}\nA=4\n1:2\n3:4\n{}\n",
+        "Z=1\n".repeat(3)
+    );
+    let (doc, w) = Elem::from_bytes_with_warnings(text.as_bytes()).unwrap();
+    let summary: Vec<(String, u32, u64)> = w
+        .iter()
+        .map(|w| (w.kind.to_string(), w.line, w.count))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("unknown part A (kept verbatim)".to_string(), 3, 3),
+            ("unknown part B (kept verbatim)".to_string(), 4, 1),
+            ("unexpected data line (kept verbatim)".to_string(), 11, 2),
+            ("unknown part Z (kept verbatim)".to_string(), 13, 3),
+            ("unknown part C (kept verbatim)".to_string(), 7, 2),
+        ]
+    );
+    assert_eq!(
+        w[0].to_string(),
+        "line 3, column 1: unknown part A (kept verbatim) (3 times; the first is shown)"
+    );
+    assert_eq!(
+        w[1].to_string(),
+        "line 4, column 1: unknown part B (kept verbatim)"
+    );
+    // Nothing is lost: every unknown item is kept, in file order.
+    let names: Vec<&str> = doc.extra.iter().map(|i| i.name()).collect();
+    assert_eq!(names, ["A", "B", "A", "A", "", "", "Z", "Z", "Z"]);
+    let list = doc.mesh_data.as_ref().unwrap();
+    assert_eq!(list.extra.len(), 2);
+
+    // More than MAX_SUBJECTS names: the rest are counted on the last one listed.
+    let many: String = (0..40).map(|i| format!("K{i}=1\n")).collect();
+    let (_, w) = Elem::from_bytes_with_warnings(format!("{HEAD}{many}").as_bytes()).unwrap();
+    assert_eq!(w.len(), elfreina_elem::MAX_SUBJECTS);
+    assert_eq!(
+        w.last().unwrap().others,
+        40 - elfreina_elem::MAX_SUBJECTS as u64
+    );
+    assert!(
+        w.last()
+            .unwrap()
+            .to_string()
+            .ends_with("; 24 more of this kind about other names or values"),
+        "{}",
+        w.last().unwrap()
+    );
+
+    // A long token is quoted short, with its length.
+    let long = "x".repeat(1000);
+    let err = parse(&format!("{HEAD}Setting {{\nIsRightHand={long}\n}}\n")).unwrap_err();
+    let message = err.to_string();
+    assert!(message.len() < 150, "{message}");
+    assert!(message.contains("… (1000 bytes)"), "{message}");
+}

@@ -51,13 +51,21 @@ pub(crate) struct Args {
     /// Print what would be written, and write nothing.
     #[arg(long)]
     dry_run: bool,
-    /// Embed the textures found beside each input into the glTF (TGA, BMP and DDS become PNG)
-    /// instead of referring to them by relative URI.
-    #[arg(long)]
+    /// Embed the textures found into the glTF (the default for .glb; TGA, BMP and DDS become
+    /// PNG).
+    #[arg(long, conflicts_with = "reference_textures")]
     embed_textures: bool,
-    /// With --embed-textures: also read texture paths that are absolute or lead out of the
-    /// input's folder through `..`.
-    #[arg(long, requires = "embed_textures")]
+    /// Write the textures found as PNG or JPEG files into OUTPUT-STEM_textures/ beside each
+    /// output and refer to them by relative URI (the default for .gltf).
+    #[arg(long)]
+    reference_textures: bool,
+    /// Also look for textures in DIR (after the input's folder; repeatable): the texture's
+    /// relative path under DIR, then its file name alone.
+    #[arg(long, value_name = "DIR")]
+    texture_dir: Vec<PathBuf>,
+    /// Also read texture paths that are absolute or lead out of the input's folder (through
+    /// `..` or a link).
+    #[arg(long)]
     allow_outside_textures: bool,
     /// BMF animation samples per second (BMF files do not store it).
     #[arg(long, default_value_t = 30.0, value_parser = positive_fps, value_name = "N")]
@@ -213,8 +221,10 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
             .unwrap_or_default();
     }
     let gltf_options = GltfOptions {
-        embed_textures: args.embed_textures,
+        texture_folder: texture_folder(args, output),
+        embed_textures: args.embed_textures || texture_folder(args, output).is_none(),
         allow_outside_textures: args.allow_outside_textures,
+        texture_dirs: args.texture_dir.clone(),
         ..GltfOptions::for_source(input)
     };
     let written =
@@ -226,6 +236,21 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     warnings.extend(conversion.warnings.iter().map(ToString::to_string));
     warnings.extend(written.iter().map(ToString::to_string));
     Ok(warnings)
+}
+
+/// The folder, beside `output`, that its texture images are written into and referred to
+/// from: `STEM_textures` for a `.gltf` (unless --embed-textures) or with
+/// --reference-textures; `None` to embed them (the default for a `.glb`).
+fn texture_folder(args: &Args, output: &Path) -> Option<String> {
+    let gltf = gltf::Container::from_path(output) == Some(gltf::Container::Gltf);
+    let beside = args.reference_textures || (gltf && !args.embed_textures);
+    beside.then(|| {
+        let stem = output
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("{stem}_textures")
+    })
 }
 
 /// One input of a batch: the file, and where it lands under the output folder (its path

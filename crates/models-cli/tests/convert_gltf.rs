@@ -276,13 +276,7 @@ fn dry_run_lists_and_writes_nothing() {
 }
 
 /// A real 1×1 PNG.
-const PNG: &[u8] = &[
-    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
-    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
-    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0xF0,
-    0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
-    0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
-];
+const PNG: &[u8] = test_support::PNG_1X1;
 
 #[test]
 fn embedded_textures_stay_inside_the_input_folder_unless_allowed() {
@@ -336,17 +330,29 @@ fn embedded_textures_stay_inside_the_input_folder_unless_allowed() {
     let (doc, _) = read_glb(&out);
     assert_eq!(doc.images().count(), 1);
 
-    // --allow-outside-textures without --embed-textures is a usage error.
-    let o = models(&[&"convert", &"--allow-outside-textures", &outside, &out]);
-    assert_eq!(o.status.code(), Some(2));
-
-    // Without embedding, the reference stays a relative URI with forward slashes.
-    let out = dir.path().join("uri.glb");
+    // Issue 14: a .glb embeds by default; --reference-textures writes the image beside the
+    // output and refers to it relative to the output.
+    let out = dir.path().join("default.glb");
     let o = models(&[&"convert", &inside, &out]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let (doc, _) = read_glb(&out);
+    assert!(matches!(
+        doc.images().next().unwrap().source(),
+        gltf::image::Source::View { .. }
+    ));
+    let out = dir.path().join("out/uri.glb");
+    std::fs::create_dir_all(dir.path().join("out")).unwrap();
+    let o = models(&[&"convert", &"--reference-textures", &inside, &out]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (doc, _) = read_glb(&out);
     match doc.images().next().unwrap().source() {
-        gltf::image::Source::Uri { uri, .. } => assert_eq!(uri, "tex/crate.png"),
+        gltf::image::Source::Uri { uri, .. } => {
+            assert_eq!(uri, "uri_textures/crate.png");
+            assert_eq!(
+                std::fs::read(dir.path().join("out").join(uri)).unwrap(),
+                PNG
+            );
+        }
         other => panic!("{other:?}"),
     }
 }

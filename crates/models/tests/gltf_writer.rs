@@ -460,7 +460,10 @@ fn embedded_textures_convert_tga_and_refuse_escaping_paths() {
     dump("embedded_tga", &glb);
     let all = warnings.join("\n");
     assert!(all.contains("leads out of the input's folder"), "{all}");
-    assert!(all.contains("cannot read"), "{all}");
+    assert!(
+        all.contains("1 texture file(s) not found beside the model (kept in the materials' extras): \"missing.png\""),
+        "{all}"
+    );
     assert!(all.contains("cannot decode"), "{all}");
     let (doc, blob) = read(&glb);
     assert_eq!(doc.materials().count(), 3);
@@ -660,4 +663,219 @@ fn a_normal_map_gets_generated_tangents() {
         .reader(|_| Some(blob.as_slice()))
         .read_tangents()
         .is_none());
+}
+
+/// Issue 12: one file named by many spellings is embedded once; an image is embedded only
+/// when it decodes within the bounds; a name that is no file never becomes a URI.
+#[test]
+fn each_texture_file_is_embedded_once_and_only_when_it_decodes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("Tex")).unwrap();
+    write_png(&dir.path().join("Tex/A.png"));
+    // PNG and JPEG magic bytes followed by garbage; a PNG header claiming 20 000 × 20 000.
+    std::fs::write(dir.path().join("fake.png"), b"\x89PNG\r\n\x1a\ngarbage").unwrap();
+    std::fs::write(dir.path().join("fake.jpg"), b"\xFF\xD8\xFFgarbage").unwrap();
+    let mut huge = std::fs::read(dir.path().join("Tex/A.png")).unwrap();
+    huge[16..20].copy_from_slice(&20_000u32.to_be_bytes());
+    huge[20..24].copy_from_slice(&20_000u32.to_be_bytes());
+    std::fs::write(dir.path().join("huge.png"), huge).unwrap();
+
+    let spellings = [
+        "Tex/A.png",
+        "./Tex/A.png",
+        r"tex\a.PNG",
+        r".\TEX\.\A.png",
+        "x/../tex/a.png",
+        "Tex//A.png",
+    ];
+    let mut scene = skinned_quad();
+    scene.materials = spellings
+        .iter()
+        .chain(&["fake.png", "fake.jpg", "huge.png", "..", "Tex"])
+        .map(|p| Material {
+            color_texture: Some((*p).into()),
+            ..Material::default()
+        })
+        .collect();
+    let options = GltfOptions {
+        embed_textures: true,
+        ..GltfOptions::for_source(dir.path().join("model.elem"))
+    };
+    let (glb, warnings) = warnings_of(&scene, &options);
+    let all = warnings.join("\n");
+    let (doc, _) = read(&glb);
+    assert_eq!(doc.images().count(), 1, "{all}");
+    assert_eq!(doc.textures().count(), 1);
+    for (i, m) in doc.materials().enumerate().take(spellings.len()) {
+        let info = m.pbr_metallic_roughness().base_color_texture();
+        assert_eq!(info.map(|t| t.texture().index()), Some(0), "material {i}");
+    }
+    for name in ["fake.png", "fake.jpg", "huge.png"] {
+        assert!(
+            all.lines()
+                .any(|l| l.contains(name) && l.contains("cannot decode")),
+            "{name}: {all}"
+        );
+    }
+    assert!(all.contains("names no file"), "{all}");
+    assert!(all.contains("not a regular file"), "{all}");
+    // The refused ones keep their reference in the material's extras.
+    let extras = doc
+        .materials()
+        .nth(6)
+        .unwrap()
+        .extras()
+        .as_ref()
+        .unwrap()
+        .get()
+        .to_owned();
+    assert!(extras.contains("fake.png"), "{extras}");
+
+    // Referencing: one image per URI, and `..` or a folder-less empty name is never a URI.
+    let options = GltfOptions::for_source(dir.path().join("model.elem"));
+    let (glb, warnings) = warnings_of(&scene, &options);
+    let (doc, _) = read(&glb);
+    let uris: Vec<String> = doc
+        .images()
+        .map(|i| match i.source() {
+            ::gltf::image::Source::Uri { uri, .. } => uri.to_owned(),
+            _ => panic!("embedded"),
+        })
+        .collect();
+    assert!(
+        uris.iter()
+            .all(|u| !u.is_empty() && u != ".." && !u.ends_with("/..")),
+        "{uris:?}"
+    );
+    assert!(uris.contains(&"Tex/A.png".to_owned()), "{uris:?}");
+    assert!(
+        warnings.join("\n").contains("names no file"),
+        "{warnings:?}"
+    );
+
+    // Issue 14: a URI never names a format glTF does not allow (TGA, BMP, DDS).
+    let mut tga = skinned_quad();
+    tga.materials = vec![Material {
+        color_texture: Some(r"tex\a.TGA".into()),
+        ..Material::default()
+    }];
+    let (glb, warnings) = warnings_of(&tga, &options);
+    assert_eq!(read(&glb).0.images().count(), 0);
+    assert!(
+        warnings.join("\n").contains("is not PNG or JPEG"),
+        "{warnings:?}"
+    );
+}
+
+/// Issue 12: the outside-folder rules are the same for every format: the ELEM and SKM
+/// converters keep absolute paths as written, and the writer refuses or reads them.
+#[test]
+fn absolute_texture_paths_follow_the_outside_folder_rules_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let models_dir = dir.path().join("models");
+    std::fs::create_dir_all(&models_dir).unwrap();
+    write_png(&dir.path().join("shared.png"));
+    let absolute = dir.path().join("shared.png");
+    let absolute = absolute.to_str().unwrap();
+    let elem = format!(
+        "Elfreina Extension Model File\r\nFile Version 1.00\r\nMeshDataList {{\r\nMeshContainer {{\r\nMaterials {{\r\nMaterial {{\r\nTextureFilename=\"{absolute}\"\r\n}}\r\n}}\r\nMesh {{\r\nPositions {{\r\n0:0:0\r\n1:0:0\r\n0:1:0\r\n}}\r\nTextureUV {{\r\n0:0\r\n1:0\r\n0:1\r\n}}\r\nVertexIndices {{\r\n3,0:1:2\r\n}}\r\nAttributes {{\r\n0\r\n}}\r\n}}\r\n}}\r\n}}\r\n"
+    );
+    let doc = models::from_bytes(elem.as_bytes()).unwrap();
+    let scene = models::scene::Scene::from_document(&doc).scene;
+    assert_eq!(
+        scene.materials[0].color_texture.as_deref(),
+        Some(absolute),
+        "kept as written"
+    );
+    let refused = GltfOptions {
+        embed_textures: true,
+        ..GltfOptions::for_source(models_dir.join("m.elem"))
+    };
+    let (glb, warnings) = warnings_of(&scene, &refused);
+    assert_eq!(read(&glb).0.images().count(), 0);
+    assert!(
+        warnings.join("\n").contains("is absolute; refused"),
+        "{warnings:?}"
+    );
+    let allowed = GltfOptions {
+        allow_outside_textures: true,
+        ..refused
+    };
+    let (glb, _) = warnings_of(&scene, &allowed);
+    assert_eq!(read(&glb).0.images().count(), 1, "read once allowed");
+    // A drive path is never looked up in the current folder.
+    let mut drive = scene.clone();
+    drive.materials[0].color_texture = Some(r"C:\shared.png".into());
+    let (_, warnings) = warnings_of(&drive, &allowed);
+    let all = warnings.join("\n");
+    assert!(
+        cfg!(windows) || all.contains("Windows drive or network path"),
+        "{all}"
+    );
+}
+
+/// Issue 14: `texture_folder` writes each file once beside the output, converted to PNG where
+/// needed, same-named files from two folders under distinct names; `texture_dirs` are searched
+/// after the model's folder.
+#[test]
+fn textures_written_beside_the_output_resolve_and_are_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let models_dir = dir.path().join("models");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(models_dir.join("a")).unwrap();
+    std::fs::create_dir_all(models_dir.join("b")).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    write_png(&models_dir.join("a/skin.png"));
+    let tga = image::RgbImage::from_pixel(3, 1, image::Rgb([0, 255, 0]));
+    tga.save_with_format(models_dir.join("b/Skin.tga"), image::ImageFormat::Tga)
+        .unwrap();
+    write_png(&shared.join("only_shared.png"));
+    let mut scene = skinned_quad();
+    scene.materials = [
+        "a/skin.png",
+        r"A\SKIN.png",
+        r"b\skin.TGA",
+        r"elsewhere\only_shared.png",
+    ]
+    .iter()
+    .map(|p| Material {
+        color_texture: Some((*p).into()),
+        ..Material::default()
+    })
+    .collect();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out = out_dir.join("model.gltf");
+    let options = GltfOptions {
+        texture_folder: Some("model_textures".into()),
+        texture_dirs: vec![shared.clone()],
+        ..GltfOptions::for_source(models_dir.join("model.elem"))
+    };
+    let warnings = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap();
+    assert!(
+        !warnings.iter().any(|w| w.0.contains("texture")),
+        "{warnings:?}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let uris: Vec<&str> = json["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "model_textures/skin.png",
+            "model_textures/Skin-1.png",
+            "model_textures/only_shared.png"
+        ]
+    );
+    for uri in uris {
+        let bytes = std::fs::read(out_dir.join(uri)).unwrap();
+        image::load_from_memory_with_format(&bytes, image::ImageFormat::Png).unwrap();
+    }
+    // Without --force, a second write is refused before any image is written over.
+    let err = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
 }

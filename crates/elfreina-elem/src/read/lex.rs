@@ -1,6 +1,6 @@
 //! Text → scope tree: lines, the header, scopes, entries, data and values.
 
-use crate::error::{Error, Warning, WarningKind};
+use crate::error::{clip, Error, Warning, WarningKind};
 use crate::number::{parse_f64, Num};
 use crate::read::bulk::{self, Kind, Rows, Table};
 use crate::tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
@@ -106,7 +106,7 @@ pub(crate) fn lex_with(
             return Err(Error::NotThisFormat {
                 line,
                 column,
-                found: t.chars().take(64).collect(),
+                found: clip(t),
             });
         }
         line_ending = ending.unwrap_or_default();
@@ -141,6 +141,7 @@ pub(crate) fn lex_with(
     })?;
 
     // Body.
+    let mut budget = Budget::new(text.len());
     let mut top: Vec<Item> = Vec::new();
     let mut stack: Vec<Scope> = Vec::new();
     while let Some((line, content, _)) = lines.next() {
@@ -152,17 +153,18 @@ pub(crate) fn lex_with(
             let scope = stack
                 .pop()
                 .ok_or_else(|| syntax(line, column, "`}` without a matching `{`"))?;
-            match stack.last_mut() {
-                Some(parent) => parent.items.push(Item::Scope(scope)),
-                None => top.push(Item::Scope(scope)),
-            }
+            let list = match stack.last_mut() {
+                Some(parent) => &mut parent.items,
+                None => &mut top,
+            };
+            budget.push(list, Item::Scope(scope), line, column)?;
             continue;
         }
         if t.starts_with('}') {
             return Err(syntax(
                 line,
                 column,
-                format!("`}}` must be alone on its line, found {t:?}"),
+                format!("`}}` must be alone on its line, found {:?}", clip(t)),
             ));
         }
         let item = if let Some(tag) = t.strip_suffix('{') {
@@ -171,7 +173,7 @@ pub(crate) fn lex_with(
                 return Err(syntax(
                     line,
                     column,
-                    format!("expected a tag name before `{{`, found {tag:?}"),
+                    format!("expected a tag name before `{{`, found {:?}", clip(tag)),
                 ));
             }
             if stack.len() >= MAX_DEPTH {
@@ -191,6 +193,7 @@ pub(crate) fn lex_with(
                     table.insert(line, column, rows);
                 }
             }
+            budget.spend(tag.len(), line, column)?;
             stack.push(Scope {
                 pos: Pos::new(line, column),
                 tag: tag.to_owned(),
@@ -203,7 +206,7 @@ pub(crate) fn lex_with(
                 return Err(syntax(
                     line,
                     column,
-                    format!("expected a key name before `=`, found {key:?}"),
+                    format!("expected a key name before `=`, found {:?}", clip(key)),
                 ));
             }
             let head = t.get(..=eq).unwrap_or_default();
@@ -220,10 +223,12 @@ pub(crate) fn lex_with(
                 values: parse_values(t, line, column)?,
             })
         };
-        match stack.last_mut() {
-            Some(parent) => parent.items.push(item),
-            None => top.push(item),
-        }
+        budget.spend(item_cost(&item), line, column)?;
+        let list = match stack.last_mut() {
+            Some(parent) => &mut parent.items,
+            None => &mut top,
+        };
+        budget.push(list, item, line, column)?;
     }
     if let Some(open) = stack.last() {
         return Err(syntax(
@@ -231,7 +236,7 @@ pub(crate) fn lex_with(
             open.pos.column,
             format!(
                 "scope `{}` is still open at the end of the file (missing `}}`)",
-                open.tag
+                clip(&open.tag)
             ),
         ));
     }
@@ -241,6 +246,65 @@ pub(crate) fn lex_with(
         version,
         items: top,
     })
+}
+
+/// The memory the scope tree may take (see [`crate::TREE_BUDGET_FACTOR`]).
+struct Budget {
+    left: usize,
+    limit: usize,
+}
+
+impl Budget {
+    fn new(input: usize) -> Self {
+        let limit = input
+            .saturating_mul(crate::TREE_BUDGET_FACTOR)
+            .saturating_add(1 << 20);
+        Self { left: limit, limit }
+    }
+
+    fn spend(&mut self, bytes: usize, line: u32, column: u32) -> Result<(), Error> {
+        self.left = self.left.checked_sub(bytes).ok_or(Error::TooLarge {
+            line,
+            column,
+            limit: self.limit,
+        })?;
+        Ok(())
+    }
+
+    /// Pushes `item` onto a scope's list, paying for the list's growth before it happens:
+    /// its whole capacity is counted, and while it moves, the old block too (a moving
+    /// reallocation holds both), so Vec doubling cannot hide twice the budget.
+    fn push(
+        &mut self,
+        list: &mut Vec<Item>,
+        item: Item,
+        line: u32,
+        column: u32,
+    ) -> Result<(), Error> {
+        let node = std::mem::size_of::<Item>();
+        let old = list.capacity();
+        if list.len() == old {
+            let new = old.saturating_mul(2).max(4);
+            // The old block is already paid for; both are held while the list moves.
+            self.spend(new.saturating_mul(node), line, column)?;
+            list.reserve_exact(new - old);
+            self.left = self.left.saturating_add(old.saturating_mul(node));
+        }
+        list.push(item);
+        Ok(())
+    }
+}
+
+/// The heap bytes an entry or data line takes in the tree besides its node in the parent's
+/// list: its key, its atoms and their text.
+fn item_cost(item: &Item) -> usize {
+    let (key, values) = match item {
+        Item::Entry(e) => (e.key.len(), &e.values),
+        Item::Data(d) => (0, &d.values),
+        Item::Scope(s) => (s.tag.len(), &Values::default()),
+    };
+    key + values.atoms.capacity() * std::mem::size_of::<Atom>()
+        + values.atoms.iter().map(|a| a.text.len()).sum::<usize>()
 }
 
 fn read_version(
@@ -253,7 +317,7 @@ fn read_version(
         syntax(
             line,
             column,
-            format!("expected `File Version 1.00`, found {t:?}"),
+            format!("expected `File Version 1.00`, found {:?}", clip(t)),
         )
     };
     let rest = t.strip_prefix("File Version").ok_or_else(expected)?;
@@ -270,17 +334,17 @@ fn read_version(
         return Err(Error::UnsupportedVersion {
             line,
             column: vcol,
-            version: number.to_owned(),
+            version: clip(number),
         });
     }
     if value != 1.0 {
-        warnings.push(Warning {
+        warnings.push(Warning::new(
             line,
-            column: vcol,
-            kind: WarningKind::VersionNot100 {
-                version: number.to_owned(),
+            vcol,
+            WarningKind::VersionNot100 {
+                version: clip(number),
             },
-        });
+        ));
     }
     Ok(Atom {
         pos: Pos::new(line, vcol),
@@ -303,6 +367,21 @@ fn find_eq(t: &str) -> Option<usize> {
     None
 }
 
+/// The number of atoms in a well-formed values text: one more than the `:` and `,` outside
+/// quoted strings (an upper bound when the text is malformed, never more than its length).
+fn atom_count(b: &[u8]) -> usize {
+    let mut quoted = false;
+    let mut count = 1;
+    for &c in b {
+        match c {
+            b'"' => quoted = !quoted,
+            b':' | b',' if !quoted => count += 1,
+            _ => {}
+        }
+    }
+    count
+}
+
 /// Splits `values` text into atoms and groups. `col0` is the column of its first character.
 ///
 /// Scans bytes: every delimiter is ASCII, so delimiter positions are character boundaries;
@@ -310,7 +389,9 @@ fn find_eq(t: &str) -> Option<usize> {
 pub(crate) fn parse_values(text: &str, line: u32, col0: u32) -> Result<Values, Error> {
     let b = text.as_bytes();
     let slice = |from: usize, to: usize| text.get(from..to).unwrap_or_default();
-    let mut atoms = Vec::new();
+    // Exact capacity: a line of one value would otherwise reserve four atoms (160 bytes),
+    // which made short unknown lines cost 50 times their size.
+    let mut atoms = Vec::with_capacity(atom_count(b));
     let mut i = 0usize;
     let mut col = col0;
     let mut group_start = true;

@@ -36,11 +36,7 @@ fn decode<'a>(bytes: &'a [u8], warnings: &mut Vec<Warning>) -> Result<(Cow<'a, s
             })
         }
         Err(_) => {
-            warnings.push(Warning {
-                line: 0,
-                column: 0,
-                kind: WarningKind::DecodedAsCp932,
-            });
+            warnings.push(Warning::new(0, 0, WarningKind::DecodedAsCp932));
             Ok((Cow::Owned(binio::sjis::decode(bytes).into_owned()), bom))
         }
     }

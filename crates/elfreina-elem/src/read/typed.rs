@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use crate::error::{Error, Warning, WarningKind};
+use crate::error::{clip, Error, Grouper, Warning, WarningKind};
 use crate::model::*;
 use crate::number::{is_int, parse_f64, Num};
 use crate::read::bulk::{self, Rows, Table};
@@ -129,6 +129,8 @@ type Result<T> = std::result::Result<T, Error>;
 
 struct Ctx<'w> {
     warnings: &'w mut Vec<Warning>,
+    /// Groups repeated warnings (see [`Warning`]).
+    grouper: Grouper,
     /// Bulk scopes already parsed by the fast path (empty on the tree path).
     bulk: Table,
     node_names: HashSet<String>,
@@ -143,10 +145,11 @@ pub(crate) fn elem(tree: Tree, warnings: &mut Vec<Warning>) -> Result<Elem> {
 
 /// [`elem`] with the bulk scopes the fast path parsed; fails unless the typed reader used every
 /// one of them.
-pub(crate) fn elem_with(tree: Tree, warnings: &mut Vec<Warning>, bulk: Table) -> Result<Elem> {
+pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table) -> Result<Elem> {
     let mut cx = Ctx {
         bulk,
         warnings,
+        grouper: Grouper::default(),
         node_names: HashSet::new(),
         containers: Vec::new(),
     };
@@ -160,7 +163,9 @@ pub(crate) fn elem_with(tree: Tree, warnings: &mut Vec<Warning>, bulk: Table) ->
     let mut hierarchy = None;
     let mut rendering = None;
     let mut animation = None;
-    for item in tree.items {
+    let items = cx.sift(&mut tree.items, known::TOP);
+    doc.extra = std::mem::take(&mut tree.items);
+    for item in items {
         match item {
             Item::Scope(s) => match s.tag.as_str() {
                 "Setting" => {
@@ -239,7 +244,7 @@ fn bad_width(pos: Pos, scope: &str, expected: impl Into<String>, found: usize) -
     Error::BadRowWidth {
         line: pos.line,
         column: pos.column,
-        scope: scope.to_owned(),
+        scope: clip(scope),
         expected: expected.into(),
         found,
     }
@@ -249,7 +254,7 @@ fn mismatch(pos: Pos, key: &str, declared: u64, what: &str, found: usize) -> Err
     Error::CountMismatch {
         line: pos.line,
         column: pos.column,
-        key: key.to_owned(),
+        key: clip(key),
         declared,
         what: what.to_owned(),
         found: found as u64,
@@ -271,14 +276,38 @@ type Count = Option<(u64, Pos)>;
 
 impl Ctx<'_> {
     fn warn(&mut self, pos: Pos, kind: WarningKind) {
-        self.warnings.push(Warning {
-            line: pos.line,
-            column: pos.column,
-            kind,
-        });
+        self.grouper
+            .push(self.warnings, Warning::new(pos.line, pos.column, kind));
     }
 
-    /// Keeps an item this scope does not know, or rejects a known name in the wrong form.
+    /// Splits a scope's items: returns those whose name the scope knows, in order, and leaves
+    /// the others (unknown, kept verbatim, each with its warning) in `items`, in order, whose
+    /// allocation becomes the scope's `extra`. An unknown item is thus never copied: moving
+    /// millions of them into a second list would double the tree's memory (and Vec growth
+    /// would hold three times it for a moment).
+    fn sift(&mut self, items: &mut Vec<Item>, known: &[&str]) -> Vec<Item> {
+        let wanted = items.iter().filter(|i| known.contains(&i.name())).count();
+        let mut out = Vec::with_capacity(wanted);
+        let mut kept = 0;
+        for i in 0..items.len() {
+            let Some(item) = items.get_mut(i) else { break };
+            if known.contains(&item.name()) {
+                // An empty data line: no allocation, and dropped by the truncate below.
+                out.push(std::mem::replace(item, Item::Data(Data::default())));
+            } else {
+                let (pos, name) = (item.pos(), clip(item.name()));
+                self.warn(pos, WarningKind::Unknown { name });
+                // Every slot in kept..i was emptied above, so this moves `item` down.
+                items.swap(kept, i);
+                kept += 1;
+            }
+        }
+        items.truncate(kept);
+        out
+    }
+
+    /// Rejects a known name in the wrong form (the scope's loop meets only items whose name
+    /// it knows; see [`Self::sift`]); otherwise keeps the item as unknown.
     fn unknown(&mut self, item: Item, known: &[&str], extra: &mut Vec<Item>) -> Result<()> {
         let pos = item.pos();
         let name = item.name();
@@ -290,15 +319,10 @@ impl Ctx<'_> {
             return Err(Error::UnexpectedPart {
                 line: pos.line,
                 column: pos.column,
-                message: format!("`{name}` cannot be {form} here"),
+                message: format!("`{}` cannot be {form} here", clip(name)),
             });
         }
-        self.warn(
-            pos,
-            WarningKind::Unknown {
-                name: name.to_owned(),
-            },
-        );
+        self.warn(pos, WarningKind::Unknown { name: clip(name) });
         extra.push(item);
         Ok(())
     }
@@ -310,7 +334,7 @@ impl Ctx<'_> {
             line: atom.pos.line,
             column: atom.pos.column,
             expected: "a number",
-            found: atom.text.clone(),
+            found: clip(&atom.text),
         };
         if atom.quoted {
             return Err(bad());
@@ -321,7 +345,7 @@ impl Ctx<'_> {
                 self.warn(
                     atom.pos,
                     WarningKind::NonFinite {
-                        text: atom.text.clone(),
+                        text: clip(&atom.text),
                     },
                 );
                 Ok(v)
@@ -335,7 +359,7 @@ impl Ctx<'_> {
             line: atom.pos.line,
             column: atom.pos.column,
             expected: "an integer",
-            found: atom.text.clone(),
+            found: clip(&atom.text),
         };
         if atom.quoted || !is_int(&atom.text) {
             return Err(bad());
@@ -378,7 +402,7 @@ impl Ctx<'_> {
         let c = u64::try_from(v).map_err(|_| Error::BadCount {
             line: e.pos.line,
             column: e.pos.column,
-            key: e.key.clone(),
+            key: clip(&e.key),
             value: v,
         })?;
         Ok((c, e.pos))
@@ -403,7 +427,7 @@ impl Ctx<'_> {
             t => Err(syntax(
                 atom.pos.line,
                 atom.pos.column,
-                format!("expected True or False, found {t:?}"),
+                format!("expected True or False, found {:?}", clip(t)),
             )),
         }
     }
@@ -451,7 +475,10 @@ impl Ctx<'_> {
                     Err(Error::UnexpectedPart {
                         line: pos.line,
                         column: pos.column,
-                        message: format!("`{tag}` holds only data lines, found `{}`", other.name()),
+                        message: format!(
+                            "`{tag}` holds only data lines, found `{}`",
+                            clip(other.name())
+                        ),
                     })
                 }
             })
@@ -535,7 +562,7 @@ impl Ctx<'_> {
                 pos,
                 WarningKind::UnresolvedName {
                     key,
-                    name: name.clone(),
+                    name: clip(name),
                 },
             );
         }
@@ -543,10 +570,12 @@ impl Ctx<'_> {
 
     // ---- scopes ------------------------------------------------------------------------
 
-    fn setting(&mut self, s: Scope) -> Result<Setting> {
+    fn setting(&mut self, mut s: Scope) -> Result<Setting> {
         let mut out = Setting::default();
         let mut seen = Seen::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::SETTING);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) => match e.key.as_str() {
                     "ElfreinaSoftVersion" | "SoftVersion" => {
@@ -573,11 +602,13 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn mesh_data(&mut self, s: Scope) -> Result<MeshDataList> {
+    fn mesh_data(&mut self, mut s: Scope) -> Result<MeshDataList> {
         let mut out = MeshDataList::default();
         let mut seen = Seen::default();
         let mut count = None;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::MESH_DATA);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "MeshContainerCount" => {
                     seen.once("MeshContainerCount", e.pos)?;
@@ -599,14 +630,16 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn container(&mut self, s: Scope) -> Result<MeshContainer> {
+    fn container(&mut self, mut s: Scope) -> Result<MeshContainer> {
         let mut c = MeshContainer::default();
         let mut seen = Seen::default();
         let mut bone_count = None;
         let mut mesh_count = None;
         let mut mesh_scopes = Vec::new();
         let mut matrices_pos = s.pos;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::CONTAINER);
+        c.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) => match e.key.as_str() {
                     "Name" => {
@@ -695,11 +728,13 @@ impl Ctx<'_> {
         Ok(c)
     }
 
-    fn materials(&mut self, s: Scope) -> Result<Materials> {
+    fn materials(&mut self, mut s: Scope) -> Result<Materials> {
         let mut out = Materials::default();
         let mut seen = Seen::default();
         let mut count = None;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::MATERIALS);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "MaterialCount" => {
                     seen.once("MaterialCount", e.pos)?;
@@ -719,10 +754,12 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn material(&mut self, s: Scope) -> Result<Material> {
+    fn material(&mut self, mut s: Scope) -> Result<Material> {
         let mut m = Material::default();
         let mut seen = Seen::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::MATERIAL);
+        m.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) => match e.key.as_str() {
                     "Name" => {
@@ -763,7 +800,7 @@ impl Ctx<'_> {
 
     fn mesh(
         &mut self,
-        s: Scope,
+        mut s: Scope,
         materials: usize,
         bone_names: &[String],
         bones: usize,
@@ -776,7 +813,9 @@ impl Ctx<'_> {
         let mut faces = None;
         let mut attributes = None;
         let mut blend_list = None;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::MESH);
+        m.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) => match e.key.as_str() {
                     "Name" => {
@@ -1004,13 +1043,15 @@ impl Ctx<'_> {
 
     fn blend_list(
         &mut self,
-        s: Scope,
+        mut s: Scope,
         vertices: usize,
         bone_names: &[String],
         bones: usize,
     ) -> Result<BlendList> {
         let mut out = BlendList::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::BLEND_LIST);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Scope(p) if p.tag == "BlendPart" => {
                     let part = self.blend_part(p, vertices, bone_names, bones)?;
@@ -1041,7 +1082,7 @@ impl Ctx<'_> {
 
     fn blend_part(
         &mut self,
-        s: Scope,
+        mut s: Scope,
         vertices: usize,
         bone_names: &[String],
         bones: usize,
@@ -1049,7 +1090,9 @@ impl Ctx<'_> {
         let mut p = BlendPart::default();
         let mut seen = Seen::default();
         let mut name_pos = s.pos;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::BLEND_PART);
+        p.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "BoneName" => {
                     seen.once("BoneName", e.pos)?;
@@ -1093,18 +1136,17 @@ impl Ctx<'_> {
         }
         if let (Some(name), Some(i)) = (&p.bone_name, p.transform_index) {
             if bone_names.get(i as usize).is_some_and(|b| b != name) {
-                self.warn(
-                    name_pos,
-                    WarningKind::BoneNameMismatch { name: name.clone() },
-                );
+                self.warn(name_pos, WarningKind::BoneNameMismatch { name: clip(name) });
             }
         }
         Ok(p)
     }
 
-    fn hierarchy(&mut self, s: Scope) -> Result<HierarchyList> {
+    fn hierarchy(&mut self, mut s: Scope) -> Result<HierarchyList> {
         let mut out = HierarchyList::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::HIERARCHY);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Scope(n) if n.tag == "Node" => out.nodes.push(self.node(n)?),
                 other => self.unknown(other, known::HIERARCHY, &mut out.extra)?,
@@ -1114,10 +1156,12 @@ impl Ctx<'_> {
     }
 
     /// Recursive, but the tree is at most [`crate::MAX_DEPTH`] deep.
-    fn node(&mut self, s: Scope) -> Result<Node> {
+    fn node(&mut self, mut s: Scope) -> Result<Node> {
         let mut n = Node::default();
         let mut seen = Seen::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::NODE);
+        n.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "NodeName" => {
                     seen.once("NodeName", e.pos)?;
@@ -1134,11 +1178,13 @@ impl Ctx<'_> {
         Ok(n)
     }
 
-    fn rendering(&mut self, s: Scope) -> Result<RenderingMeshList> {
+    fn rendering(&mut self, mut s: Scope) -> Result<RenderingMeshList> {
         let mut out = RenderingMeshList::default();
         let mut seen = Seen::default();
         let mut count = None;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::RENDERING);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "RenderingMeshCount" => {
                     seen.once("RenderingMeshCount", e.pos)?;
@@ -1160,12 +1206,14 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn rendering_mesh(&mut self, s: Scope) -> Result<RenderingMesh> {
+    fn rendering_mesh(&mut self, mut s: Scope) -> Result<RenderingMesh> {
         let mut r = RenderingMesh::default();
         let mut seen = Seen::default();
         let mut count = None;
         let mut names_pos = Vec::new();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::RENDERING_MESH);
+        r.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "RenderingMeshName" => {
                     seen.once("RenderingMeshName", e.pos)?;
@@ -1199,7 +1247,7 @@ impl Ctx<'_> {
                     pos,
                     WarningKind::UnresolvedName {
                         key: "HierarchyNames",
-                        name: name.clone(),
+                        name: clip(name),
                     },
                 );
             }
@@ -1207,11 +1255,13 @@ impl Ctx<'_> {
         Ok(r)
     }
 
-    fn animations(&mut self, s: Scope) -> Result<AnimationList> {
+    fn animations(&mut self, mut s: Scope) -> Result<AnimationList> {
         let mut out = AnimationList::default();
         let mut seen = Seen::default();
         let mut count = None;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::ANIMATIONS);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "AnimationCount" => {
                     seen.once("AnimationCount", e.pos)?;
@@ -1233,10 +1283,12 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn animation(&mut self, s: Scope) -> Result<AnimationData> {
+    fn animation(&mut self, mut s: Scope) -> Result<AnimationData> {
         let mut a = AnimationData::default();
         let mut seen = Seen::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::ANIMATION);
+        a.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) => match e.key.as_str() {
                     "AnimationName" => {
@@ -1279,10 +1331,12 @@ impl Ctx<'_> {
         Ok(a)
     }
 
-    fn bone_animation(&mut self, s: Scope) -> Result<BoneAnimation> {
+    fn bone_animation(&mut self, mut s: Scope) -> Result<BoneAnimation> {
         let mut out = BoneAnimation::default();
         let mut seen = Seen::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::KEYED_ANIMATION);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
                     seen.once("TimeKeys", sc.pos)?;
@@ -1297,11 +1351,13 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn bone_part(&mut self, s: Scope) -> Result<BoneAnimationPart> {
+    fn bone_part(&mut self, mut s: Scope) -> Result<BoneAnimationPart> {
         let mut p = BoneAnimationPart::default();
         let mut seen = Seen::default();
         let mut lists: Vec<(&'static str, usize, Pos)> = Vec::new();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::BONE_PART);
+        p.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) => match e.key.as_str() {
                     "NodeName" => {
@@ -1366,10 +1422,12 @@ impl Ctx<'_> {
         Ok(p)
     }
 
-    fn uv_animation(&mut self, s: Scope) -> Result<UvAnimation> {
+    fn uv_animation(&mut self, mut s: Scope) -> Result<UvAnimation> {
         let mut out = UvAnimation::default();
         let mut seen = Seen::default();
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::KEYED_ANIMATION);
+        out.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
                     seen.once("TimeKeys", sc.pos)?;
@@ -1384,12 +1442,14 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn uv_part(&mut self, s: Scope) -> Result<UvAnimationPart> {
+    fn uv_part(&mut self, mut s: Scope) -> Result<UvAnimationPart> {
         let mut p = UvAnimationPart::default();
         let mut seen = Seen::default();
         let mut container_pos = s.pos;
         let mut material_pos = s.pos;
-        for item in s.items {
+        let items = self.sift(&mut s.items, known::UV_PART);
+        p.extra = std::mem::take(&mut s.items);
+        for item in items {
             match item {
                 Item::Entry(e) if e.key == "MeshContainerName" => {
                     seen.once("MeshContainerName", e.pos)?;

@@ -32,12 +32,26 @@ struct SkinPlan {
     name: String,
 }
 
+/// What [`Builder::found_image`] found.
+enum FoundImage {
+    /// The file already has a texture.
+    Done(Index<json::Texture>),
+    /// A new file: its real path and its PNG or JPEG bytes with their MIME type.
+    New(std::path::PathBuf, Vec<u8>, &'static str),
+}
+
 struct Builder<'a> {
     root: json::Root,
     bin: Vec<u8>,
     warnings: Vec<SceneWarning>,
     options: &'a GltfOptions,
     textures: HashMap<String, Option<Index<json::Texture>>>,
+    /// One texture per real file (embedding) or per URI (referencing), whatever the spelling.
+    texture_files: HashMap<std::path::PathBuf, Index<json::Texture>>,
+    /// Texture paths not found (one warning per model lists them).
+    missing_textures: Vec<String>,
+    /// Image files to write beside the output ([`GltfOptions::texture_folder`]).
+    image_files: Vec<(String, Vec<u8>)>,
 }
 
 pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error> {
@@ -47,6 +61,9 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         warnings: Vec::new(),
         options,
         textures: HashMap::new(),
+        texture_files: HashMap::new(),
+        missing_textures: Vec::new(),
+        image_files: Vec::new(),
     };
     b.root.asset = json::Asset {
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
@@ -64,6 +81,7 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         push(&mut b.root.materials, mat)?;
         textured.push(uses);
     }
+    b.warn_missing_textures();
 
     // Which valid skins each mesh is drawn with.
     let mut mesh_skins: Vec<Vec<usize>> = vec![Vec::new(); scene.meshes.len()];
@@ -220,6 +238,7 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         root: b.root,
         bin: b.bin,
         warnings: b.warnings,
+        images: b.image_files,
     })
 }
 
@@ -604,66 +623,198 @@ impl Builder<'_> {
         if let Some(t) = self.textures.get(raw) {
             return Ok(*t);
         }
-        let image = if self.options.embed_textures {
-            match textures::embed(
-                &self.options.texture_base(),
-                raw,
-                self.options.allow_outside_textures,
-            ) {
-                Embedded::Image(bytes, mime) => {
-                    let view = self.view(&bytes, None)?;
-                    Some(json::Image {
-                        buffer_view: Some(view),
-                        mime_type: Some(json::image::MimeType(mime.to_owned())),
-                        name: non_empty(raw),
-                        uri: None,
-                        extensions: None,
-                        extras: None,
-                    })
-                }
-                Embedded::Refused(reason) => {
-                    self.warn(format!("{owner}: {reason}"));
-                    None
-                }
-            }
+        let texture = if self.options.embed_textures {
+            self.file_texture(raw, owner, None)?
+        } else if let Some(folder) = &self.options.texture_folder {
+            let folder = folder.clone();
+            self.file_texture(raw, owner, Some(&folder))?
         } else {
-            match textures::relative_uri(raw) {
-                Some((uri, absolute)) => {
-                    if absolute {
-                        self.warn(format!(
-                            "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"
-                        ));
-                    }
-                    Some(json::Image {
-                        buffer_view: None,
-                        mime_type: None,
-                        name: non_empty(raw),
-                        uri: Some(uri),
-                        extensions: None,
-                        extras: None,
-                    })
-                }
-                None => None,
-            }
-        };
-        let texture = match image {
-            Some(image) => {
-                let source = push(&mut self.root.images, image)?;
-                Some(push(
-                    &mut self.root.textures,
-                    json::Texture {
-                        name: None,
-                        sampler: None,
-                        source,
-                        extensions: None,
-                        extras: None,
-                    },
-                )?)
-            }
-            None => None,
+            self.referenced_texture(raw, owner)?
         };
         self.textures.insert(raw.to_owned(), texture);
         Ok(texture)
+    }
+
+    /// The real file `raw` names and its image as PNG or JPEG, with the texture already made
+    /// for that file if any. `None` (with a warning, or listed as missing) when it is not
+    /// found, refused by the path policy, too large or not an image.
+    fn found_image(&mut self, raw: &str, owner: &str) -> Option<FoundImage> {
+        let base = self.options.texture_base();
+        let located = textures::locate_in(
+            &base,
+            &self.options.texture_dirs,
+            raw,
+            self.options.allow_outside_textures,
+        );
+        let file = match located {
+            Ok(file) => file,
+            Err(e) if e.missing => {
+                if !self.missing_textures.iter().any(|m| m == raw) {
+                    self.missing_textures.push(raw.to_owned());
+                }
+                return None;
+            }
+            Err(e) => {
+                self.warn(format!("{owner}: {}", e.reason));
+                return None;
+            }
+        };
+        if let Some(t) = self.texture_files.get(&file) {
+            return Some(FoundImage::Done(*t));
+        }
+        match textures::load(&file, raw) {
+            Embedded::Image(bytes, mime) => Some(FoundImage::New(file, bytes, mime)),
+            Embedded::Refused(reason) => {
+                self.warn(format!("{owner}: {reason}"));
+                None
+            }
+        }
+    }
+
+    /// One warning per model listing the textures that were not found.
+    fn warn_missing_textures(&mut self) {
+        if self.missing_textures.is_empty() {
+            return;
+        }
+        let list: Vec<String> = self
+            .missing_textures
+            .iter()
+            .map(|m| format!("{m:?}"))
+            .collect();
+        let dirs = if self.options.texture_dirs.is_empty() {
+            String::new()
+        } else {
+            " and in the --texture-dir folders".to_owned()
+        };
+        self.warn(format!(
+            "{} texture file(s) not found beside the model{dirs} (kept in the materials' extras): {}",
+            list.len(),
+            list.join(", ")
+        ));
+    }
+
+    /// The texture for the file `raw` names, once per real file: embedded (`folder` `None`),
+    /// or written into `folder` beside the output and referred to by relative URI (PNG and
+    /// JPEG copied, other formats converted to PNG).
+    fn file_texture(
+        &mut self,
+        raw: &str,
+        owner: &str,
+        folder: Option<&str>,
+    ) -> Result<Option<Index<json::Texture>>, Error> {
+        let (file, bytes, mime) = match self.found_image(raw, owner) {
+            None => return Ok(None),
+            Some(FoundImage::Done(t)) => return Ok(Some(t)),
+            Some(FoundImage::New(file, bytes, mime)) => (file, bytes, mime),
+        };
+        let image = match folder {
+            None => json::Image {
+                buffer_view: Some(self.view(&bytes, None)?),
+                mime_type: Some(json::image::MimeType(mime.to_owned())),
+                name: non_empty(raw),
+                uri: None,
+                extensions: None,
+                extras: None,
+            },
+            Some(folder) => {
+                let relative = self.image_file_name(folder, &file, mime);
+                self.image_files.push((relative.clone(), bytes));
+                json::Image {
+                    buffer_view: None,
+                    mime_type: None,
+                    name: non_empty(raw),
+                    uri: Some(textures::percent_encode(&relative)),
+                    extensions: None,
+                    extras: None,
+                }
+            }
+        };
+        let texture = self.push_texture(image)?;
+        self.texture_files.insert(file, texture);
+        Ok(Some(texture))
+    }
+
+    /// `folder/STEM.png` (or `.jpg`) for `file`; distinct files with the same name (from two
+    /// folders) get distinct names (`STEM-1.png`, …).
+    fn image_file_name(&self, folder: &str, file: &std::path::Path, mime: &str) -> String {
+        let ext = if mime == "image/jpeg" { "jpg" } else { "png" };
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty() && s != "..")
+            .unwrap_or_else(|| "texture".to_owned());
+        let taken = |name: &str| {
+            self.image_files
+                .iter()
+                .any(|(t, _)| t.eq_ignore_ascii_case(name))
+        };
+        let mut name = format!("{folder}/{stem}.{ext}");
+        let mut n = 1;
+        while taken(&name) {
+            name = format!("{folder}/{stem}-{n}.{ext}");
+            n += 1;
+        }
+        name
+    }
+
+    /// The texture referring to `raw` by relative URI, once per URI.
+    fn referenced_texture(
+        &mut self,
+        raw: &str,
+        owner: &str,
+    ) -> Result<Option<Index<json::Texture>>, Error> {
+        let Some((uri, absolute)) = textures::relative_uri(raw) else {
+            self.warn(format!(
+                "{owner}: texture path {raw:?} names no file; not referenced"
+            ));
+            return Ok(None);
+        };
+        let ext = uri
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !matches!(ext.as_str(), "png" | "jpg" | "jpeg") {
+            // glTF allows only PNG and JPEG images: a .tga URI fails the validator and
+            // viewers. The path stays in the material's extras.
+            self.warn(format!(
+                "{owner}: texture {raw:?} is not PNG or JPEG, which a glTF URI cannot name; not referenced (embed it, or write it beside the output, to convert it)"
+            ));
+            return Ok(None);
+        }
+        if absolute {
+            self.warn(format!(
+                "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"
+            ));
+        }
+        if let Some(t) = self.texture_files.get(std::path::Path::new(&uri)) {
+            return Ok(Some(*t));
+        }
+        let image = json::Image {
+            buffer_view: None,
+            mime_type: None,
+            name: non_empty(raw),
+            uri: Some(uri.clone()),
+            extensions: None,
+            extras: None,
+        };
+        let texture = self.push_texture(image)?;
+        self.texture_files.insert(uri.into(), texture);
+        Ok(Some(texture))
+    }
+
+    fn push_texture(&mut self, image: json::Image) -> Result<Index<json::Texture>, Error> {
+        let source = push(&mut self.root.images, image)?;
+        push(
+            &mut self.root.textures,
+            json::Texture {
+                name: None,
+                sampler: None,
+                source,
+                extensions: None,
+                extras: None,
+            },
+        )
     }
 
     fn material(&mut self, i: usize, m: &Material) -> Result<(json::Material, TextureUse), Error> {

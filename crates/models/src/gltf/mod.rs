@@ -11,8 +11,10 @@
 //! * One buffer, one buffer view per accessor, every view 4-byte aligned, `target` set on
 //!   vertex and index views (so no `byteStride` is needed).
 //! * One scene. Every transform is written as translation/rotation/scale.
-//! * Textures stay relative URIs, unless [`GltfOptions::embed_textures`] is set: then the
-//!   images beside the input are embedded, TGA/BMP/DDS converted to PNG.
+//! * Textures: with [`GltfOptions::embed_textures`] the images found are embedded; with
+//!   [`GltfOptions::texture_folder`] they are written beside the output and referred to; both
+//!   convert TGA/BMP/DDS to PNG. Otherwise they are relative URIs as the source names them
+//!   (only PNG and JPEG: glTF allows no other image URI).
 //!
 //! ```
 //! use models::gltf::{to_glb, GltfOptions};
@@ -25,7 +27,7 @@
 mod build;
 mod textures;
 
-use crate::output::{write_new_file, write_new_files, Overwrite};
+use crate::output::{write_new_files, Overwrite};
 use crate::scene::{Scene, SceneWarning};
 use std::path::{Path, PathBuf};
 
@@ -43,6 +45,15 @@ pub struct GltfOptions {
     /// With [`embed_textures`](Self::embed_textures): also read texture paths that are absolute
     /// or lead out of the source's folder through `..` (refused by default).
     pub allow_outside_textures: bool,
+    /// Further folders searched, in order, for a texture not found beside the source: its
+    /// relative path under each, then its file name alone (`--texture-dir`).
+    pub texture_dirs: Vec<PathBuf>,
+    /// Unless [`embed_textures`](Self::embed_textures): write the texture images found into
+    /// this folder, relative to the output (e.g. `model_textures`), and refer to them by
+    /// relative URI. PNG and JPEG are copied, TGA, BMP and DDS converted to PNG, so no URI
+    /// names a format glTF does not allow; each file is written once. [`Gltf::images`] holds
+    /// them; [`write_file`] writes them.
+    pub texture_folder: Option<String>,
 }
 
 impl GltfOptions {
@@ -96,6 +107,10 @@ pub struct Gltf {
     pub bin: Vec<u8>,
     /// Everything the writer had to repair or leave out, each saying what and where.
     pub warnings: Vec<SceneWarning>,
+    /// The image files to write beside the output ([`GltfOptions::texture_folder`]): the
+    /// path relative to the output's folder (with `/`, as in the URI before encoding) and the
+    /// PNG or JPEG bytes.
+    pub images: Vec<(String, Vec<u8>)>,
 }
 
 impl Gltf {
@@ -221,26 +236,63 @@ pub fn write_file(
         Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
     let gltf = Gltf::from_scene(scene, options)?;
     let input = options.source.as_deref();
+    // Images beside the output, then the buffer, then the output itself, written as one set:
+    // either every file is replaced or none is, and the output never refers to a file not yet
+    // in place (the set is renamed in this order).
+    if !gltf.images.is_empty() && overwrite == Overwrite::Never && out.symlink_metadata().is_ok() {
+        // Refused before the images' folder is made, as the set write below would refuse it.
+        return Err(crate::Error::OutputExists(out.to_path_buf()).into());
+    }
+    let image_paths = image_paths(&gltf, out)?;
+    let mut files: Vec<(&Path, &[u8])> = image_paths
+        .iter()
+        .zip(&gltf.images)
+        .map(|(path, (_, bytes))| (path.as_path(), bytes.as_slice()))
+        .collect();
+    let glb;
+    let (json, bin);
+    let bin_path = bin_path(out);
     match container {
         Container::Glb => {
-            write_new_file(out, &gltf.to_glb()?, input, overwrite)?;
+            glb = gltf.to_glb()?;
+            files.push((out, &glb));
         }
         Container::Gltf => {
-            let bin_path = bin_path(out);
             let bin_name = bin_path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let (json, bin) = gltf.to_gltf(&bin_name)?;
-            let mut files: Vec<(&Path, &[u8])> = Vec::with_capacity(2);
+            (json, bin) = gltf.to_gltf(&bin_name)?;
             if !bin.is_empty() {
                 files.push((&bin_path, &bin));
             }
             files.push((out, json.as_bytes()));
-            write_new_files(&files, input, overwrite)?;
         }
     }
+    write_new_files(&files, input, overwrite)?;
     Ok(gltf.warnings)
+}
+
+/// Where [`Gltf::images`] go beside `out`; creates their folders.
+fn image_paths(gltf: &Gltf, out: &Path) -> Result<Vec<PathBuf>, Error> {
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut paths = Vec::with_capacity(gltf.images.len());
+    for (relative, _) in &gltf.images {
+        let path = relative
+            .split('/')
+            .fold(dir.clone(), |p, part| p.join(part));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| crate::Error::Path {
+                path: parent.to_path_buf(),
+                source: Box::new(crate::Error::Io(e)),
+            })?;
+        }
+        paths.push(path);
+    }
+    Ok(paths)
 }
 
 /// Packs JSON and BIN chunks into a GLB container.

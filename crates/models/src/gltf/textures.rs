@@ -10,12 +10,38 @@ pub(crate) enum Embedded {
     Refused(String),
 }
 
-/// Splits a texture path as written in a model (either separator) into its components,
-/// and says whether it is absolute (`/x`, `\x`, `C:\x`, `\\server\x`).
-fn split(raw: &str) -> (bool, Vec<&str>) {
+/// The largest texture file read for embedding: 64 MiB.
+pub const MAX_TEXTURE_BYTES: u64 = 64 << 20;
+
+/// The largest texture embedded, in pixels (width × height): 8192 × 8192. Each side is at most
+/// 16 384 (glTF viewers' usual limit), and decoding never allocates more than 256 MiB.
+pub const MAX_TEXTURE_PIXELS: u64 = 8192 * 8192;
+
+/// How a texture path as written in a model starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Root {
+    /// Relative to the model's folder.
+    Relative,
+    /// `/x` or `\x`: from the root of the current drive.
+    Rooted,
+    /// `C:\x`, `C:x` or `\\server\share\x`: a Windows drive or network path.
+    Windows,
+}
+
+/// Splits a texture path as written in a model (either separator) into its components
+/// (without empty and `.` ones), and says how it starts.
+fn split(raw: &str) -> (Root, Vec<&str>) {
+    let raw = raw.trim();
     let bytes = raw.as_bytes();
     let drive = matches!(bytes, [d, b':', ..] if d.is_ascii_alphabetic());
-    let absolute = drive || raw.starts_with('/') || raw.starts_with('\\');
+    let unc = raw.starts_with(r"\\") || raw.starts_with("//");
+    let root = if drive || unc {
+        Root::Windows
+    } else if raw.starts_with(['/', '\\']) {
+        Root::Rooted
+    } else {
+        Root::Relative
+    };
     let rest = if drive {
         raw.get(2..).unwrap_or_default()
     } else {
@@ -25,20 +51,21 @@ fn split(raw: &str) -> (bool, Vec<&str>) {
         .split(['/', '\\'])
         .filter(|p| !p.is_empty() && *p != ".")
         .collect();
-    (absolute, parts)
+    (root, parts)
 }
 
 /// The relative URI a texture path is written as (separators become `/`, everything outside
 /// the unreserved set is percent-encoded). An absolute path keeps only its file name, and the
-/// second value says so (for a warning).
+/// second value says so (for a warning). `None` when the path names no file: empty, or
+/// ending in `..` (a URI is never empty or `..`).
 pub(crate) fn relative_uri(raw: &str) -> Option<(String, bool)> {
-    let (absolute, parts) = split(raw);
-    if absolute {
-        let name = parts.last()?;
-        return Some((percent_encode(name), true));
-    }
-    if parts.is_empty() {
+    let (root, parts) = split(raw);
+    let name = parts.last()?;
+    if *name == ".." {
         return None;
+    }
+    if root != Root::Relative {
+        return Some((percent_encode(name), true));
     }
     Some((percent_encode(&parts.join("/")), false))
 }
@@ -56,113 +83,238 @@ pub(crate) fn percent_encode(s: &str) -> String {
     out
 }
 
-/// Resolves `raw` against `base` for embedding. Refuses absolute paths and paths that leave
-/// `base` (lexically through `..`, or through a symbolic link) unless `allow_outside`.
-fn resolve(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, String> {
-    let (absolute, parts) = split(raw);
-    if absolute && !allow_outside {
-        return Err(format!(
-            "texture path {raw:?} is absolute; refused (use --allow-outside-textures to read it)"
-        ));
+/// The texture path policy, the same for every format: finds the real file `raw` names and
+/// returns its canonical path (so that every spelling of one file gives the same path).
+///
+/// * A relative path is looked up from `base` (the model's folder), `/` and `\` alike, each
+///   component matched ignoring ASCII case when no exact match exists (files made on Windows
+///   name their textures in any case).
+/// * An absolute path (`/x`, `\x`, `C:\x`, `\\server\x`), a path that leaves `base` through
+///   `..`, or one whose real file lies outside `base` through a link, is refused unless
+///   `allow_outside`. With it, `/x` and `\x` are read from the root; a Windows drive or
+///   network path is read only on Windows (elsewhere it would be read against the current
+///   folder), and otherwise refused.
+/// * Only a regular file is accepted (never a folder, FIFO or device).
+///
+/// ([`locate_in`] is this policy plus the `--texture-dir` folders; this form is for tests.)
+#[cfg(test)]
+pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, String> {
+    locate_in(base, &[], raw, allow_outside).map_err(|r| r.reason)
+}
+
+/// Why [`locate_in`] found no file.
+#[derive(Debug)]
+pub(crate) struct NotUsed {
+    /// True when the file simply does not exist (grouped into one warning per model).
+    pub missing: bool,
+    /// The message.
+    pub reason: String,
+}
+
+/// [`locate`], then, for a relative path not found beside the model, each of `dirs` in turn
+/// (`--texture-dir`): the whole relative path under it, then the file name alone. A file found
+/// in one of `dirs` must lie inside it (after links) unless `allow_outside`.
+pub(crate) fn locate_in(
+    base: &Path,
+    dirs: &[PathBuf],
+    raw: &str,
+    allow_outside: bool,
+) -> Result<PathBuf, NotUsed> {
+    let first = match locate_from(base, raw, allow_outside) {
+        Ok(found) => return Ok(found),
+        Err(e) => e,
+    };
+    let (root, parts) = split(raw);
+    if !first.missing || root != Root::Relative {
+        return Err(first);
     }
-    let mut rel: Vec<&str> = Vec::new();
+    let name = parts.last().copied().unwrap_or_default();
+    for dir in dirs {
+        for candidate in [raw, name] {
+            if let Ok(found) = locate_from(dir, candidate, allow_outside) {
+                return Ok(found);
+            }
+        }
+    }
+    Err(first)
+}
+
+fn locate_from(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, NotUsed> {
+    let refused = |reason: String| NotUsed {
+        missing: false,
+        reason,
+    };
+    let hint = "use --allow-outside-textures to read it";
+    let (root, parts) = split(raw);
+    if parts.last().is_none_or(|p| *p == "..") {
+        return Err(refused(format!("texture path {raw:?} names no file")));
+    }
+    if root != Root::Relative && !allow_outside {
+        return Err(refused(format!(
+            "texture path {raw:?} is absolute; refused ({hint})"
+        )));
+    }
+    let mut path = match root {
+        Root::Relative => base.to_path_buf(),
+        Root::Rooted => PathBuf::from("/"),
+        Root::Windows if cfg!(windows) => return regular_file(Path::new(raw.trim()), raw),
+        Root::Windows => {
+            return Err(refused(format!(
+                "texture path {raw:?} is a Windows drive or network path, which cannot be read on this system"
+            )))
+        }
+    };
+    let mut depth = 0usize;
     for part in parts {
         if part == ".." {
-            if rel.pop().is_none() {
-                if !allow_outside {
-                    return Err(format!(
-                        "texture path {raw:?} leads out of the input's folder; refused (use --allow-outside-textures to read it)"
-                    ));
-                }
-                rel.push("..");
+            if depth == 0 && root == Root::Relative && !allow_outside {
+                return Err(refused(format!(
+                    "texture path {raw:?} leads out of the input's folder; refused ({hint})"
+                )));
+            }
+            // Lexically, as Windows does: `a\..` is nothing even when `a` does not exist.
+            if depth > 0 {
+                depth -= 1;
+                path.pop();
+            } else {
+                path.push("..");
             }
         } else {
-            rel.push(part);
+            depth += 1;
+            path = component_any_case(path, part);
         }
     }
-    let mut path = if absolute {
-        let drive_or_root = if raw.starts_with(['/', '\\']) {
-            "/"
-        } else {
-            ""
-        };
-        PathBuf::from(drive_or_root)
-    } else {
-        base.to_path_buf()
-    };
-    for part in &rel {
-        path.push(part);
-    }
-    if !path.is_file() {
-        // Files made on Windows name their textures in any case.
-        if let Some(found) = case_insensitive(&path) {
-            path = found;
+    let real = regular_file(&path, raw)?;
+    if root == Root::Relative && !allow_outside {
+        let real_base = base
+            .canonicalize()
+            .map_err(|e| refused(format!("texture {raw:?}: cannot resolve its folder: {e}")))?;
+        if !real.starts_with(&real_base) {
+            return Err(refused(format!(
+                "texture path {raw:?} leads out of the input's folder through a link; refused ({hint})"
+            )));
         }
     }
-    if !allow_outside && !absolute {
-        if let (Ok(real), Ok(real_base)) = (path.canonicalize(), base.canonicalize()) {
-            if !real.starts_with(&real_base) {
-                return Err(format!(
-                    "texture path {raw:?} leads out of the input's folder through a link; refused (use --allow-outside-textures to read it)"
-                ));
-            }
-        }
-    }
-    Ok(path)
+    Ok(real)
 }
 
-/// A file in the same folder whose name equals `path`'s ignoring ASCII case.
-fn case_insensitive(path: &Path) -> Option<PathBuf> {
-    let name = path.file_name()?.to_str()?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .find(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })
-        .map(|e| e.path())
+/// `dir/part`, or the entry of `dir` whose name equals `part` ignoring ASCII case when
+/// `dir/part` does not exist (the first in name order, so the choice is stable).
+fn component_any_case(dir: PathBuf, part: &str) -> PathBuf {
+    let exact = dir.join(part);
+    if exact.symlink_metadata().is_ok() {
+        return exact;
+    }
+    let found = std::fs::read_dir(&dir).ok().and_then(|entries| {
+        entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .filter(|n| n.to_str().is_some_and(|n| n.eq_ignore_ascii_case(part)))
+            .min()
+    });
+    match found {
+        Some(name) => dir.join(name),
+        None => exact,
+    }
 }
 
-/// Reads the image `raw` names (relative to `base`) and returns it as PNG or JPEG bytes.
-pub(crate) fn embed(base: &Path, raw: &str, allow_outside: bool) -> Embedded {
-    let path = match resolve(base, raw, allow_outside) {
-        Ok(p) => p,
-        Err(reason) => return Embedded::Refused(reason),
-    };
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) => {
-            return Embedded::Refused(format!(
-                "texture {raw:?} not embedded: cannot read {}: {e}",
-                path.display()
-            ))
-        }
-    };
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        return Embedded::Image(bytes, "image/png");
+/// The canonical path of `path` if it is (or links to) a regular file.
+fn regular_file(path: &Path, raw: &str) -> Result<PathBuf, NotUsed> {
+    let real = path.canonicalize().map_err(|e| NotUsed {
+        missing: e.kind() == std::io::ErrorKind::NotFound,
+        reason: format!(
+            "texture {raw:?} not found: cannot read {}: {e}",
+            path.display()
+        ),
+    })?;
+    let meta = std::fs::metadata(&real).map_err(|e| NotUsed {
+        missing: false,
+        reason: format!("texture {raw:?}: cannot read {}: {e}", real.display()),
+    })?;
+    if !meta.is_file() {
+        return Err(NotUsed {
+            missing: false,
+            reason: format!(
+                "texture {raw:?}: {} is not a regular file; not read",
+                real.display()
+            ),
+        });
     }
-    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        return Embedded::Image(bytes, "image/jpeg");
+    Ok(real)
+}
+
+/// Reads the regular file `path` if it holds at most [`MAX_TEXTURE_BYTES`], through
+/// [`crate::input::open_regular`] (the same rules as model inputs: no FIFO, device or folder,
+/// an open that never waits, never more than the size the metadata states).
+fn read_bounded(path: &Path, raw: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let refuse = |e: &dyn std::fmt::Display| format!("texture {raw:?} not embedded: {e}");
+    let (file, len) = crate::input::open_regular(path).map_err(|e| refuse(&e))?;
+    if len > MAX_TEXTURE_BYTES {
+        return Err(format!(
+            "texture {raw:?} not embedded: {} is larger than {MAX_TEXTURE_BYTES} bytes",
+            path.display()
+        ));
     }
-    let decoded = match image::ImageFormat::from_path(&path) {
-        Ok(format) => image::load_from_memory_with_format(&bytes, format),
-        Err(_) => image::load_from_memory(&bytes),
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(len)
+        .read_to_end(&mut bytes)
+        .map_err(|e| refuse(&format_args!("cannot read {}: {e}", path.display())))?;
+    Ok(bytes)
+}
+
+/// Decodes `bytes` within the bounds ([`MAX_TEXTURE_PIXELS`], 16 384 a side).
+fn decode(bytes: &[u8], path: &Path, raw: &str) -> Result<image::DynamicImage, String> {
+    let refuse = |e: &dyn std::fmt::Display| {
+        format!(
+            "texture {raw:?} not embedded: cannot decode {}: {e}",
+            path.display()
+        )
     };
-    let img = match decoded {
-        Ok(img) => img,
-        Err(e) => {
-            return Embedded::Refused(format!(
-                "texture {raw:?} not embedded: cannot decode {}: {e}",
-                path.display()
-            ))
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| refuse(&e))?;
+    if reader.format().is_none() {
+        if let Ok(format) = image::ImageFormat::from_path(path) {
+            reader.set_format(format);
         }
-    };
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(16_384);
+    limits.max_image_height = Some(16_384);
+    limits.max_alloc = Some(MAX_TEXTURE_PIXELS * 4);
+    reader.limits(limits);
+    let img = reader.decode().map_err(|e| refuse(&e))?;
+    let pixels = u64::from(img.width()) * u64::from(img.height());
+    if pixels > MAX_TEXTURE_PIXELS {
+        return Err(format!(
+            "texture {raw:?} not embedded: {} is {}x{} pixels, more than {MAX_TEXTURE_PIXELS}",
+            path.display(),
+            img.width(),
+            img.height()
+        ));
+    }
+    Ok(img)
+}
+
+/// Reads the regular file `path` (found by [`locate`]) and returns it as PNG or JPEG bytes:
+/// a PNG or JPEG as is, once it decodes; TGA, BMP and DDS converted to PNG. Refused (for a
+/// warning) when it is too large or does not decode.
+pub(crate) fn load(path: &Path, raw: &str) -> Embedded {
+    let loaded = read_bounded(path, raw).and_then(|bytes| {
+        let img = decode(&bytes, path, raw)?;
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            return Ok(Embedded::Image(bytes, "image/png"));
+        }
+        if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            return Ok(Embedded::Image(bytes, "image/jpeg"));
+        }
+        to_png(img, path, raw)
+    });
+    loaded.unwrap_or_else(Embedded::Refused)
+}
+
+fn to_png(img: image::DynamicImage, path: &Path, raw: &str) -> Result<Embedded, String> {
     let mut png = std::io::Cursor::new(Vec::new());
     let encoded = img
         .write_to(&mut png, image::ImageFormat::Png)
@@ -172,8 +324,8 @@ pub(crate) fn embed(base: &Path, raw: &str, allow_outside: bool) -> Embedded {
                 .write_to(&mut png, image::ImageFormat::Png)
         });
     match encoded {
-        Ok(()) => Embedded::Image(png.into_inner(), "image/png"),
-        Err(e) => Embedded::Refused(format!(
+        Ok(()) => Ok(Embedded::Image(png.into_inner(), "image/png")),
+        Err(e) => Err(format!(
             "texture {raw:?} not embedded: cannot convert {} to PNG: {e}",
             path.display()
         )),
@@ -203,19 +355,81 @@ mod tests {
     }
 
     #[test]
+    fn names_that_are_no_file_make_no_uri() {
+        assert_eq!(relative_uri(".."), None);
+        assert_eq!(relative_uri(r"a\.."), None);
+        assert_eq!(relative_uri("./"), None);
+        assert_eq!(relative_uri(r"C:\"), None);
+        assert_eq!(
+            relative_uri(r"\\server\share\t.png"),
+            Some(("t.png".into(), true))
+        );
+    }
+
+    #[test]
     fn escaping_paths_are_refused_unless_allowed() {
-        let base = Path::new("/nonexistent/models");
-        assert!(resolve(base, r"..\x.png", false).is_err());
-        assert!(resolve(base, "a/../../x.png", false).is_err());
-        assert!(resolve(base, "/etc/x.png", false).is_err());
-        assert!(resolve(base, r"C:\x.png", false).is_err());
-        assert_eq!(
-            resolve(base, r"a\..\tex\x.png", false).unwrap(),
-            base.join("tex/x.png")
-        );
-        assert_eq!(
-            resolve(base, "../x.png", true).unwrap(),
-            base.join("../x.png")
-        );
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("models");
+        std::fs::create_dir_all(base.join("Tex")).unwrap();
+        std::fs::write(base.join("Tex/X.png"), b"x").unwrap();
+        std::fs::write(dir.path().join("up.png"), b"x").unwrap();
+        let inside = base.join("Tex/X.png").canonicalize().unwrap();
+        let up = dir.path().join("up.png").canonicalize().unwrap();
+        for raw in [
+            r"..\up.png",
+            "a/../../up.png",
+            "/etc/hostname",
+            r"C:\x.png",
+            r"\\srv\x.png",
+        ] {
+            let err = locate(&base, raw, false).unwrap_err();
+            assert!(err.contains("--allow-outside-textures"), "{raw}: {err}");
+        }
+        // Every spelling of one file gives the same real path: case, separators, `.`, `..`.
+        for raw in [
+            r"a\..\tex\x.png",
+            "./Tex/X.png",
+            "TEX/x.PNG",
+            r".\tex\.\X.png",
+        ] {
+            assert_eq!(locate(&base, raw, false).unwrap(), inside, "{raw}");
+        }
+        assert_eq!(locate(&base, "../up.png", true).unwrap(), up);
+        // Absolute paths follow the same rules as relative ones once allowed.
+        let absolute = up.to_str().unwrap();
+        assert!(locate(&base, absolute, false).is_err());
+        assert_eq!(locate(&base, absolute, true).unwrap(), up);
+        // A drive path is never read against the current folder.
+        let err = locate(&base, r"C:\x.png", true).unwrap_err();
+        assert!(cfg!(windows) || err.contains("Windows drive"), "{err}");
+        // Folders, `..` and empty names are no texture.
+        for raw in ["Tex", "..", "", "Tex/.."] {
+            assert!(locate(&base, raw, true).is_err(), "{raw:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.png")).unwrap();
+        let err = locate(dir.path(), "zero.png", true).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+        let err = locate(dir.path(), "/dev/zero", true).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+        let fifo = dir.path().join("pipe.png");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let err = locate(dir.path(), "pipe.png", false).unwrap_err();
+            assert!(err.contains("not a regular file"), "{err}");
+        }
+        // A link out of the folder is refused unless allowed.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("o.png"), b"x").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("o.png"), dir.path().join("l.png")).unwrap();
+        assert!(locate(dir.path(), "l.png", false)
+            .unwrap_err()
+            .contains("through a link"));
+        assert!(locate(dir.path(), "l.png", true).is_ok());
     }
 }

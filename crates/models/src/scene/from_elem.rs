@@ -39,9 +39,9 @@
 
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
-    normalize3, normalize_quat, pack_influences, relative_texture_path, AlphaMode, Animation,
-    Channel, ChannelPath, Conversion, Interpolation, Material, Mesh, Node, Primitive, Scene,
-    SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
+    normalize3, normalize_quat, pack_influences, AlphaMode, Animation, Channel, ChannelPath,
+    Conversion, Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning,
+    Skin, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -367,16 +367,8 @@ fn materials(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Vec<usize> {
                 out.extras.insert("ambient".into(), json!(rgba(a)));
             }
             if let Some(tex) = m.texture_filename.as_deref().filter(|t| !t.is_empty()) {
-                let (path, absolute) = relative_texture_path(tex);
-                if absolute {
-                    cx.warn(format!(
-                        "{place}: absolute texture path {tex:?} reduced to its file name {path:?}"
-                    ));
-                }
-                if path != tex {
-                    out.extras.insert("source_texture".into(), json!(tex));
-                }
-                out.color_texture = Some(path);
+                // As written: the glTF writer's one texture-path policy resolves it.
+                out.color_texture = Some(tex.to_owned());
             }
             cx.unknown(&m.extra, &place);
             scene.materials.push(out);

@@ -28,9 +28,9 @@
 //! * **Animation:** none (it lives in the unspecified `.bnf` companion).
 
 use super::{
-    mirror_z, mirror_z_quat, normalize3, pack_influences, relative_texture_path,
-    translation_matrix, AlphaMode, Conversion, Material, Mesh, Node, Primitive, Scene,
-    SceneOptions, SceneWarning, Skin, Transform, Vertices,
+    mirror_z, mirror_z_quat, normalize3, pack_influences, translation_matrix, AlphaMode,
+    Conversion, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
+    Transform, Vertices,
 };
 use serde_json::{json, Value};
 use skm_text::Skm;
@@ -162,17 +162,8 @@ fn materials(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) {
             let raw = doc.text(name);
             let raw = raw.trim();
             if !raw.is_empty() {
-                let (path, absolute) = relative_texture_path(raw);
-                if absolute {
-                    cx.warn(format!(
-                        "material {i}: absolute texture path {raw:?} reduced to its file name \
-                         {path:?}"
-                    ));
-                }
-                if path != raw {
-                    out.extras.insert("source_texture".into(), json!(raw));
-                }
-                out.color_texture = Some(path);
+                // As written: the glTF writer's one texture-path policy resolves it.
+                out.color_texture = Some(raw.to_owned());
             }
         }
         scene.materials.push(out);
