@@ -196,6 +196,15 @@ impl<'a> Entry<'a> {
         }
     }
 
+    /// The first `len` bytes of the plain data (fewer if the entry is shorter), decrypting
+    /// only those: enough to recognise a format by its magic without decrypting the rest.
+    pub fn head(&self, len: usize) -> Vec<u8> {
+        match &self.contents {
+            Contents::Plain(b) => b.get(..len).unwrap_or(b).to_vec(),
+            Contents::Stored { bytes, key } => key.applied(bytes.get(..len).unwrap_or(bytes)),
+        }
+    }
+
     /// The bytes as they will be stored in a pack whose key is `key`.
     pub(crate) fn stored_bytes(&self, key: &Key) -> Cow<'_, [u8]> {
         match (&self.contents, self.is_encrypted()) {
