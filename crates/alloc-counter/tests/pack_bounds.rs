@@ -97,5 +97,8 @@ fn writing_peaks_under_twice_the_output() {
     let mut rekeyed = Pack::from_bytes(&bytes).unwrap();
     rekeyed.set_key(Key::new(Some("another passphrase")).unwrap());
     let (out, peak) = measure(|| rekeyed.to_bytes().unwrap().len());
-    assert!(peak < 2 * out + MIB, "re-keyed: peak {peak} for {out} bytes");
+    assert!(
+        peak < 2 * out + MIB,
+        "re-keyed: peak {peak} for {out} bytes"
+    );
 }
