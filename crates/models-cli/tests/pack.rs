@@ -343,6 +343,24 @@ fn models_in_a_pack_are_detected_summarised_and_converted() {
     assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
     assert_eq!(glb_counts(&one), glb_counts(&direct));
 
+    // One model in batch mode: its stored folders, whatever the case typed; the scene is
+    // named after the entry.
+    let one_dir = dir.path().join("one");
+    let conv = models(&[
+        &"convert",
+        &"--out-dir",
+        &one_dir,
+        &lookup,
+        &"--password",
+        &PASS,
+    ]);
+    assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
+    let rel: PathBuf = first.split('\\').collect();
+    let glb = one_dir.join(rel.with_extension("glb"));
+    let g = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+    let stem = rel.file_stem().unwrap().to_str().unwrap();
+    assert_eq!(g.document.scenes().next().unwrap().name(), Some(stem));
+
     // Same-format extraction of one model gives its bytes back.
     let copy = dir.path().join("copy.smf");
     let conv = models(&[&"convert", &lookup, &copy, &"--password", &PASS]);
