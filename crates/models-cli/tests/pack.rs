@@ -260,6 +260,20 @@ fn create_refuses_names_cp932_lacks_and_no_encrypt_stores_plain() {
     assert!(!out_pack.exists());
 
     std::fs::remove_file(src.join("한.txt")).unwrap();
+    // Two names the engine cannot tell apart.
+    std::fs::write(src.join("model").join("電車.TXT"), b"upper").unwrap_or_else(|_| {
+        std::fs::create_dir_all(src.join("model")).unwrap();
+        std::fs::write(src.join("model").join("電車.TXT"), b"upper").unwrap();
+    });
+    let out = models(&[&"pack", &"create", &out_pack, &src]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("same NameCrc") && !err.contains("at byte"),
+        "{err}"
+    );
+    assert!(!out_pack.exists());
+    std::fs::remove_dir_all(src.join("model")).unwrap();
     let out = models(&[&"pack", &"create", &out_pack, &src, &"--no-encrypt"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let bytes = std::fs::read(&out_pack).unwrap();

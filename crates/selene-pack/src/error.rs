@@ -118,8 +118,19 @@ pub enum Error {
     /// Two entries share a `NameCrc`: the engine can reach only one of them.
     #[error("at byte {offset}: `{name}` and `{other}` have the same NameCrc {crc:#010x}; the engine can reach only one")]
     DuplicateNameCrc {
-        /// Where the second `NameCrc` is (0 when writing).
+        /// Where the second `NameCrc` is.
         offset: u64,
+        /// The second entry's name.
+        name: String,
+        /// The first entry's name.
+        other: String,
+        /// The shared CRC.
+        crc: u32,
+    },
+    /// Two entries of a pack being written share a `NameCrc` (their converted names are equal,
+    /// e.g. `a.smf` and `A.SMF`, or a rare CRC collision): the engine could reach only one.
+    #[error("cannot write both `{name}` and `{other}`: they have the same NameCrc {crc:#010x} (names differing only in ASCII case or `/` versus `\\` are the same name to the engine); the engine could reach only one")]
+    SameNameCrc {
         /// The second entry's name.
         name: String,
         /// The first entry's name.
@@ -163,9 +174,9 @@ impl Error {
             | Error::OverlapsTable { offset, .. }
             | Error::Overlap { offset, .. }
             | Error::BeyondI32 { offset, .. }
-            | Error::Unsorted { offset, .. } => Some(*offset),
-            Error::DuplicateNameCrc { offset, .. } if *offset > 0 => Some(*offset),
-            Error::DuplicateNameCrc { .. }
+            | Error::Unsorted { offset, .. }
+            | Error::DuplicateNameCrc { offset, .. } => Some(*offset),
+            Error::SameNameCrc { .. }
             | Error::UnwritableName { .. }
             | Error::PassphraseNotCp932 { .. }
             | Error::Unwritable(_)

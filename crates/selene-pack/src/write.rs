@@ -40,8 +40,7 @@ pub(crate) fn serialize(pack: &Pack<'_>) -> Result<Vec<u8>> {
         if let [(crc_a, a), (crc_b, b)] = pair {
             if crc_a == crc_b {
                 let name = |i: &usize| pack.entries.get(*i).map(|e| e.name().into_owned());
-                return Err(Error::DuplicateNameCrc {
-                    offset: 0,
+                return Err(Error::SameNameCrc {
                     name: name(b).unwrap_or_default(),
                     other: name(a).unwrap_or_default(),
                     crc: *crc_a,

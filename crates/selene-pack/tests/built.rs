@@ -122,7 +122,8 @@ fn writer_refuses_what_the_engine_cannot_use() {
     pack.push(Entry::new("a/b.smf", b"1".as_slice(), true).unwrap());
     pack.push(Entry::new("A\\B.SMF", b"2".as_slice(), true).unwrap());
     let err = pack.to_bytes().unwrap_err();
-    assert!(matches!(err, Error::DuplicateNameCrc { .. }), "{err}");
+    assert!(matches!(err, Error::SameNameCrc { .. }), "{err}");
+    assert_eq!(err.offset(), None);
     assert!(err.to_string().contains("a/b.smf") && err.to_string().contains("A\\B.SMF"));
 
     // No entry.
