@@ -261,10 +261,8 @@ fn create_refuses_names_cp932_lacks_and_no_encrypt_stores_plain() {
 
     std::fs::remove_file(src.join("한.txt")).unwrap();
     // Two names the engine cannot tell apart.
-    std::fs::write(src.join("model").join("電車.TXT"), b"upper").unwrap_or_else(|_| {
-        std::fs::create_dir_all(src.join("model")).unwrap();
-        std::fs::write(src.join("model").join("電車.TXT"), b"upper").unwrap();
-    });
+    std::fs::create_dir_all(src.join("model")).unwrap();
+    std::fs::write(src.join("model").join("電車.TXT"), b"upper").unwrap();
     let out = models(&[&"pack", &"create", &out_pack, &src]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
