@@ -280,6 +280,24 @@ fn create_refuses_names_cp932_lacks_and_no_encrypt_stores_plain() {
     let v: serde_json::Value = serde_json::from_str(stdout(&list).trim()).unwrap();
     assert_eq!(v["name"], "Model\\電車.txt");
     assert_eq!(v["encrypted"], false);
+
+    // A link back to the folder (a loop) and a FIFO: skipped with a note, never followed or
+    // opened; the pack is the same.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&src, src.join("loop")).unwrap();
+        let fifo = src.join("pipe.bin");
+        let made = Command::new("mkfifo").arg(&fifo).status();
+        let again = dir.path().join("again.Pack");
+        let out = models(&[&"pack", &"create", &again, &src, &"--no-encrypt"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("a link to a folder; skipped"), "{err}");
+        if made.is_ok_and(|s| s.success()) {
+            assert!(err.contains("a FIFO, not a regular file; skipped"), "{err}");
+        }
+        assert!(std::fs::read(&again).unwrap() == bytes);
+    }
 }
 
 #[test]
