@@ -52,7 +52,7 @@ enum Command {
     /// refuses existing outputs unless --force is given; writes through temporary files
     /// renamed into place, removed on SIGINT/SIGTERM/SIGHUP. Reads regular files only.
     ///
-    /// A model inside a Selene `.Pack` is named PACK::NAME (e.g. `Data.Pack::Model\\x.smf`);
+    /// A model inside a Selene `.Pack` is named PACK::NAME (e.g. `Data.Pack::Model\x.smf`);
     /// a pack given to --out-dir converts every model inside it, keeping its folders.
     Convert(convert::Args),
     /// Selene/Lue `.Pack` archives: list, extract, create.
