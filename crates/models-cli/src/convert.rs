@@ -70,6 +70,8 @@ pub(crate) struct Args {
     /// BMF animation samples per second (BMF files do not store it).
     #[arg(long, default_value_t = 30.0, value_parser = positive_fps, value_name = "N")]
     bmf_fps: f32,
+    #[command(flatten)]
+    password: crate::pack::PasswordArg,
 }
 
 fn positive_fps(s: &str) -> Result<f32, String> {
@@ -136,7 +138,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
         } else {
             vec![output.to_path_buf()]
         };
-        return match regular_input(input) {
+        return match regular_input(&crate::pack::source_file(input)) {
             Ok(()) => dry_run_line(args, input, &files),
             Err(e) => crate::report(Err(e)),
         };
@@ -144,7 +146,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     let outcome = if is_gltf {
         to_gltf(args, input, output)
     } else {
-        rewrite(input, output, overwrite(args))
+        rewrite(args, input, output)
     };
     match outcome {
         Ok(warnings) => {
@@ -190,8 +192,8 @@ fn regular_input(path: &Path) -> Result<(), models::Error> {
 }
 
 /// Same-format rewrite through the format's writer.
-fn rewrite(input: &Path, output: &Path, overwrite: Overwrite) -> Outcome {
-    let document = models::open(input).map_err(|e| e.to_string())?;
+fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
+    let document = crate::pack::open_with_warnings(input, &args.password)?.document;
     let from = document.format();
     let to = Format::from_path(output).unwrap_or(from); // checked by require_known_extension
     if to != from {
@@ -200,14 +202,15 @@ fn rewrite(input: &Path, output: &Path, overwrite: Overwrite) -> Outcome {
             .to_string());
     }
     let bytes = document.to_bytes().map_err(|e| e.at(input).to_string())?;
-    models::output::write_new_file(output, &bytes, Some(input), overwrite)
+    let source = crate::pack::source_file(input);
+    models::output::write_new_file(output, &bytes, Some(&source), overwrite(args))
         .map_err(|e| e.to_string())?;
     Ok(Vec::new())
 }
 
 /// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
 fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
-    let parsed = models::open_with_warnings(input).map_err(|e| e.to_string())?;
+    let parsed = crate::pack::open_with_warnings(input, &args.password)?;
     let options = SceneOptions {
         bmf_fps: args.bmf_fps,
         ..SceneOptions::default()
@@ -215,17 +218,14 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     let conversion = Scene::from_document_with(&parsed.document, &options);
     let mut scene = conversion.scene;
     if scene.name.is_empty() {
-        scene.name = input
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        scene.name = crate::pack::model_stem(input);
     }
     let gltf_options = GltfOptions {
         texture_folder: texture_folder(args, output),
         embed_textures: args.embed_textures || texture_folder(args, output).is_none(),
         allow_outside_textures: args.allow_outside_textures,
         texture_dirs: args.texture_dir.clone(),
-        ..GltfOptions::for_source(input)
+        ..GltfOptions::for_source(crate::pack::source_file(input))
     };
     let written =
         gltf::write_file(&scene, output, &gltf_options, overwrite(args)).map_err(|e| match e {
@@ -366,6 +366,17 @@ fn gather(args: &Args) -> Gathered {
                     gathered.failed += 1;
                 }
             },
+            Ok(m) if m.is_file() && crate::pack::is_pack(path) => {
+                match crate::pack::models_inside(path, &args.password) {
+                    Ok(models) => gathered
+                        .inputs
+                        .extend(models.into_iter().map(|(path, rel)| Input { path, rel })),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        gathered.failed += 1;
+                    }
+                }
+            }
             Ok(m) => match models::input::not_regular_kind(&m) {
                 None => {
                     let name = path.file_name().map(PathBuf::from).unwrap_or_default();
@@ -379,10 +390,14 @@ fn gather(args: &Args) -> Gathered {
                     gathered.failed += 1;
                 }
             },
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                gathered.failed += 1;
-            }
+            // Not a file: perhaps a model inside a pack (`PACK::NAME`).
+            Err(e) => match crate::pack::batch_input(path) {
+                Some((path, rel)) => gathered.inputs.push(Input { path, rel }),
+                None => {
+                    eprintln!("error: {}: {e}", path.display());
+                    gathered.failed += 1;
+                }
+            },
         }
     }
     let root = common_ancestor(folders.iter().map(|(_, c)| c.as_path()));

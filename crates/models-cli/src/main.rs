@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod convert;
+mod pack;
 
 #[derive(Parser)]
 #[command(name = "models", version, about, long_about = None)]
@@ -23,19 +24,23 @@ struct Cli {
 enum Command {
     /// Print each file's format, detected from its first bytes (or `unknown`).
     Detect {
-        /// Files to look at.
+        /// Files to look at. A `.Pack` archive is listed with every model inside it.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        password: pack::PasswordArg,
     },
     /// Print a summary of each file: meshes, vertices, faces, materials, bones, animations,
     /// textures.
     Info {
-        /// Files to read.
+        /// Files to read. For a `.Pack` archive, every model inside it (as `PACK::NAME`).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// One JSON object per line instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        password: pack::PasswordArg,
     },
     /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), or re-write a model in
     /// its own format.
@@ -46,17 +51,33 @@ enum Command {
     /// Never writes onto an input (clashing batch outputs get distinct names, with a note);
     /// refuses existing outputs unless --force is given; writes through temporary files
     /// renamed into place, removed on SIGINT/SIGTERM/SIGHUP. Reads regular files only.
+    ///
+    /// A model inside a Selene `.Pack` is named PACK::NAME (e.g. `Data.Pack::Model\x.smf`);
+    /// a pack given to --out-dir converts every model inside it, keeping its folders.
     Convert(convert::Args),
+    /// Selene/Lue `.Pack` archives: list, extract, create.
+    Pack {
+        #[command(subcommand)]
+        command: pack::PackCommand,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let ok = match cli.command {
-        Command::Detect { files } => detect(&files),
-        Command::Info { files, json } => info(&files, json),
+        Command::Detect { files, password } => detect(&files, &password),
+        Command::Info {
+            files,
+            json,
+            password,
+        } => info(&files, json, &password),
         Command::Convert(args) => {
             remove_temporaries_on_interruption();
             convert::run(&args)
+        }
+        Command::Pack { command } => {
+            remove_temporaries_on_interruption();
+            pack::run(&command)
         }
     };
     if ok {
@@ -99,9 +120,16 @@ fn report(result: Result<(), models::Error>) -> bool {
     }
 }
 
-fn detect(files: &[PathBuf]) -> bool {
+fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
     let mut ok = true;
     for path in files {
+        if pack::is_pack(path) {
+            if let Err(e) = pack::detect(path, password) {
+                eprintln!("error: {e}");
+                ok = false;
+            }
+            continue;
+        }
         // Only regular files are opened: a FIFO would block, a device never end.
         match models::input::read_head(path, 64) {
             Ok(head) => {
@@ -114,27 +142,39 @@ fn detect(files: &[PathBuf]) -> bool {
     ok
 }
 
-fn info(files: &[PathBuf], as_json: bool) -> bool {
+fn info(files: &[PathBuf], as_json: bool, password: &pack::PasswordArg) -> bool {
     let mut ok = true;
     for path in files {
-        let parsed = match models::open_with_warnings(path) {
-            Ok(p) => p,
-            Err(e) => {
-                ok &= report(Err(e));
-                continue;
+        if pack::is_pack(path) {
+            let each = |inner: &Path, parsed: &models::Parsed| print_parsed(inner, parsed, as_json);
+            match pack::info(path, password, each) {
+                Ok(all_read) => ok &= all_read,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ok = false;
+                }
             }
-        };
-        for w in &parsed.warnings {
-            eprintln!("warning: {}: {w}", path.display());
+            continue;
         }
-        let summary = parsed.document.summary();
-        if as_json {
-            println!("{}", summary_json(path, &summary));
-        } else {
-            print_summary(path, &summary);
+        match models::open_with_warnings(path) {
+            Ok(parsed) => print_parsed(path, &parsed, as_json),
+            Err(e) => ok &= report(Err(e)),
         }
     }
     ok
+}
+
+/// A document's warnings on stderr, its summary on stdout.
+fn print_parsed(path: &Path, parsed: &models::Parsed, as_json: bool) {
+    for w in &parsed.warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    let summary = parsed.document.summary();
+    if as_json {
+        println!("{}", summary_json(path, &summary));
+    } else {
+        print_summary(path, &summary);
+    }
 }
 
 fn summary_json(path: &Path, s: &Summary) -> Value {

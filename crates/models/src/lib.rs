@@ -7,6 +7,7 @@
 //! | Elfreina `.elem` | [`elem`] | `elfreina-elem` | `elem` |
 //! | Altseed `.mdl` | [`mdl`] | `mdl-format` | `mdl` |
 //! | BaseCross `.bmf` | [`bmf`] | `bmf-block` | `bmf` |
+//! | Selene/Lue `.Pack` archives (a container, not a model) | [`pack`] | `selene-pack` | `pack` |
 //!
 //! Every feature is on by default. This crate adds what no single format crate can:
 //! detection from the first bytes ([`detect`]), a [`Document`] of any format ([`open`],
@@ -43,6 +44,7 @@
 )]
 #![warn(missing_docs)]
 
+mod container;
 mod document;
 mod error;
 mod format;
@@ -53,6 +55,7 @@ pub mod output;
 pub mod scene;
 mod summary;
 
+pub use container::{detect_container, Container};
 pub use document::{
     from_bytes, from_bytes_with_warnings, open, open_with_warnings, Document, Parsed,
 };
@@ -69,6 +72,10 @@ pub use elfreina_elem as elem;
 /// Altseed `.mdl` (the `mdl-format` crate).
 #[cfg(feature = "mdl")]
 pub use mdl_format as mdl;
+/// Selene/Lue `.Pack` archives (the `selene-pack` crate): containers of models and other
+/// files, recognised by [`detect_container`], never a [`Document`].
+#[cfg(feature = "pack")]
+pub use selene_pack as pack;
 /// Selene `.smf` (the `selene-smf` crate).
 #[cfg(feature = "smf")]
 pub use selene_smf as smf;

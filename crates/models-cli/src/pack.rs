@@ -1,0 +1,549 @@
+//! `models pack list|extract|create`, and models read straight from a pack by `info`,
+//! `detect` and `convert`.
+//!
+//! A model inside a pack is named `PACK::INNER`, e.g. `Data.Pack::Model\train.smf`: the path
+//! of the pack, two colons, and the entry's name as the engine looks it up (ASCII
+//! case-insensitive, `/` or `\` as the folder separator). The split is made at the first
+//! `::` whose left side is an existing pack file, so a plain file whose name holds `::`
+//! still works.
+
+use models::output::{write_new_file, Overwrite};
+use models::pack::{Entry, Key, Pack};
+use models::{Format, Parsed};
+use serde_json::json;
+use std::path::{Component, Path, PathBuf};
+
+/// The separator between a pack's path and an entry name.
+pub(crate) const INNER_SEPARATOR: &str = "::";
+
+/// `--password`, shared by every command that reads or writes packs.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct PasswordArg {
+    /// Passphrase of the pack(s). Without it, or when shorter than 8 bytes in CP932, the
+    /// engine's default passphrase is used (as the engine does).
+    #[arg(long, value_name = "P")]
+    pub(crate) password: Option<String>,
+}
+
+impl PasswordArg {
+    /// The key, with a warning when the engine would replace the passphrase by its default.
+    pub(crate) fn key(&self) -> Result<Key, String> {
+        let key = Key::new(self.password.as_deref()).map_err(|e| format!("--password: {e}"))?;
+        if self.password.is_some() && key.is_default() {
+            eprintln!(
+                "warning: --password is shorter than 8 bytes in CP932: the engine uses its default passphrase instead, and so does models"
+            );
+        }
+        Ok(key)
+    }
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum PackCommand {
+    /// List the entries of a pack: name, size, encrypted.
+    List {
+        /// The `.Pack` file.
+        pack: PathBuf,
+        #[command(flatten)]
+        password: PasswordArg,
+        /// One JSON object per line (`name`, `size`, `encrypted`) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Extract every entry into DIR, `\` in names becoming folders. Names that would leave
+    /// DIR (`..`, absolute paths, drive letters) are refused.
+    Extract {
+        /// The `.Pack` file.
+        pack: PathBuf,
+        /// The folder to extract into (created if missing).
+        dir: PathBuf,
+        #[command(flatten)]
+        password: PasswordArg,
+        /// Overwrite existing files.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Create a pack from every file under DIR (sub-folders become `\` in names), encrypted
+    /// with the passphrase, sorted and laid out as the engine expects.
+    Create {
+        /// The `.Pack` file to write.
+        out: PathBuf,
+        /// The folder whose files go into the pack.
+        dir: PathBuf,
+        #[command(flatten)]
+        password: PasswordArg,
+        /// Store the entries unencrypted.
+        #[arg(long)]
+        no_encrypt: bool,
+        /// Overwrite OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+pub(crate) fn run(command: &PackCommand) -> bool {
+    let result = match command {
+        PackCommand::List {
+            pack,
+            password,
+            json,
+        } => list(pack, password, *json),
+        PackCommand::Extract {
+            pack,
+            dir,
+            password,
+            force,
+        } => extract(pack, dir, password, *force),
+        PackCommand::Create {
+            out,
+            dir,
+            password,
+            no_encrypt,
+            force,
+        } => create(out, dir, password, *no_encrypt, *force),
+    };
+    match result {
+        Ok(ok) => ok,
+        Err(e) => {
+            eprintln!("error: {e}");
+            false
+        }
+    }
+}
+
+/// Is `path` a pack (by its first bytes)? Only regular files are opened.
+pub(crate) fn is_pack(path: &Path) -> bool {
+    models::input::read_head(path, 8)
+        .is_ok_and(|head| models::detect_container(&head) == Some(models::Container::Pack))
+}
+
+/// Reads a pack file and parses it with `key`, printing its reader warnings. The caller keeps
+/// the bytes; the pack borrows them.
+fn read_pack<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<Pack<'a>, String> {
+    let (pack, warnings) = Pack::from_bytes_with_warnings(bytes, key.clone())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    for w in warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(pack)
+}
+
+/// A whole file, read only if it is a regular one (no FIFO, device or folder).
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    models::input::read_regular_file(path).map_err(|e| e.to_string())
+}
+
+/// The magic a model or image entry must start with, judged by its extension; `None` for
+/// other entries (scripts, data, TGA which has no magic).
+fn expected_magic(name: &str) -> Option<fn(&[u8]) -> bool> {
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    if let Some(format) = Format::from_path(format!("x.{ext}")) {
+        return Some(match format {
+            Format::Smf => |h: &[u8]| Format::Smf.sniff(h),
+            Format::Bmf => |h: &[u8]| Format::Bmf.sniff(h),
+            Format::Mdl => |h: &[u8]| Format::Mdl.sniff(h),
+            Format::Elem => |h: &[u8]| Format::Elem.sniff(h),
+            Format::Skm => |h: &[u8]| Format::Skm.sniff(h),
+        });
+    }
+    match ext.as_str() {
+        "png" => Some(|h: &[u8]| h.starts_with(b"\x89PNG")),
+        "jpg" | "jpeg" => Some(|h: &[u8]| h.starts_with(b"\xFF\xD8\xFF")),
+        "bmp" => Some(|h: &[u8]| h.starts_with(b"BM")),
+        "dds" => Some(|h: &[u8]| h.starts_with(b"DDS ")),
+        _ => None,
+    }
+}
+
+/// Says "wrong passphrase?" once when encrypted model or image entries do not start with
+/// their format's magic after decryption. Nothing in the format itself can tell.
+fn check_passphrase(path: &Path, pack: &Pack<'_>) {
+    let mut checked = 0usize;
+    let mut bad: Vec<String> = Vec::new();
+    for entry in pack.entries.iter().filter(|e| e.is_encrypted()) {
+        let name = entry.name();
+        if let Some(matches) = expected_magic(&name) {
+            checked += 1;
+            if !matches(&entry.head(64)) {
+                bad.push(name.into_owned());
+            }
+        }
+    }
+    if let Some(first) = bad.first() {
+        eprintln!(
+            "warning: {}: {} of {checked} encrypted model or image entries do not start with their format's magic after decryption (first: `{first}`): wrong passphrase? (--password)",
+            path.display(),
+            bad.len()
+        );
+    }
+}
+
+/// The entries in byte-wise name order (the order of their data in the file).
+fn by_name<'p, 'a>(pack: &'p Pack<'a>) -> Vec<&'p Entry<'a>> {
+    let mut entries: Vec<&Entry<'a>> = pack.entries.iter().collect();
+    entries.sort_by(|a, b| a.name_bytes().cmp(b.name_bytes()));
+    entries
+}
+
+fn list(path: &Path, password: &PasswordArg, as_json: bool) -> Result<bool, String> {
+    let key = password.key()?;
+    let bytes = read_file(path)?;
+    let pack = read_pack(path, &bytes, &key)?;
+    for entry in by_name(&pack) {
+        if as_json {
+            let line = json!({
+                "name": entry.name(),
+                "size": entry.size(),
+                "encrypted": entry.is_encrypted(),
+            });
+            println!("{line}");
+        } else {
+            let flag = if entry.is_encrypted() {
+                "encrypted"
+            } else {
+                "plain"
+            };
+            println!("{:>10}  {flag:<9}  {}", entry.size(), entry.name());
+        }
+    }
+    check_passphrase(path, &pack);
+    Ok(true)
+}
+
+/// The relative path an entry name maps to under the extraction folder, or why it is refused.
+/// `\` and `/` both separate folders (the engine treats them alike).
+pub(crate) fn safe_relative_path(name: &str) -> Result<PathBuf, &'static str> {
+    if name.starts_with(['\\', '/']) {
+        return Err("it is an absolute path");
+    }
+    let mut rel = PathBuf::new();
+    for part in name.split(['\\', '/']) {
+        if part.is_empty() {
+            return Err("it has an empty folder name");
+        }
+        if part == "." || part == ".." {
+            return Err("it has a `.` or `..` folder");
+        }
+        if part.contains(':') {
+            return Err("it has a drive letter or a `:`");
+        }
+        // A single component by construction; checked again against platform rules.
+        match Path::new(part).components().next() {
+            Some(Component::Normal(_)) if Path::new(part).components().count() == 1 => {}
+            _ => return Err("it is not a plain file or folder name here"),
+        }
+        rel.push(part);
+    }
+    Ok(rel)
+}
+
+fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Result<bool, String> {
+    let key = password.key()?;
+    let bytes = read_file(path)?;
+    let pack = read_pack(path, &bytes, &key)?;
+    check_passphrase(path, &pack);
+    let overwrite = if force {
+        Overwrite::Allowed
+    } else {
+        Overwrite::Never
+    };
+    let (mut written, mut failed) = (0usize, 0usize);
+    for entry in by_name(&pack) {
+        let name = entry.name();
+        let outcome = safe_relative_path(&name)
+            .map_err(|why| format!("{}: entry `{name}` refused: {why}", path.display()))
+            .and_then(|rel| {
+                let out = dir.join(rel);
+                if let Some(parent) = out.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("{}: {e}", parent.display()))?;
+                }
+                write_new_file(&out, &entry.data(), Some(path), overwrite)
+                    .map_err(|e| e.to_string())
+            });
+        match outcome {
+            Ok(()) => written += 1,
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+            }
+        }
+    }
+    eprintln!(
+        "extracted {written} of {} entries into {} ({failed} failed)",
+        pack.entries.len(),
+        dir.display()
+    );
+    Ok(failed == 0)
+}
+
+/// Every regular file under `dir`, sorted, sub-folders included. As in `convert`'s folder
+/// walk, links to folders are not followed (no loop, no folder twice) and entries that are not
+/// regular files (FIFOs, devices, sockets) are never opened: both are skipped with a note.
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.path(), e.file_type().ok()))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, file_type) in entries {
+        if file_type.is_some_and(|t| t.is_dir()) {
+            files_under(&path, out)?;
+            continue;
+        }
+        let metadata = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if metadata.is_dir() {
+            eprintln!("note: {}: a link to a folder; skipped", path.display());
+        } else if let Some(kind) = models::input::not_regular_kind(&metadata) {
+            eprintln!(
+                "note: {}: {kind}, not a regular file; skipped",
+                path.display()
+            );
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn create(
+    out: &Path,
+    dir: &Path,
+    password: &PasswordArg,
+    no_encrypt: bool,
+    force: bool,
+) -> Result<bool, String> {
+    let key = password.key()?;
+    let mut files = Vec::new();
+    files_under(dir, &mut files)?;
+    let out_canonical = out.canonicalize().ok();
+    let mut pack = Pack::new(key);
+    let mut refused = 0usize;
+    for file in &files {
+        if out_canonical.is_some() && file.canonicalize().ok() == out_canonical {
+            eprintln!(
+                "warning: {}: skipped, it is the pack being written",
+                file.display()
+            );
+            continue;
+        }
+        let rel = file.strip_prefix(dir).unwrap_or(file);
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let name = parts.join("\\");
+        let data = read_file(file)?;
+        match Entry::new(&name, data, !no_encrypt) {
+            Ok(entry) => pack.push(entry),
+            Err(e) => {
+                eprintln!("error: {}: {e}", file.display());
+                refused += 1;
+            }
+        }
+    }
+    if refused > 0 {
+        return Err(format!(
+            "{refused} file name(s) cannot be stored in a pack; nothing written"
+        ));
+    }
+    let bytes = pack
+        .to_bytes()
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let overwrite = if force {
+        Overwrite::Allowed
+    } else {
+        Overwrite::Never
+    };
+    write_new_file(out, &bytes, None, overwrite).map_err(|e| e.to_string())?;
+    eprintln!(
+        "wrote {} ({} entries, {} bytes)",
+        out.display(),
+        pack.entries.len(),
+        bytes.len()
+    );
+    Ok(true)
+}
+
+/// `PACK::INNER` split into the pack's path and the entry name, when the left side is an
+/// existing pack and the whole is not itself an existing file.
+pub(crate) fn split_inner(path: &Path) -> Option<(PathBuf, String)> {
+    if path.is_file() {
+        return None;
+    }
+    let text = path.to_str()?;
+    let mut from = 0;
+    while let Some(pos) = text.get(from..)?.find(INNER_SEPARATOR) {
+        let at = from + pos;
+        let pack = Path::new(text.get(..at)?);
+        if is_pack(pack) {
+            let inner = text.get(at + INNER_SEPARATOR.len()..)?;
+            return Some((pack.to_path_buf(), inner.to_owned()));
+        }
+        from = at + INNER_SEPARATOR.len();
+    }
+    None
+}
+
+/// The file on disk behind `path`: the pack for `PACK::INNER`, else `path` itself. Outputs
+/// are checked against it (never written onto an input) and textures are looked up beside it.
+pub(crate) fn source_file(path: &Path) -> PathBuf {
+    split_inner(path).map_or_else(|| path.to_path_buf(), |(pack, _)| pack)
+}
+
+/// The model's name without folders and extension, for the glTF scene: the entry's for
+/// `PACK::INNER` (`Model\\train.smf` gives `train`), else the file's.
+pub(crate) fn model_stem(path: &Path) -> String {
+    let name = match split_inner(path) {
+        Some((_, inner)) => inner
+            .rsplit(['\\', '/'])
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        None => path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    match name.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
+        _ => name,
+    }
+}
+
+/// A `PACK::INNER` batch input: `(path, output path relative to the output folder)`, the
+/// entry's folders kept (as stored in the pack, whatever the case typed) as for a whole pack.
+/// `None` when `path` is not of that form or names no entry (the conversion then says why).
+pub(crate) fn batch_input(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let (pack_path, inner) = split_inner(path)?;
+    // Names need no key: the structure reads the same with any.
+    let bytes = read_file(&pack_path).ok()?;
+    let pack = Pack::from_bytes(&bytes).ok();
+    let name = pack
+        .as_ref()
+        .and_then(|p| p.find(&inner))
+        .map_or(inner, |e| e.name().into_owned());
+    let rel = safe_relative_path(&name).ok()?;
+    Some((path.to_path_buf(), rel))
+}
+
+/// The path shown for an entry: `PACK::INNER`.
+fn inner_path(pack: &Path, name: &str) -> PathBuf {
+    PathBuf::from(format!("{}{INNER_SEPARATOR}{name}", pack.display()))
+}
+
+/// A model in a pack, or a plain file: opens `path` either way. A pack named without `::`
+/// is refused with a hint.
+pub(crate) fn open_with_warnings(path: &Path, password: &PasswordArg) -> Result<Parsed, String> {
+    let Some((pack_path, inner)) = split_inner(path) else {
+        if is_pack(path) {
+            return Err(format!(
+                "{}: a pack holds models but is not one: name one as `{}{INNER_SEPARATOR}NAME`, or use --out-dir to convert them all",
+                path.display(),
+                path.display()
+            ));
+        }
+        return models::open_with_warnings(path).map_err(|e| e.to_string());
+    };
+    let key = password.key()?;
+    let bytes = read_file(&pack_path)?;
+    let pack = read_pack(&pack_path, &bytes, &key)?;
+    let entry = pack.find(&inner).ok_or_else(|| {
+        format!(
+            "{}: no entry named `{inner}` in the pack (see `models pack list`)",
+            pack_path.display()
+        )
+    })?;
+    let data = entry.data();
+    let shown = inner_path(&pack_path, &entry.name());
+    let Some(format) = models::detect_with_hint(&data, &*entry.name()) else {
+        check_passphrase(&pack_path, &pack);
+        return Err(format!(
+            "{}: not a model of a known format",
+            shown.display()
+        ));
+    };
+    models::Document::parse_as(format, &data).map_err(|e| e.at(&shown).to_string())
+}
+
+/// The models inside a pack: `(PACK::INNER, relative output path without extension)` for
+/// each entry whose decrypted bytes are a model, in name order. For `convert --out-dir`.
+pub(crate) fn models_inside(
+    path: &Path,
+    password: &PasswordArg,
+) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+    let key = password.key()?;
+    let bytes = read_file(path)?;
+    let pack = read_pack(path, &bytes, &key)?;
+    check_passphrase(path, &pack);
+    let mut models = Vec::new();
+    for entry in by_name(&pack) {
+        let name = entry.name();
+        if models::detect_with_hint(&entry.head(64), &*name).is_none() {
+            continue;
+        }
+        match safe_relative_path(&name) {
+            Ok(rel) => models.push((inner_path(path, &name), rel)),
+            Err(why) => eprintln!(
+                "error: {}: entry `{name}` refused as an output path: {why}",
+                path.display()
+            ),
+        }
+    }
+    Ok(models)
+}
+
+/// `models detect` on a pack: the pack, then each model inside with its inner path.
+pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> {
+    let key = password.key()?;
+    let bytes = read_file(path)?;
+    let pack = read_pack(path, &bytes, &key)?;
+    println!("{}: pack ({} entries)", path.display(), pack.entries.len());
+    for entry in by_name(&pack) {
+        let name = entry.name();
+        if let Some(format) = models::detect_with_hint(&entry.head(64), &*name) {
+            println!("{}: {format}", inner_path(path, &name).display());
+        }
+    }
+    check_passphrase(path, &pack);
+    Ok(())
+}
+
+/// `models info` on a pack: every model inside, parsed, with its inner path. Returns false
+/// when a model fails to read (the others are still reported).
+pub(crate) fn info(
+    path: &Path,
+    password: &PasswordArg,
+    mut each: impl FnMut(&Path, &Parsed),
+) -> Result<bool, String> {
+    let key = password.key()?;
+    let bytes = read_file(path)?;
+    let pack = read_pack(path, &bytes, &key)?;
+    check_passphrase(path, &pack);
+    let mut ok = true;
+    let mut found = 0usize;
+    for entry in by_name(&pack) {
+        let name = entry.name();
+        let shown = inner_path(path, &name);
+        let Some(format) = models::detect_with_hint(&entry.head(64), &*name) else {
+            continue;
+        };
+        found += 1;
+        match models::Document::parse_as(format, &entry.data()) {
+            Ok(parsed) => each(&shown, &parsed),
+            Err(e) => {
+                eprintln!("error: {}", e.at(&shown));
+                ok = false;
+            }
+        }
+    }
+    if found == 0 {
+        eprintln!(
+            "{}: no model among its {} entries",
+            path.display(),
+            pack.entries.len()
+        );
+    }
+    Ok(ok)
+}

@@ -1,0 +1,421 @@
+//! `models pack list|extract|create` and models read straight from packs by `detect`, `info`
+//! and `convert`, end to end. Packs holding models are built here by our own writer from the
+//! generated SMF fixtures and the shared SMF samples (the real packs hold no model).
+
+use models::pack::{Entry, Key, Pack};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const PASS: &str = "電車でGO!パスワード";
+
+fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
+    for a in args {
+        cmd.arg(a);
+    }
+    cmd.output().expect("the models binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn no_temporary_files(dir: &Path) {
+    for entry in walk(dir) {
+        let name = entry.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(!name.starts_with(".models-"), "left behind: {name}");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every SMF fixture, and the shared SMF samples when present: (inner name, bytes).
+fn smf_models() -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = test_support::fixtures("smf", "smf")
+        .iter()
+        .map(|p| {
+            let name = format!("Model\\fixtures\\{}", test_support::file_name(p));
+            (name, test_support::read(p))
+        })
+        .collect();
+    if let Some(samples) = test_support::samples("smf", "smf") {
+        for p in samples {
+            // Sample names are long; the pack's name field holds 63 bytes.
+            let stem = test_support::file_name(&p).trim_end_matches(".smf");
+            let short: String = stem
+                .chars()
+                .rev()
+                .take(40)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            v.push((
+                format!("Model\\samples\\{short}.smf"),
+                test_support::read(&p),
+            ));
+        }
+    }
+    v
+}
+
+/// A pack of the SMF models plus a text file and a PNG, written by our writer.
+fn model_pack(dir: &Path, key: Key) -> (PathBuf, Vec<(String, Vec<u8>)>) {
+    let smfs = smf_models();
+    let mut pack = Pack::new(key);
+    for (name, bytes) in &smfs {
+        pack.push(Entry::new(name, bytes.as_slice(), true).unwrap());
+    }
+    pack.push(Entry::new("Script\\readme.txt", b"not a model".as_slice(), true).unwrap());
+    pack.push(Entry::new("UI\\logo.png", b"\x89PNG\r\n\x1a\n".as_slice(), true).unwrap());
+    let path = dir.join("Models.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    (path, smfs)
+}
+
+/// (meshes, vertices, accessors, nodes, animations) of a .glb.
+fn glb_counts(path: &Path) -> (usize, usize, usize, usize, usize) {
+    let g = gltf::Gltf::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let d = &g.document;
+    let vertices = d
+        .meshes()
+        .flat_map(|m| m.primitives().collect::<Vec<_>>())
+        .filter_map(|p| p.get(&gltf::Semantic::Positions).map(|a| a.count()))
+        .sum();
+    (
+        d.meshes().count(),
+        vertices,
+        d.accessors().count(),
+        d.nodes().count(),
+        d.animations().count(),
+    )
+}
+
+#[test]
+fn list_prints_name_size_encrypted_as_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pack, smfs) = model_pack(dir.path(), Key::new(Some(PASS)).unwrap());
+    let out = models(&[&"pack", &"list", &pack, &"--json", &"--password", &PASS]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("wrong passphrase"),
+        "{}",
+        stderr(&out)
+    );
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), smfs.len() + 2);
+    for (name, bytes) in &smfs {
+        let line = lines.iter().find(|l| l["name"] == name.as_str()).unwrap();
+        assert_eq!(line["size"], bytes.len());
+        assert_eq!(line["encrypted"], true);
+        assert_eq!(line.as_object().unwrap().len(), 3);
+    }
+    let text = models(&[&"pack", &"list", &pack, &"--password", &PASS]);
+    assert!(
+        stdout(&text).contains("encrypted  Script\\readme.txt"),
+        "{}",
+        stdout(&text)
+    );
+
+    // Without the passphrase: the listing still works, and the doubt is said once.
+    let wrong = models(&[&"pack", &"list", &pack]);
+    assert_eq!(wrong.status.code(), Some(0));
+    let err = stderr(&wrong);
+    assert_eq!(err.matches("wrong passphrase?").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{} of {}", smfs.len() + 1, smfs.len() + 1)),
+        "{err}"
+    );
+}
+
+#[test]
+fn real_packs_extract_and_create_back_byte_for_byte() {
+    let Some(packs) = test_support::samples("pack", "Pack") else {
+        return;
+    };
+    for original in packs {
+        let dir = tempfile::tempdir().unwrap();
+        let x = dir.path().join("x");
+        let out = models(&[
+            &"pack",
+            &"extract",
+            &original,
+            &x,
+            &"--password",
+            &"PackPass",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("wrong passphrase"),
+            "{}",
+            stderr(&out)
+        );
+        let again = models(&[
+            &"pack",
+            &"extract",
+            &original,
+            &x,
+            &"--password",
+            &"PackPass",
+        ]);
+        assert_eq!(
+            again.status.code(),
+            Some(1),
+            "no clobbering without --force"
+        );
+        assert!(stderr(&again).contains("already exists"));
+        let forced = models(&[
+            &"pack",
+            &"extract",
+            &original,
+            &x,
+            &"--password",
+            &"PackPass",
+            &"--force",
+        ]);
+        assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+
+        let rebuilt = dir.path().join("re.Pack");
+        let out = models(&[&"pack", &"create", &rebuilt, &x, &"--password", &"PackPass"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(std::fs::read(&rebuilt).unwrap() == std::fs::read(&original).unwrap());
+        let out = models(&[&"pack", &"create", &rebuilt, &x, &"--password", &"PackPass"]);
+        assert_eq!(out.status.code(), Some(1), "no clobbering without --force");
+        no_temporary_files(dir.path());
+
+        // The default passphrase decrypts garbage: said once, not per entry.
+        let y = dir.path().join("y");
+        let wrong = models(&[&"pack", &"extract", &original, &y]);
+        let err = stderr(&wrong);
+        assert!(err.matches("wrong passphrase?").count() <= 1, "{err}");
+    }
+}
+
+#[test]
+fn extract_refuses_names_that_leave_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pack = Pack::new(Key::default());
+    for name in [
+        "..\\evil.txt",
+        "\\abs.txt",
+        "C:\\drive.txt",
+        "a\\..\\..\\up.txt",
+        "a\\\\b.txt",
+        "ok\\good.txt",
+    ] {
+        pack.push(Entry::new(name, name.as_bytes(), true).unwrap());
+    }
+    let path = dir.path().join("evil.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let x = dir.path().join("sub").join("x");
+    let out = models(&[&"pack", &"extract", &path, &x]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert_eq!(err.matches("refused").count(), 5, "{err}");
+    assert!(err.contains("extracted 1 of 6"), "{err}");
+    assert_eq!(
+        walk(dir.path().join("sub").as_path()),
+        [x.join("ok").join("good.txt")]
+    );
+    assert_eq!(
+        std::fs::read(x.join("ok/good.txt")).unwrap(),
+        b"ok\\good.txt"
+    );
+}
+
+#[test]
+fn create_refuses_names_cp932_lacks_and_no_encrypt_stores_plain() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("Model")).unwrap();
+    std::fs::write(src.join("Model").join("電車.txt"), b"kana ok").unwrap();
+    std::fs::write(src.join("한.txt"), b"hangul").unwrap();
+    let out_pack = dir.path().join("o.Pack");
+    let out = models(&[&"pack", &"create", &out_pack, &src]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("'한'") && err.contains("CP932") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert!(!out_pack.exists());
+
+    std::fs::remove_file(src.join("한.txt")).unwrap();
+    // Two names the engine cannot tell apart.
+    std::fs::create_dir_all(src.join("model")).unwrap();
+    std::fs::write(src.join("model").join("電車.TXT"), b"upper").unwrap();
+    let out = models(&[&"pack", &"create", &out_pack, &src]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("same NameCrc") && !err.contains("at byte"),
+        "{err}"
+    );
+    assert!(!out_pack.exists());
+    std::fs::remove_dir_all(src.join("model")).unwrap();
+    let out = models(&[&"pack", &"create", &out_pack, &src, &"--no-encrypt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(&out_pack).unwrap();
+    assert!(bytes.windows(7).any(|w| w == b"kana ok"), "stored plain");
+    let list = models(&[&"pack", &"list", &out_pack, &"--json"]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&list).trim()).unwrap();
+    assert_eq!(v["name"], "Model\\電車.txt");
+    assert_eq!(v["encrypted"], false);
+
+    // A link back to the folder (a loop) and a FIFO: skipped with a note, never followed or
+    // opened; the pack is the same.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&src, src.join("loop")).unwrap();
+        let fifo = src.join("pipe.bin");
+        let made = Command::new("mkfifo").arg(&fifo).status();
+        let again = dir.path().join("again.Pack");
+        let out = models(&[&"pack", &"create", &again, &src, &"--no-encrypt"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("a link to a folder; skipped"), "{err}");
+        if made.is_ok_and(|s| s.success()) {
+            assert!(err.contains("a FIFO, not a regular file; skipped"), "{err}");
+        }
+        assert!(std::fs::read(&again).unwrap() == bytes);
+    }
+}
+
+#[test]
+fn models_in_a_pack_are_detected_summarised_and_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = Key::new(Some(PASS)).unwrap();
+    let (pack, smfs) = model_pack(dir.path(), key);
+
+    let det = models(&[&"detect", &pack, &"--password", &PASS]);
+    assert_eq!(det.status.code(), Some(0), "{}", stderr(&det));
+    let text = stdout(&det);
+    for (name, _) in &smfs {
+        assert!(
+            text.contains(&format!("Models.Pack::{name}: smf")),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("readme"), "only models are listed");
+
+    let info = models(&[&"info", &"--json", &pack, &"--password", &PASS]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    let infos: Vec<serde_json::Value> = stdout(&info)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(infos.len(), smfs.len());
+    for (name, bytes) in &smfs {
+        let line = infos
+            .iter()
+            .find(|v| v["path"].as_str().unwrap().ends_with(&format!("::{name}")))
+            .unwrap_or_else(|| panic!("{name} in info"));
+        let direct = models::from_bytes(bytes).unwrap().summary();
+        assert_eq!(line["vertices"], direct.vertices, "{name}");
+        assert_eq!(line["faces"], direct.faces, "{name}");
+    }
+
+    // Every model inside, keeping the inner folders.
+    let out_dir = dir.path().join("out");
+    let conv = models(&[
+        &"convert",
+        &"--out-dir",
+        &out_dir,
+        &pack,
+        &"--password",
+        &PASS,
+    ]);
+    assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
+    for (name, _) in &smfs {
+        let rel: PathBuf = name.split('\\').collect();
+        let glb = out_dir.join(rel.with_extension("glb"));
+        let g = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", glb.display()));
+        assert!(g.document.nodes().count() > 0, "{}", glb.display());
+    }
+    no_temporary_files(&out_dir);
+
+    // One model, named as the engine finds it (case and separator do not matter).
+    let (first, bytes) = &smfs[0];
+    let lookup = format!(
+        "{}::{}",
+        pack.display(),
+        first.replace('\\', "/").to_lowercase()
+    );
+    let one = dir.path().join("one.glb");
+    let conv = models(&[&"convert", &lookup, &one, &"--password", &PASS]);
+    assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
+    // The same as converting the model from a file on disk (the figures; the scene name
+    // differs).
+    let plain = dir.path().join("direct.smf");
+    std::fs::write(&plain, bytes).unwrap();
+    let direct = dir.path().join("direct.glb");
+    let conv = models(&[&"convert", &plain, &direct]);
+    assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
+    assert_eq!(glb_counts(&one), glb_counts(&direct));
+
+    // One model in batch mode: its stored folders, whatever the case typed; the scene is
+    // named after the entry.
+    let one_dir = dir.path().join("one");
+    let conv = models(&[
+        &"convert",
+        &"--out-dir",
+        &one_dir,
+        &lookup,
+        &"--password",
+        &PASS,
+    ]);
+    assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
+    let rel: PathBuf = first.split('\\').collect();
+    let glb = one_dir.join(rel.with_extension("glb"));
+    let g = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+    let stem = rel.file_stem().unwrap().to_str().unwrap();
+    assert_eq!(g.document.scenes().next().unwrap().name(), Some(stem));
+
+    // Same-format extraction of one model gives its bytes back.
+    let copy = dir.path().join("copy.smf");
+    let conv = models(&[&"convert", &lookup, &copy, &"--password", &PASS]);
+    assert_eq!(conv.status.code(), Some(0), "{}", stderr(&conv));
+    assert!(std::fs::read(&copy).unwrap() == *bytes);
+
+    // A pack without a name, an unknown name, a wrong passphrase.
+    let bare = models(&[&"convert", &pack, &dir.path().join("x.glb")]);
+    assert_eq!(bare.status.code(), Some(1));
+    assert!(stderr(&bare).contains("::NAME"), "{}", stderr(&bare));
+    let missing = format!("{}::Model\\nope.smf", pack.display());
+    let bad = models(&[
+        &"convert",
+        &missing,
+        &dir.path().join("x.glb"),
+        &"--password",
+        &PASS,
+    ]);
+    assert!(stderr(&bad).contains("no entry named"), "{}", stderr(&bad));
+    let wrong = models(&[&"convert", &lookup, &dir.path().join("w.glb")]);
+    assert_eq!(wrong.status.code(), Some(1));
+    assert_eq!(
+        stderr(&wrong).matches("wrong passphrase?").count(),
+        1,
+        "{}",
+        stderr(&wrong)
+    );
+}
