@@ -77,7 +77,7 @@ fn skinned_quad() -> Scene {
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
-                indices: vec![0, 1, 2, 0, 2, 3],
+                indices: vec![0, 1, 2, 0, 2, 3].into(),
                 material: Some(0),
             }],
             extras: extras.clone(),
@@ -289,7 +289,7 @@ fn index_type_follows_the_vertex_count() {
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
-                indices: vec![0, 1, 69_999],
+                indices: vec![0, 1, 69_999].into(),
                 material: None,
             }],
             ..Mesh::default()

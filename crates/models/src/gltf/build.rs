@@ -1,6 +1,7 @@
 //! The builder: [`Scene`] → glTF JSON + one binary buffer, repairing (with a warning) whatever
 //! the glTF-Validator would reject.
 
+use super::indices::{self, PrimIndices};
 use super::textures::{self, Embedded};
 use super::{Error, Gltf, GltfOptions};
 use crate::scene::{
@@ -462,6 +463,34 @@ impl Builder<'_> {
                 type_: Valid(type_),
                 min,
                 max,
+                name: None,
+                normalized: false,
+                sparse: None,
+            },
+        )
+    }
+
+    /// An accessor of `count` elements at `offset` bytes into an existing view.
+    fn accessor_in(
+        &mut self,
+        view: Index<json::buffer::View>,
+        offset: usize,
+        count: usize,
+        component: ComponentType,
+        type_: Type,
+    ) -> Result<Index<json::Accessor>, Error> {
+        push(
+            &mut self.root.accessors,
+            json::Accessor {
+                buffer_view: Some(view),
+                byte_offset: (offset > 0).then(|| USize64::from(offset)),
+                count: USize64::from(count),
+                component_type: Valid(GenericComponentType(component)),
+                extensions: None,
+                extras: None,
+                type_: Valid(type_),
+                min: None,
+                max: None,
                 name: None,
                 normalized: false,
                 sparse: None,
@@ -964,50 +993,16 @@ impl Builder<'_> {
         }
 
         // Primitives first: which survive decides whether the mesh is written at all.
-        let mut prims: Vec<(Vec<u32>, Option<usize>)> = Vec::new();
+        let plan = indices::plan(&label, mesh, n, material_count, &mut self.warnings);
         let mut needs_uv = false;
         let mut needs_tangents = false;
-        for (p, prim) in mesh.primitives.iter().enumerate() {
-            let whole = prim.indices.len() / 3 * 3;
-            if whole != prim.indices.len() {
-                self.warn(format!(
-                    "{label} primitive {p}: {} indices is not a multiple of 3; the last {} dropped",
-                    prim.indices.len(),
-                    prim.indices.len() - whole
-                ));
-            }
-            let mut indices = Vec::with_capacity(whole);
-            let mut bad = 0usize;
-            for tri in prim.indices.chunks_exact(3) {
-                if tri.iter().all(|&x| (x as usize) < n) {
-                    indices.extend_from_slice(tri);
-                } else {
-                    bad += 1;
-                }
-            }
-            if bad > 0 {
-                self.warn(format!(
-                    "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
-                ));
-            }
-            let material = match prim.material {
-                Some(m) if m >= material_count => {
-                    self.warn(format!(
-                        "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
-                    ));
-                    None
-                }
-                m => m,
-            };
-            if indices.is_empty() {
-                continue;
-            }
+        for (_, material) in &plan.prims {
             if let Some(uses) = material.and_then(|m| textured.get(m)) {
                 needs_uv |= uses.any;
                 needs_tangents |= uses.normal_map;
             }
-            prims.push((indices, material));
         }
+        let prims = &plan.prims;
         if prims.is_empty() {
             if total_indices > 0 {
                 self.warn(format!("{label}: no drawable triangles; not written"));
@@ -1088,7 +1083,7 @@ impl Builder<'_> {
             let given = self.same_len(&label, "tangents", v.tangents.as_deref(), n);
             let generated = match (given, v.uv0.as_deref()) {
                 (None, Some(uv)) if needs_tangents && uv.len() == n => {
-                    let triangles = prims.iter().flat_map(|(idx, _)| idx.chunks_exact(3));
+                    let triangles = plan.triangles().into_iter();
                     Some(generate_tangents(&positions, &fixed, uv, triangles))
                 }
                 _ => None,
@@ -1267,27 +1262,49 @@ impl Builder<'_> {
             (None, None, _) => {}
         }
 
-        // Index accessors.
+        // Index accessors; a shared list is written once, at its first use.
         let mut primitives = Vec::with_capacity(prims.len());
+        let mut list_views: Vec<Option<Index<json::buffer::View>>> = vec![None; plan.lists.len()];
+        let (component, size) = if n <= 65_535 {
+            (ComponentType::U16, 2)
+        } else {
+            (ComponentType::U32, 4)
+        };
         for (indices, material) in prims {
-            let count = indices.len();
-            let (bytes, component) = if n <= 65_535 {
-                let b: Vec<u8> = indices
-                    .iter()
-                    .flat_map(|&x| u16::try_from(x).unwrap_or(0).to_le_bytes())
-                    .collect();
-                (Cow::Owned(b), ComponentType::U16)
-            } else {
-                (u32_bytes(&indices), ComponentType::U32)
+            let acc = match indices {
+                PrimIndices::Own(indices) => self.accessor(
+                    &index_bytes(indices, component),
+                    indices.len(),
+                    component,
+                    Type::Scalar,
+                    Some(Target::ElementArrayBuffer),
+                    None,
+                )?,
+                PrimIndices::Shared { list, range } => {
+                    let view = match list_views.get(*list).copied().flatten() {
+                        Some(view) => view,
+                        None => {
+                            let data = plan.lists.get(*list).map_or(&[][..], |l| l.as_slice());
+                            let view = self.view(
+                                &index_bytes(data, component),
+                                Some(Target::ElementArrayBuffer),
+                            )?;
+                            if let Some(slot) = list_views.get_mut(*list) {
+                                *slot = Some(view);
+                            }
+                            view
+                        }
+                    };
+                    self.accessor_in(
+                        view,
+                        range.start * size,
+                        range.len(),
+                        component,
+                        Type::Scalar,
+                    )?
+                }
             };
-            let acc = self.accessor(
-                &bytes,
-                count,
-                component,
-                Type::Scalar,
-                Some(Target::ElementArrayBuffer),
-                None,
-            )?;
+            let material = *material;
             primitives.push(json::mesh::Primitive {
                 attributes: attributes.clone(),
                 extensions: None,
@@ -1761,6 +1778,20 @@ fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Cow<'_, [u8]> {
         Cow::Borrowed(bytemuck::cast_slice(v))
     } else {
         Cow::Owned(v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect())
+    }
+}
+
+/// Index bytes as `u16` (every index is below 65 536: checked by the caller) or `u32`.
+fn index_bytes(indices: &[u32], component: ComponentType) -> Cow<'_, [u8]> {
+    if component == ComponentType::U16 {
+        Cow::Owned(
+            indices
+                .iter()
+                .flat_map(|&x| u16::try_from(x).unwrap_or(0).to_le_bytes())
+                .collect(),
+        )
+    } else {
+        u32_bytes(indices)
     }
 }
 

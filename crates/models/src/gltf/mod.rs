@@ -25,6 +25,7 @@
 //! ```
 
 mod build;
+mod indices;
 mod textures;
 
 use crate::output::{write_new_files, Overwrite};

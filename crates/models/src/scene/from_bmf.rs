@@ -25,6 +25,7 @@
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
 
+use super::shared::SharedTriangles;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Material, Mesh, Node, Primitive,
@@ -183,29 +184,40 @@ fn convert_mesh(
         )));
     }
 
-    // Materials and primitives.
+    // Materials and primitives. Material ranges may overlap: every primitive is a range of one
+    // shared, winding-swapped copy of the index block (one per phase `start % 3`, since a range
+    // groups its indices into triangles from its own start).
     let mut primitives = Vec::new();
+    let mut phases: [Option<SharedTriangles>; 3] = [None, None, None];
     for (k, mat) in mesh.materials.iter().enumerate() {
         let material = scene.materials.len();
-        scene.materials.push(convert_material(m, k, mat));
+        scene.materials.push(convert_material(m, k, mat, warnings));
         let start = usize::try_from(mat.start_index).unwrap_or(usize::MAX);
         let count = usize::try_from(mat.index_count).unwrap_or(0);
-        let range = start
+        let in_block = start
             .checked_add(count)
-            .and_then(|end| mesh.indices.get(start..end));
-        let Some(range) = range else {
+            .is_some_and(|end| end <= mesh.indices.len());
+        if !in_block {
             warnings.push(SceneWarning(format!(
                 "bmf mesh {m} material {k}: index range {start}+{count} outside the index block; \
                  primitive skipped"
             )));
             continue;
-        };
-        let mut indices = Vec::with_capacity(range.len());
-        for t in range.chunks_exact(3) {
-            if let [a, b, c] = *t {
-                indices.extend([u32::from(a), u32::from(c), u32::from(b)]);
-            }
         }
+        let phase = start % 3;
+        let Some(shared) = phases.get_mut(phase) else {
+            continue;
+        };
+        let shared = shared.get_or_insert_with(|| {
+            let tail = mesh.indices.get(phase..).unwrap_or_default();
+            let triangles = |t: usize| match tail.get(t * 3..t * 3 + 3) {
+                Some(&[a, b, c]) => Some([u32::from(a), u32::from(c), u32::from(b)]),
+                _ => None,
+            };
+            SharedTriangles::new(tail.len() / 3, triangles).0
+        });
+        let first = (start - phase) / 3;
+        let indices = shared.range(first, first + count / 3);
         if indices.is_empty() {
             warnings.push(SceneWarning(format!(
                 "bmf mesh {m} material {k}: no triangles; primitive skipped"
@@ -359,12 +371,31 @@ fn convert_skin(
     }
 }
 
-fn convert_material(m: usize, k: usize, mat: &bmf_block::Material) -> Material {
-    let v4 = |v: [f32; 4]| v.map(finite_or_zero);
-    let diffuse = v4(mat.diffuse.into());
-    let specular = v4(mat.specular.into());
-    let ambient = v4(mat.ambient.into());
-    let emissive = v4(mat.emissive.into());
+fn convert_material(
+    m: usize,
+    k: usize,
+    mat: &bmf_block::Material,
+    warnings: &mut Vec<SceneWarning>,
+) -> Material {
+    let raw: [[f32; 4]; 4] = [
+        mat.diffuse.into(),
+        mat.specular.into(),
+        mat.ambient.into(),
+        mat.emissive.into(),
+    ];
+    let [diffuse, specular, ambient, emissive] = raw.map(|v| v.map(finite_or_zero));
+    let non_finite = raw.iter().flatten().filter(|x| !x.is_finite()).count();
+    let clamped = diffuse
+        .iter()
+        .chain(emissive.iter().take(3))
+        .filter(|x| !(0.0..=1.0).contains(*x))
+        .count();
+    if non_finite > 0 || clamped > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m} material {k}: {non_finite} non-finite colour components set to 0, \
+             {clamped} diffuse or emissive components outside 0..1 clamped"
+        )));
+    }
     let mut extras = Map::new();
     extras.insert("specular".into(), json!(specular));
     extras.insert("ambient".into(), json!(ambient));

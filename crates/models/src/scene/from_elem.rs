@@ -493,7 +493,9 @@ fn triangles(
     cx: &mut Ctx,
 ) -> Vec<Primitive> {
     let vcount = m.vertex_count();
-    let mut prims: Vec<Primitive> = Vec::new();
+    // One list per material in order of first use; the map finds a material's list in O(1).
+    let mut lists: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
+    let mut slot_of: HashMap<Option<usize>, usize> = HashMap::new();
     let (mut bad_faces, mut bad_material) = (0usize, 0usize);
     let mut expected = m.face_indices.len();
     for (f, face) in m.faces().enumerate() {
@@ -510,17 +512,11 @@ fn triangles(
             }
             None => None,
         };
-        let prim = match prims.iter().position(|p| p.material == material) {
-            Some(p) => p,
-            None => {
-                prims.push(Primitive {
-                    indices: Vec::new(),
-                    material,
-                });
-                prims.len() - 1
-            }
-        };
-        let Some(prim) = prims.get_mut(prim) else {
+        let slot = *slot_of.entry(material).or_insert_with(|| {
+            lists.push((material, Vec::new()));
+            lists.len() - 1
+        });
+        let Some((_, indices)) = lists.get_mut(slot) else {
             continue;
         };
         let Some((&c0, rest)) = face.split_first() else {
@@ -529,12 +525,19 @@ fn triangles(
         for pair in rest.windows(2) {
             let &[a, b] = pair else { continue };
             if cx.mirror {
-                prim.indices.extend_from_slice(&[c0, b, a]);
+                indices.extend_from_slice(&[c0, b, a]);
             } else {
-                prim.indices.extend_from_slice(&[c0, a, b]);
+                indices.extend_from_slice(&[c0, a, b]);
             }
         }
     }
+    let prims: Vec<Primitive> = lists
+        .into_iter()
+        .map(|(material, indices)| Primitive {
+            indices: indices.into(),
+            material,
+        })
+        .collect();
     if bad_faces > 0 {
         cx.warn(format!(
             "{place}: {bad_faces} faces with fewer than 3 corners or an index out of range skipped"

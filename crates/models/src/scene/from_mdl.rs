@@ -558,7 +558,10 @@ fn convert_divided(
             )));
         }
         if !indices.is_empty() {
-            primitives.push(Primitive { indices, material });
+            primitives.push(Primitive {
+                indices: indices.into(),
+                material,
+            });
         }
     }
     if face < part.faces.len() {
@@ -577,7 +580,7 @@ fn convert_divided(
         }
         if !indices.is_empty() {
             primitives.push(Primitive {
-                indices,
+                indices: indices.into(),
                 material: None,
             });
         }

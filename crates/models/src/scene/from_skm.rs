@@ -27,6 +27,7 @@
 //!   point (converted) and the symmetric-partner index also go to `extras`.
 //! * **Animation:** none (it lives in the unspecified `.bnf` companion).
 
+use super::shared::SharedTriangles;
 use super::{
     mirror_z, mirror_z_quat, normalize3, pack_influences, translation_matrix, AlphaMode,
     Conversion, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
@@ -409,33 +410,27 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
 fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
     let faces = doc.triangles.len();
     let vcount = doc.vertices.len();
-    let mut covered = vec![false; faces];
-    let mut bad_index = 0usize;
-    let mut push = |indices: &mut Vec<u32>, f: usize| {
-        if let Some(&[a, b, c]) = doc.triangles.get(f) {
-            if [a, b, c].iter().all(|&i| (i as usize) < vcount) {
-                // Clockwise (D3D) → counter-clockwise (glTF) after the z mirror.
-                indices.extend_from_slice(&[a, c, b]);
-            } else {
-                bad_index += 1;
-            }
-        }
+    let triangle = |f: usize| match doc.triangles.get(f) {
+        // Clockwise (D3D) → counter-clockwise (glTF) after the z mirror.
+        Some(&[a, b, c]) if [a, b, c].iter().all(|&i| (i as usize) < vcount) => Some([a, c, b]),
+        _ => None,
     };
+    // Attribute ranges may overlap: each primitive is a range of one shared list.
+    let (shared, bad_index) = SharedTriangles::new(faces, triangle);
+    let mut covered = vec![false; faces];
     let mut prims = Vec::new();
     let (mut bad_range, mut bad_material) = (0usize, 0usize);
     for a in &doc.attributes {
-        let start = a.face_start as usize;
-        let end = start.saturating_add(a.face_count as usize);
+        let start = (a.face_start as usize).min(faces);
+        let end = (a.face_start as usize).saturating_add(a.face_count as usize);
         if end > faces {
             bad_range += 1;
         }
-        let mut indices = Vec::new();
-        for f in start..end.min(faces) {
-            if let Some(c) = covered.get_mut(f) {
-                *c = true;
-            }
-            push(&mut indices, f);
+        let end = end.min(faces);
+        if let Some(c) = covered.get_mut(start..end) {
+            c.fill(true);
         }
+        let indices = shared.range(start, end);
         if indices.is_empty() {
             continue;
         }
@@ -458,13 +453,14 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
                 uncovered.len()
             ));
         }
-        let mut indices = Vec::new();
-        for f in uncovered {
-            push(&mut indices, f);
-        }
+        let indices: Vec<u32> = uncovered
+            .into_iter()
+            .filter_map(triangle)
+            .flatten()
+            .collect();
         if !indices.is_empty() {
             prims.push(Primitive {
-                indices,
+                indices: indices.into(),
                 material: None,
             });
         }

@@ -34,6 +34,7 @@
 //!   the mesh's / frame's `extras` with a warning; **unknown chunks** are reported, one warning
 //!   each.
 
+use super::shared::SharedTriangles;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
     normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
@@ -359,9 +360,11 @@ fn convert_mesh(
         _ => {}
     }
 
-    // Materials and primitives.
+    // Materials and primitives. Material ranges may overlap: each primitive is a range of one
+    // shared list of the mesh's converted triangles.
     let indices: Vec<u32> = mesh.indices.iter().collect();
     let triangles = indices.len() / 3;
+    let (shared, _) = SharedTriangles::new(triangles, |t| triangle(&indices, t, n));
     let mut covered = vec![false; triangles];
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {
@@ -380,13 +383,10 @@ fn convert_mesh(
             )));
             continue;
         };
-        let mut prim = Vec::with_capacity((end - start) * 3);
-        for t in start..end {
-            if let Some(c) = covered.get_mut(t) {
-                *c = true;
-            }
-            push_triangle(&mut prim, &indices, t, n);
+        if let Some(c) = covered.get_mut(start..end) {
+            c.fill(true);
         }
+        let prim = shared.range(start, end);
         if prim.is_empty() {
             continue;
         }
@@ -411,7 +411,7 @@ fn convert_mesh(
         }
         if !prim.is_empty() {
             primitives.push(Primitive {
-                indices: prim,
+                indices: prim.into(),
                 material: None,
             });
         }
@@ -487,19 +487,26 @@ fn convert_mesh(
 
 /// Appends triangle `t` of `indices` with reversed winding, if its indices are in range.
 fn push_triangle(out: &mut Vec<u32>, indices: &[u32], t: usize, vertex_count: usize) {
-    let Some(tri) = t
+    if let Some(tri) = triangle(indices, t, vertex_count) {
+        out.extend(tri);
+    }
+}
+
+/// Triangle `t` with its winding swapped for glTF, or `None` when it is missing or refers to a
+/// vertex beyond `vertex_count`.
+fn triangle(indices: &[u32], t: usize, vertex_count: usize) -> Option<[u32; 3]> {
+    let tri = t
         .checked_mul(3)
-        .and_then(|s| indices.get(s..s.checked_add(3)?))
-    else {
-        return;
-    };
-    if let [a, b, c] = *tri {
-        if [a, b, c]
-            .iter()
-            .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count))
+        .and_then(|s| indices.get(s..s.checked_add(3)?))?;
+    match *tri {
+        [a, b, c]
+            if [a, b, c]
+                .iter()
+                .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count)) =>
         {
-            out.extend([a, c, b]);
+            Some([a, c, b])
         }
+        _ => None,
     }
 }
 
@@ -593,6 +600,19 @@ fn convert_material(
                 0.0
             }
         });
+    }
+    let repaired = m
+        .diffuse
+        .iter()
+        .flatten()
+        .chain(m.emissive.iter().flatten())
+        .filter(|x| !(0.0..=1.0).contains(*x))
+        .count();
+    if repaired > 0 {
+        warnings.push(SceneWarning(format!(
+            "{where_}: {repaired} diffuse or emissive colour components outside 0..1 or not \
+             finite (clamped; a non-finite diffuse component became 1, emissive 0)"
+        )));
     }
     if let Some(s) = &m.specular {
         out.specular = Some(([s.color[0], s.color[1], s.color[2], 1.0], s.refractive));

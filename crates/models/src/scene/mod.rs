@@ -10,6 +10,8 @@
 //! `extras` map and returns a [`Warning`](SceneWarning) for the rest.
 
 use serde_json::{Map, Value};
+use std::ops::Range;
+use std::sync::Arc;
 
 #[cfg(feature = "bmf")]
 mod from_bmf;
@@ -22,6 +24,7 @@ mod from_skm;
 #[cfg(feature = "smf")]
 mod from_smf;
 mod math;
+pub(crate) mod shared;
 
 pub use math::*;
 
@@ -126,10 +129,85 @@ pub struct Vertices {
 /// One triangle list with one material.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Primitive {
-    /// Triangle list, counter-clockwise front faces; indices into the mesh's vertices.
-    pub indices: Vec<u32>,
+    /// Triangle list, counter-clockwise front faces; indices into the mesh's vertices. May be a
+    /// range of a list shared with other primitives (see [`Indices::shared`]).
+    pub indices: Indices,
     /// Index into [`Scene::materials`].
     pub material: Option<usize>,
+}
+
+/// A primitive's triangle list: a range of a reference-counted index list, so that primitives
+/// whose ranges overlap (BMF, SMF and SKM material ranges may) share one list instead of each
+/// copying its part. The glTF writer writes a shared list once when its ranges overlap. Reads
+/// as a `[u32]` slice.
+#[derive(Clone, Default)]
+pub struct Indices {
+    list: Arc<Vec<u32>>,
+    range: Range<usize>,
+}
+
+impl Indices {
+    /// The range `range` of the shared `list`, or `None` when it lies outside the list.
+    pub fn shared(list: &Arc<Vec<u32>>, range: Range<usize>) -> Option<Self> {
+        list.get(range.clone())?;
+        Some(Self {
+            list: Arc::clone(list),
+            range,
+        })
+    }
+
+    /// The whole list these indices are a range of.
+    pub fn list(&self) -> &Arc<Vec<u32>> {
+        &self.list
+    }
+
+    /// Where these indices lie in [`list`](Self::list).
+    pub fn range(&self) -> Range<usize> {
+        self.range.clone()
+    }
+
+    /// The indices as a slice.
+    pub fn as_slice(&self) -> &[u32] {
+        self.list.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+impl From<Vec<u32>> for Indices {
+    fn from(list: Vec<u32>) -> Self {
+        let range = 0..list.len();
+        Self {
+            list: Arc::new(list),
+            range,
+        }
+    }
+}
+
+impl std::ops::Deref for Indices {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Indices {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Indices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl Extend<u32> for Indices {
+    /// Appends to an unshared copy of these indices.
+    fn extend<I: IntoIterator<Item = u32>>(&mut self, iter: I) {
+        let mut own = self.as_slice().to_vec();
+        own.extend(iter);
+        *self = own.into();
+    }
 }
 
 /// How a material's alpha is used.
