@@ -49,8 +49,12 @@ fn every_regression_input_is_refused_or_round_trips() {
             }
             // The facade's detect-then-parse path and the scene/glTF path must not panic either.
             if let Ok(doc) = models::from_bytes(&bytes) {
-                let scene = models::scene::Scene::from_document(&doc).scene;
-                let _ = models::gltf::to_glb(&scene, &models::gltf::GltfOptions::default());
+                if let Ok(conversion) = models::scene::Scene::from_document(&doc) {
+                    let _ = models::gltf::to_glb(
+                        &conversion.scene,
+                        &models::gltf::GltfOptions::default(),
+                    );
+                }
             }
             checked += 1;
         }

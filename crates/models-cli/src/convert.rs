@@ -208,11 +208,15 @@ fn rewrite(input: &Path, output: &Path, overwrite: Overwrite) -> Outcome {
 /// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
 fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     let parsed = models::open_with_warnings(input).map_err(|e| e.to_string())?;
+    // The conversion budget derives from the input's size (see models::scene::Budget).
+    let input_len = std::fs::metadata(input).map_or(0, |m| m.len());
     let options = SceneOptions {
         bmf_fps: args.bmf_fps,
+        budget: models::scene::Budget::for_input(input_len),
         ..SceneOptions::default()
     };
-    let conversion = Scene::from_document_with(&parsed.document, &options);
+    let conversion = Scene::from_document_with(&parsed.document, &options)
+        .map_err(|e| e.at(input).to_string())?;
     let mut scene = conversion.scene;
     if scene.name.is_empty() {
         scene.name = input

@@ -108,15 +108,17 @@ fn skinned_quad() -> Scene {
                     node: 2,
                     path: ChannelPath::Rotation,
                     interpolation: Interpolation::Linear,
-                    times: vec![0.0, 0.5, 1.25],
-                    values: [[0.0, 0.0, 0.0, 1.0], axis_quat(2, 0.5), axis_quat(2, 1.0)].concat(),
+                    times: vec![0.0, 0.5, 1.25].into(),
+                    values: [[0.0, 0.0, 0.0, 1.0], axis_quat(2, 0.5), axis_quat(2, 1.0)]
+                        .concat()
+                        .into(),
                 },
                 Channel {
                     node: 1,
                     path: ChannelPath::Translation,
                     interpolation: Interpolation::Step,
-                    times: vec![0.0, 0.5, 1.25],
-                    values: vec![0.0; 9],
+                    times: vec![0.0, 0.5, 1.25].into(),
+                    values: vec![0.0; 9].into(),
                 },
             ],
             extras: serde_json::Map::new(),
@@ -328,7 +330,7 @@ fn invalid_data_is_repaired_and_reported() {
     scene.meshes[0].primitives[0].indices.extend([0, 1, 9, 0]); // a bad triangle and a stray index
     scene.nodes[1].children.push(1); // a cycle onto itself
     scene.nodes[2].children.push(1); // ... and through node 2
-    scene.animations[0].channels[0].times = vec![0.0, 0.0, 1.0];
+    scene.animations[0].channels[0].times = vec![0.0, 0.0, 1.0].into();
     scene.skins[0].inverse_bind_matrices[0][11] = -0.0; // left by a z mirror: valid
     scene.skins[0].inverse_bind_matrices[1][15] = 2.0; // projective: invalid
     let dup = scene.animations[0].channels[1].clone();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 fn open(path: &Path) -> (Document, Summary, Conversion) {
     let doc = models::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let summary = doc.summary();
-    let conv = Scene::from_document(&doc);
+    let conv = Scene::from_document(&doc).unwrap();
     (doc, summary, conv)
 }
 
@@ -657,7 +657,7 @@ fn mdl_quirky_curves_are_reported_when_played() {
     // Play source 0: RootNode.pos.x with keys at frames 10 then 0 (decreasing, interpolation
     // 5), a curve on "Camera" and a malformed target.
     mdl.clips[0].source_index = 0;
-    let conv = Scene::from_document(&Document::Mdl(mdl));
+    let conv = Scene::from_document(&Document::Mdl(mdl)).unwrap();
     check_scene("quirks (source 0)", &conv.scene);
     let text = warnings_text(&conv);
     for needle in [

@@ -217,7 +217,7 @@ pub fn bin_path(out: &Path) -> PathBuf {
 /// use models::scene::Scene;
 ///
 /// let doc = models::open("Chara_R.bmf")?;
-/// let conversion = Scene::from_document(&doc);
+/// let conversion = Scene::from_document(&doc)?;
 /// for w in &conversion.warnings {
 ///     eprintln!("warning: {w}");
 /// }

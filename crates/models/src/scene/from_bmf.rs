@@ -25,18 +25,24 @@
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
 
+use super::budget::{Budget, JSON_OBJECT};
 use super::shared::SharedTriangles;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
-    Animation, Channel, ChannelPath, Conversion, Interpolation, Material, Mesh, Node, Primitive,
-    Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
+    Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
+    Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
 };
+use crate::Error;
 use serde_json::{json, Map};
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
 
-pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversion {
+pub(crate) fn convert(
+    doc: &bmf_block::Bmf,
+    options: &SceneOptions,
+    budget: &mut Budget,
+) -> Result<Conversion, Error> {
     let mut scene = Scene {
         name: String::new(),
         ..Scene::default()
@@ -63,7 +69,14 @@ pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversio
         ) {
             tangents_dropped += 1;
         }
-        convert_mesh(m, mesh, fps, &mut scene, &mut animation, &mut warnings);
+        convert_mesh(
+            m,
+            mesh,
+            fps,
+            (&mut scene, &mut animation),
+            budget,
+            &mut warnings,
+        )?;
     }
     if tangents_dropped > 0 {
         warnings.push(SceneWarning(format!(
@@ -77,17 +90,18 @@ pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversio
             .insert("bmf_samples_per_second".into(), json!(fps));
         scene.animations.push(animation);
     }
-    Conversion { scene, warnings }
+    Ok(Conversion { scene, warnings })
 }
 
 fn convert_mesh(
     m: usize,
     mesh: &bmf_block::Mesh,
     fps: f32,
-    scene: &mut Scene,
-    animation: &mut Animation,
+    out_scene: (&mut Scene, &mut Animation),
+    budget: &mut Budget,
     warnings: &mut Vec<SceneWarning>,
-) {
+) -> Result<(), Error> {
+    let (scene, animation) = out_scene;
     let vertex_count = mesh.vertices.len();
     let bone_count = mesh
         .skin
@@ -111,6 +125,7 @@ fn convert_mesh(
     };
     let mut joints = Vec::new();
     let mut weights = Vec::new();
+    let mut highest_joint: Option<u16> = None;
     let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
     for (i, v) in mesh.vertices.iter().enumerate() {
         let used = referenced.get(i).copied().unwrap_or(false);
@@ -151,6 +166,11 @@ fn convert_mesh(
             let (j, w, changed) = normalize_influences(j, w, bone_count);
             if changed {
                 bad_weights += 1;
+            }
+            for (&jk, &wk) in j.iter().zip(&w) {
+                if wk > 0.0 && highest_joint.is_none_or(|h| jk > h) {
+                    highest_joint = Some(jk);
+                }
             }
             joints.push(j);
             weights.push(w);
@@ -233,7 +253,7 @@ fn convert_mesh(
         warnings.push(SceneWarning(format!(
             "bmf mesh {m}: no triangles; mesh not exported"
         )));
-        return;
+        return Ok(());
     }
     let mesh_index = scene.meshes.len();
     let mut extras = Map::new();
@@ -254,11 +274,35 @@ fn convert_mesh(
     scene.roots.push(mesh_node);
 
     let Some(skin) = mesh.skin.as_ref().filter(|_| skinned) else {
-        return;
+        return Ok(());
     };
+    // Bones with no AnimeMatrix sample carry nothing but their number: without samples, only
+    // the bones up to the highest one a vertex is weighted to are exported (a BoneCount of
+    // 2^31 - 1 with an empty AnimeMatrix must not make 2^31 - 1 nodes).
+    let exported = if skin.sample_count() > 0 {
+        bone_count
+    } else {
+        let used = highest_joint.map_or(1, |j| usize::from(j) + 1);
+        if used < bone_count {
+            warnings.push(SceneWarning(format!(
+                "bmf mesh {m}: BoneCount {bone_count} but no animation sample and no vertex \
+                 weighted to a bone above {}; only bones 0..{used} exported",
+                used - 1
+            )));
+        }
+        used.min(bone_count)
+    };
+    let samples = skin.sample_count() as u64;
+    let per_bone = 3 * JSON_OBJECT + 64 + 16 + samples.saturating_mul(3 * (40 + 2 * JSON_OBJECT));
+    budget.charge(
+        (exported as u64).saturating_mul(per_bone),
+        || format!("{exported} bones × {samples} samples"),
+        || format!("bmf mesh {m}: BoneCount {bone_count}"),
+    )?;
     convert_skin(
-        m, skin, bone_count, mesh_node, fps, scene, animation, warnings,
+        m, skin, exported, mesh_node, fps, scene, animation, warnings,
     );
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -321,7 +365,7 @@ fn convert_skin(
         )));
         return;
     }
-    let times: Vec<f32> = (0..samples).map(|s| s as f32 / fps).collect();
+    let times = Keys::from((0..samples).map(|s| s as f32 / fps).collect::<Vec<f32>>());
     for (b, &node) in joints.iter().enumerate() {
         let mut tv = Vec::with_capacity(samples * 3);
         let mut rv = Vec::with_capacity(samples * 4);
@@ -365,7 +409,7 @@ fn convert_skin(
                 path,
                 interpolation: Interpolation::Linear,
                 times: times.clone(),
-                values,
+                values: values.into(),
             });
         }
     }

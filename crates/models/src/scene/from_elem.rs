@@ -40,8 +40,8 @@
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
     normalize3, normalize_quat, pack_influences, AlphaMode, Animation, Channel, ChannelPath,
-    Conversion, Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning,
-    Skin, Transform, Vertices, IDENTITY,
+    Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
+    SceneWarning, Skin, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -1086,12 +1086,13 @@ fn bone_channels(
         cx.warn(format!("{place}: no usable keys"));
         return None;
     }
-    let channel = |path, values| Channel {
+    let times = Keys::from(times);
+    let channel = |path, values: Vec<f32>| Channel {
         node,
         path,
         interpolation,
         times: times.clone(),
-        values,
+        values: values.into(),
     };
     Some([
         channel(ChannelPath::Translation, t_out),

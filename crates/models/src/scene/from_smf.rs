@@ -749,8 +749,8 @@ fn convert_animation(
                 node,
                 path,
                 interpolation: Interpolation::Linear,
-                times,
-                values,
+                times: times.into(),
+                values: values.into(),
             });
         }
     }
