@@ -190,18 +190,40 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
             broken.push(i);
         }
     }
+    // Each bone is walked once (state: 0 unseen, 1 on the current walk, 2 done), so a chain
+    // of 120 000 bones costs 120 000 steps, not 120 000²/2. A walk that meets itself has found
+    // a cycle: its lowest bone becomes a root.
+    let mut state = vec![0u8; count];
+    let mut walk: Vec<usize> = Vec::new();
     for i in 0..count {
+        walk.clear();
         let mut at = i;
-        let mut steps = 0;
-        while let Some(Some(p)) = parents.get(at) {
-            at = *p;
-            steps += 1;
-            if at == i || steps > count {
-                if let Some(slot) = parents.get_mut(i) {
-                    *slot = None;
+        while let Some(s) = state.get_mut(at) {
+            match *s {
+                0 => {
+                    *s = 1;
+                    walk.push(at);
+                    match parents.get(at).copied().flatten() {
+                        Some(p) => at = p,
+                        None => break,
+                    }
                 }
-                broken.push(i);
-                break;
+                1 => {
+                    let from = walk.iter().rposition(|&x| x == at).unwrap_or(0);
+                    if let Some(&lowest) = walk.get(from..).and_then(|c| c.iter().min()) {
+                        if let Some(slot) = parents.get_mut(lowest) {
+                            *slot = None;
+                        }
+                        broken.push(lowest);
+                    }
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for &w in &walk {
+            if let Some(s) = state.get_mut(w) {
+                *s = 2;
             }
         }
     }
