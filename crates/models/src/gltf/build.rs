@@ -1921,7 +1921,14 @@ fn bin_estimate(scene: &Scene) -> usize {
             let n = v.positions.len();
             // position, normal, tangent, 2 UV sets, colour, joints, weights, and alignment
             let per_vertex = 12 + 12 + 16 + 8 + 8 + 16 + 8 + 16;
-            let indices: usize = m.primitives.iter().map(|p| p.indices.len()).sum();
+            // A list shared by several primitives is written at most once in all.
+            let mut lists = HashSet::new();
+            let indices: usize = m
+                .primitives
+                .iter()
+                .filter(|p| lists.insert(std::sync::Arc::as_ptr(p.indices.list())))
+                .map(|p| p.indices.list().len())
+                .sum();
             n.saturating_mul(per_vertex)
                 .saturating_add(indices.saturating_mul(4))
                 .saturating_add(m.primitives.len().saturating_mul(4))
