@@ -124,6 +124,14 @@ fn a_bone_count_the_budget_cannot_afford_is_refused_with_a_typed_error() {
     );
     let text = err.to_string();
     assert!(text.contains("over the conversion budget"), "{text}");
+    // The BoneCount block: after the 16-byte header, the vertex block (8 + 3 × 64), the index
+    // block (8 + 6), the MaterialCount block (8) and one Material block (8 + 72 + 2).
+    let at = 16 + 8 + 3 * 64 + 8 + 6 + 8 + 8 + 72 + 2;
+    assert_eq!(err.position(), Some(models::Position::Byte(at)), "{text}");
+    assert_eq!(
+        &bytes[at as usize..at as usize + 8],
+        &[5, 0, 0, 0, 0, 0, 1, 0]
+    );
     assert!(peak < MIB, "peak {peak}");
     // Unlimited, it converts (65 536 joints).
     let conversion = Scene::from_document(&doc).unwrap();

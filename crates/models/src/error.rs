@@ -65,13 +65,15 @@ pub enum Error {
     /// [`scene::Budget`](crate::scene::Budget): the scene may cost 16 × the input + 4 MiB, so
     /// that conversion and glTF writing stay within 64 × the input + 16 MiB).
     #[error(
-        "{place}: {what} would take {needed} bytes, over the conversion budget of {limit} bytes{}",
+        "{place}{}: {what} would take {needed} bytes, over the conversion budget of {limit} bytes{}",
+        position.map(|p| format!(" (at {p})")).unwrap_or_default(),
         budget_rule(*input_len)
     )]
     BudgetExceeded {
-        /// Where in the file the request comes from (format, mesh, block or clip, and the
-        /// declared count).
+        /// What in the file asks for it (format, mesh, block or clip, and the declared count).
         place: String,
+        /// Where that is in the file, when known.
+        position: Option<Position>,
         /// What would have been built.
         what: String,
         /// The bytes the conversion would have reached.
@@ -168,6 +170,7 @@ impl Error {
             Error::Elem(e) => e.position().map(|(l, c)| Position::LineColumn(l, c)),
             #[cfg(feature = "skm")]
             Error::Skm(e) => e.position().map(|(l, c)| Position::LineColumn(l, c)),
+            Error::BudgetExceeded { position, .. } => *position,
             _ => None,
         }
     }

@@ -14,7 +14,7 @@
 //! charged once more at the end, which bounds what the writer will make of it.
 
 use super::{Animation, Mesh, Scene};
-use crate::Error;
+use crate::{Error, Position};
 use std::collections::HashSet;
 
 /// Bytes of budget per input byte for the scene (a quarter of the documented 64).
@@ -24,6 +24,21 @@ pub const SCENE_BYTES_CONSTANT: u64 = 4 << 20;
 /// What one JSON object (node, accessor, channel, sampler, material, …) may cost in the glTF
 /// text, generously: names and extras are counted on top.
 pub(crate) const JSON_OBJECT: u64 = 256;
+
+/// Where a charge comes from: a description, and the position in the file when known.
+pub(crate) struct Place {
+    pub(crate) text: String,
+    pub(crate) position: Option<Position>,
+}
+
+impl From<String> for Place {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            position: None,
+        }
+    }
+}
 
 /// A conversion budget in bytes, and how much of it is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,16 +81,18 @@ impl Budget {
     }
 
     /// Charges `bytes` for `what` at `place`, or refuses when the total would pass the limit.
-    pub(crate) fn charge(
+    pub(crate) fn charge<P: Into<Place>>(
         &mut self,
         bytes: u64,
         what: impl FnOnce() -> String,
-        place: impl FnOnce() -> String,
+        place: impl FnOnce() -> P,
     ) -> Result<(), Error> {
         let total = self.used.saturating_add(bytes);
         if total > self.limit {
+            let place = place().into();
             return Err(Error::BudgetExceeded {
-                place: place(),
+                place: place.text,
+                position: place.position,
                 what: what(),
                 needed: total,
                 limit: self.limit,

@@ -25,14 +25,14 @@
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
 
-use super::budget::{Budget, JSON_OBJECT};
+use super::budget::{Budget, Place, JSON_OBJECT};
 use super::shared::SharedTriangles;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
     Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
 };
-use crate::Error;
+use crate::{Error, Position};
 use serde_json::{json, Map};
 
 /// Largest decomposition error accepted silently.
@@ -62,7 +62,17 @@ pub(crate) fn convert(
         30.0
     };
     let mut tangents_dropped = 0usize;
+    // Byte offset of the current mesh's first block: after the 16-byte header and, in BDV1.1,
+    // the 8-byte MashCount block (the reader keeps every byte, so these are the file's).
+    let mut mesh_at = doc.header.raw.len() as u64
+        + if doc.header.version() == bmf_block::Version::V1_1 {
+            8
+        } else {
+            0
+        };
     for (m, mesh) in doc.meshes.iter().enumerate() {
+        let (bone_count_at, next) = block_offsets(mesh, mesh_at);
+        mesh_at = next;
         if matches!(
             mesh.vertices.kind(),
             bmf_block::VertexKind::Tangent | bmf_block::VertexKind::SkinnedTangent
@@ -70,7 +80,7 @@ pub(crate) fn convert(
             tangents_dropped += 1;
         }
         convert_mesh(
-            m,
+            (m, bone_count_at),
             mesh,
             fps,
             (&mut scene, &mut animation),
@@ -94,7 +104,7 @@ pub(crate) fn convert(
 }
 
 fn convert_mesh(
-    m: usize,
+    (m, bone_count_at): (usize, u64),
     mesh: &bmf_block::Mesh,
     fps: f32,
     out_scene: (&mut Scene, &mut Animation),
@@ -297,7 +307,10 @@ fn convert_mesh(
     budget.charge(
         (exported as u64).saturating_mul(per_bone),
         || format!("{exported} bones × {samples} samples"),
-        || format!("bmf mesh {m}: BoneCount {bone_count}"),
+        || Place {
+            text: format!("bmf mesh {m}: BoneCount {bone_count}"),
+            position: Some(Position::Byte(bone_count_at)),
+        },
     )?;
     convert_skin(
         m, skin, exported, mesh_node, fps, scene, animation, warnings,
@@ -454,6 +467,28 @@ fn convert_material(
         extras,
         ..Material::default()
     }
+}
+
+/// The byte offsets of a mesh's BoneCount block and of the next mesh, for a mesh starting at
+/// `at` (blocks are an 8-byte header and their payload; see `shared/formats/bmf.md`).
+fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
+    let materials: u64 = mesh
+        .materials
+        .iter()
+        .map(|x| 8 + 72 + 2 * x.texture.units().len() as u64)
+        .sum();
+    let bone_count_at = at
+        + 8
+        + mesh.vertices.as_bytes().len() as u64
+        + 8
+        + 2 * mesh.indices.len() as u64
+        + 8
+        + materials;
+    let skin = mesh
+        .skin
+        .as_ref()
+        .map_or(0, |s| 16 + 64 * s.matrices.len() as u64);
+    (bone_count_at, bone_count_at + skin + 8)
 }
 
 fn push<T>(v: &mut Option<Vec<T>>, x: T) {
