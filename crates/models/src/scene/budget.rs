@@ -116,7 +116,7 @@ fn len_bytes<T>(v: &[T]) -> u64 {
 
 /// What a scene costs in memory and in glTF output, generously: every array's bytes (shared
 /// index lists and key arrays once per use, as the writer may write them once per use), plus
-/// [`JSON_OBJECT`] per node, mesh, primitive, material, skin joint, animation, channel.
+/// 256 bytes per node, mesh, primitive, material, skin joint, animation, channel.
 pub fn cost(scene: &Scene) -> u64 {
     let mut total: u64 = 0;
     let mut add = |n: u64| total = total.saturating_add(n);

@@ -14,7 +14,10 @@
 //!   gets a flat skeleton: one root node `mesh<m>_skeleton` whose children are the joints
 //!   `bone_<b>`. Inverse bind matrices are the identity, so a joint's global transform *is* the
 //!   skinning matrix; its rest transform is the TRS decomposition of the converted (z-mirrored)
-//!   sample-0 matrix. The mesh itself hangs on its own untransformed root node.
+//!   sample-0 matrix. The mesh itself hangs on its own untransformed root node. Without any
+//!   AnimeMatrix sample a bone carries nothing but its number, so only the bones up to the
+//!   highest one a vertex is weighted to are exported (warning); the bones are charged to the
+//!   conversion budget before they are made, and a refusal names the BoneCount block's offset.
 //! * **Animation:** one animation (`animation`) with translation/rotation/scale channels per
 //!   joint (LINEAR), key `s` at `s / options.bmf_fps` seconds, values the TRS decomposition of
 //!   each converted matrix. Where the decomposition is not exact (error > 1e-4: shear or

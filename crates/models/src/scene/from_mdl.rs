@@ -33,6 +33,12 @@
 //!   keys at a repeated time or with non-finite numbers dropped, and samples before time 0 are
 //!   replaced by one at 0 (warnings). Curves whose node is not a bone (Camera, Lamp) and
 //!   malformed targets are reported, one warning per source.
+//! * **Bounded resampling:** each source is resampled once, by the first clip that plays it;
+//!   every other clip shares its channels (reference-counted keys, written once by the glTF
+//!   writer). A channel gets at most [`MAX_SAMPLES_PER_CHANNEL`] samples and the file at most
+//!   [`MAX_SAMPLES_PER_FILE`] (fewer when the conversion budget affords fewer); beyond that the
+//!   in-between samples are thinned evenly, every key is kept, and a warning says how many
+//!   channels were thinned. Keys are found by binary search.
 
 use super::budget::Budget;
 use super::{
