@@ -456,6 +456,7 @@ fn convert_divided(
     let mut joints: Vec<usize> = Vec::new();
     let mut ibms: Vec<[f32; 16]> = Vec::new();
     let mut conn_to_joint: Vec<u32> = Vec::new();
+    let mut joint_of_bone: HashMap<usize, usize> = HashMap::new();
     for (k, c) in part.connectors.iter().enumerate() {
         let Some(b) = usize::try_from(c.bone_index)
             .ok()
@@ -469,7 +470,7 @@ fn convert_divided(
             continue;
         };
         let ibm = transpose(c.offset.0);
-        if let Some(j) = joints.iter().position(|&x| x == b) {
+        if let Some(&j) = joint_of_bone.get(&b) {
             if ibms.get(j) != Some(&ibm) {
                 warnings.push(SceneWarning(format!(
                     "{here} connector {k}: bone {b} appears twice with different offsets; the \
@@ -479,6 +480,7 @@ fn convert_divided(
             conn_to_joint.push(u32::try_from(j).unwrap_or(u32::MAX));
         } else {
             conn_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
+            joint_of_bone.insert(b, joints.len());
             joints.push(b);
             ibms.push(ibm);
         }
