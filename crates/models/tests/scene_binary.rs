@@ -744,3 +744,39 @@ fn converted_front_faces_are_counter_clockwise() {
         }
     }
 }
+
+/// Issue 12: material colours that are not finite or outside 0..1 were repaired silently.
+#[test]
+fn bmf_and_smf_colour_repairs_are_warned() {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| p.ends_with("static_cube.bmf"))
+        .unwrap();
+    let Document::Bmf(mut bmf) = models::open(&path).unwrap() else {
+        unreachable!()
+    };
+    bmf.meshes[0].materials[0].diffuse = [f32::NAN, 2.0, 0.5, 1.0].into();
+    let c = Scene::from_document(&Document::Bmf(bmf)).unwrap();
+    let text = warnings_text(&c);
+    assert!(
+        text.contains("material 0: 1 non-finite colour components set to 0, 1 diffuse"),
+        "{text}"
+    );
+    assert_eq!(c.scene.materials[0].base_color, [0.0, 1.0, 0.5, 1.0]);
+
+    let path = test_support::fixtures("smf", "smf")
+        .into_iter()
+        .find(|p| p.ends_with("textured_materials.smf"))
+        .unwrap();
+    let Document::Smf(mut smf) = models::open(&path).unwrap() else {
+        unreachable!()
+    };
+    smf.meshes[0].materials[0].diffuse = Some([f32::NAN, -1.0, 0.5, 1.0]);
+    let c = Scene::from_document(&Document::Smf(smf)).unwrap();
+    let text = warnings_text(&c);
+    assert!(
+        text.contains("2 diffuse or emissive colour components outside 0..1 or not finite"),
+        "{text}"
+    );
+    assert_eq!(c.scene.materials[0].base_color, [1.0, 0.0, 0.5, 1.0]);
+}
