@@ -211,6 +211,25 @@ fn long_chains_convert_in_linear_time() {
     }
 }
 
+/// Ordinary large files are not refused: the benchmarks' skinned and animated models (100 000
+/// vertices, 72 bones, 100 keys per channel) in every format.
+#[test]
+fn large_ordinary_models_convert_within_the_budget() {
+    type Generate = fn() -> Result<Vec<u8>, large_models::Error>;
+    let generators: [(&str, Generate); 5] = [
+        ("skinned.bmf", large_models::bmf::skinned),
+        ("skinned.smf", large_models::smf::skinned),
+        ("skinned.mdl", large_models::mdl::skinned),
+        ("skinned.elem", large_models::elem::skinned),
+        ("skinned.skm", large_models::skm::skinned),
+    ];
+    for (name, generate) in generators {
+        let bytes = generate().unwrap();
+        let out = within_budget(name, &bytes);
+        out.glb.unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
 #[test]
 fn every_fixture_and_sample_converts_within_the_budget() {
     let root = test_support::workspace_root();

@@ -306,7 +306,10 @@ fn convert_mesh(
         used.min(bone_count)
     };
     let samples = skin.sample_count() as u64;
-    let per_bone = 3 * JSON_OBJECT + 64 + 16 + samples.saturating_mul(3 * (40 + 2 * JSON_OBJECT));
+    // Per bone: its node, joint and inverse bind matrix, three channels (a channel and a
+    // sampler object each) and 40 bytes of TRS values per sample (the file backs each
+    // bone-sample with a 64-byte matrix).
+    let per_bone = JSON_OBJECT + 8 + 64 + 3 * 2 * JSON_OBJECT + samples.saturating_mul(40);
     budget.charge(
         (exported as u64).saturating_mul(per_bone),
         || format!("{exported} bones × {samples} samples"),
