@@ -181,6 +181,24 @@ fn mdl_clips_sharing_a_source_resample_it_once() {
 }
 
 #[test]
+fn mdl_clips_the_budget_cannot_afford_are_refused_before_they_are_made() {
+    // 20 000 clips (a name and an index each) × 300 channels: 6 million channel entries.
+    let bytes = hostile::mdl_many_clips(20_000, 300);
+    let out = within_budget("mdl 20 000 clips x 300 channels", &bytes);
+    let err = out.glb.unwrap_err();
+    assert!(
+        err.contains("playing source 0 again") && err.contains("over the conversion budget"),
+        "{err}"
+    );
+    // 20 clips of the same source fit.
+    let out = within_budget(
+        "mdl 20 clips x 300 channels",
+        &hostile::mdl_many_clips(20, 300),
+    );
+    out.glb.unwrap();
+}
+
+#[test]
 fn mdl_samples_are_bounded_per_channel_and_say_so() {
     // One curve of 3 000 cubic keys 10 000 frames apart: 30 million samples unbounded.
     let bytes = hostile::mdl_shared_clips(1, 3_000, 10_000.0);

@@ -232,6 +232,38 @@ pub fn mdl_shared_clips(clips: usize, keys: usize, span: f32) -> Vec<u8> {
     .unwrap()
 }
 
+/// An MDL of `curves` bones, one source with a 2-key linear `pos.x` curve per bone, played by
+/// `clips` clips.
+pub fn mdl_many_clips(clips: usize, curves: usize) -> Vec<u8> {
+    mdl::Mdl {
+        version: 2,
+        bones: (0..curves)
+            .map(|b| mdl_bone(&format!("b{b}"), -1))
+            .collect(),
+        meshes: Vec::new(),
+        animation_sources: vec![mdl::AnimationSource {
+            name: "take".into(),
+            curves: (0..curves)
+                .map(|b| mdl::Curve {
+                    target: format!("b{b}.pos.x").as_str().into(),
+                    keys: vec![
+                        mdl::Keyframe::new(0.0, 0.0, mdl::Interpolation::LINEAR),
+                        mdl::Keyframe::new(1.0, 1.0, mdl::Interpolation::LINEAR),
+                    ],
+                })
+                .collect(),
+        }],
+        clips: (0..clips)
+            .map(|c| mdl::AnimationClip {
+                name: format!("c{c}").as_str().into(),
+                source_index: 0,
+            })
+            .collect(),
+    }
+    .to_bytes()
+    .unwrap()
+}
+
 /// An MDL of `bones` bones in one chain and one clip with a linear `pos.y` curve per bone.
 pub fn mdl_bone_chain(bones: usize) -> Vec<u8> {
     let curves = (0..bones)
@@ -281,5 +313,6 @@ pub fn corpus() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             mdl_shared_clips(500, 10, 10_000.0),
         ),
         ("mdl", "amplifying-bone-chain.mdl", mdl_bone_chain(300)),
+        ("mdl", "amplifying-many-clips.mdl", mdl_many_clips(2_000, 30)),
     ]
 }

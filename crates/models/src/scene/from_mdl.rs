@@ -38,15 +38,18 @@
 //!   writer). A channel gets at most [`MAX_SAMPLES_PER_CHANNEL`] samples and the file at most
 //!   [`MAX_SAMPLES_PER_FILE`] (fewer when the conversion budget affords fewer); beyond that the
 //!   in-between samples are thinned evenly, every key is kept, and a warning says how many
-//!   channels were thinned. Keys are found by binary search.
+//!   channels were thinned. Keys are found by binary search. Each further clip of a source
+//!   is charged to the conversion budget (its channel list and glTF objects) before it is made:
+//!   a clip costs a few bytes in the file, its channels can cost kilobytes.
 
-use super::budget::Budget;
+use super::budget::{Budget, JSON_OBJECT};
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
     normalize_quat, quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion,
     Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
     Transform, Vertices,
 };
+use crate::Error;
 use mdl_format as mdl;
 use serde_json::{json, Map};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -74,7 +77,11 @@ struct Rest {
     order: Order,
 }
 
-pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions, budget: &Budget) -> Conversion {
+pub(crate) fn convert(
+    doc: &mdl::Mdl,
+    options: &SceneOptions,
+    budget: &mut Budget,
+) -> Result<Conversion, Error> {
     let mut scene = Scene::default();
     let mut warnings = Vec::new();
     let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
@@ -205,7 +212,18 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions, budget: &Budget) -
             *p = true;
         }
         let channels = match resampled.get(&k) {
-            Some(channels) => channels.clone(),
+            Some(channels) => {
+                // Every further clip of a source shares its keys but still costs its channel
+                // list and glTF channel and sampler objects: charged before it is made, since
+                // clips are cheap in the file (a name and an index).
+                let per_channel = 2 * JSON_OBJECT + std::mem::size_of::<Channel>() as u64;
+                budget.charge(
+                    channels.len() as u64 * per_channel,
+                    || format!("{} more channels", channels.len()),
+                    || format!("mdl clip {c} ({name:?}) playing source {k} again"),
+                )?;
+                channels.clone()
+            }
             None => {
                 let cx = SourceContext {
                     by_name: &by_name,
@@ -252,7 +270,7 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions, budget: &Budget) -
             )));
         }
     }
-    Conversion { scene, warnings }
+    Ok(Conversion { scene, warnings })
 }
 
 /// The axis order of a raw rotation order, and a warning when it is not a plain Euler order.

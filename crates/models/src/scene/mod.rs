@@ -456,7 +456,7 @@ impl Scene {
             #[cfg(feature = "smf")]
             crate::Document::Smf(d) => from_smf::convert(d, options),
             #[cfg(feature = "mdl")]
-            crate::Document::Mdl(d) => from_mdl::convert(d, options, &budget),
+            crate::Document::Mdl(d) => from_mdl::convert(d, options, &mut budget)?,
             #[cfg(feature = "elem")]
             crate::Document::Elem(d) => from_elem::convert(d, options),
             #[cfg(feature = "skm")]
