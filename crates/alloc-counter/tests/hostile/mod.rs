@@ -313,6 +313,10 @@ pub fn corpus() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             mdl_shared_clips(500, 10, 10_000.0),
         ),
         ("mdl", "amplifying-bone-chain.mdl", mdl_bone_chain(300)),
-        ("mdl", "amplifying-many-clips.mdl", mdl_many_clips(2_000, 30)),
+        (
+            "mdl",
+            "amplifying-many-clips.mdl",
+            mdl_many_clips(2_000, 30),
+        ),
     ]
 }
