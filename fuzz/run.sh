@@ -9,7 +9,7 @@ target=$1
 secs=${2:-600}
 bin=${FUZZ_BIN_DIR:-target/x86_64-unknown-linux-gnu/release}/$target
 case $target in
-    detect_any | to_gltf) fmts="bmf smf mdl elem skm" ;;
+    detect_any | to_gltf | convert_bounded) fmts="bmf smf mdl elem skm" ;;
     *) fmts=${target#*_} ;;
 esac
 mkdir -p "corpus/$target" "artifacts/$target" logs

@@ -7,6 +7,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(doc) = models::from_bytes(data) else {
         return;
     };
-    let conversion = models::scene::Scene::from_document(&doc);
+    let Ok(conversion) = models::scene::Scene::from_document(&doc) else {
+        return;
+    };
     let _ = models::gltf::to_glb(&conversion.scene, &models::gltf::GltfOptions::default());
 });

@@ -5,6 +5,8 @@
 //! corpus: the smallest input per kind of refusal and a few inputs that read (see FUZZING.md),
 //! so that this test always has something to check for every format.
 
+mod hostile;
+
 use alloc_counter::{measure, Counting};
 use models::{Document, Format};
 use std::time::{Duration, Instant};
@@ -47,14 +49,57 @@ fn every_regression_input_is_refused_or_round_trips() {
                     );
                 }
             }
-            // The facade's detect-then-parse path and the scene/glTF path must not panic either.
+            // The facade's detect-then-parse path and the scene/glTF path must not panic either,
+            // and the conversion keeps its budget (issue 12).
             if let Ok(doc) = models::from_bytes(&bytes) {
-                let scene = models::scene::Scene::from_document(&doc).scene;
-                let _ = models::gltf::to_glb(&scene, &models::gltf::GltfOptions::default());
+                convert_within_budget(&path, &doc, bytes.len());
             }
             checked += 1;
         }
         assert!(checked > before, "{}: no regression inputs", dir.display());
     }
     eprintln!("{checked} regression inputs checked");
+}
+
+/// Converts `doc` (read from `len` bytes) under its budget and writes a `.glb`: peak memory and
+/// output within 64 × len + 16 MiB, or a refusal that is `BudgetExceeded`.
+fn convert_within_budget(path: &std::path::Path, doc: &Document, len: usize) {
+    let bound = 64 * len + (16 << 20);
+    let options = models::scene::SceneOptions {
+        budget: models::scene::Budget::for_input(len as u64),
+        ..models::scene::SceneOptions::default()
+    };
+    let (glb, peak) = measure(|| {
+        let conversion = models::scene::Scene::from_document_with(doc, &options)?;
+        models::gltf::to_glb(&conversion.scene, &models::gltf::GltfOptions::default())
+            .map_err(|e| models::Error::Io(std::io::Error::other(e.to_string())))
+    });
+    assert!(peak <= bound, "{}: peak {peak} > {bound}", path.display());
+    match glb {
+        Ok(glb) => assert!(glb.len() <= bound, "{}: glb {}", path.display(), glb.len()),
+        Err(models::Error::BudgetExceeded { .. }) => {}
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+/// The `amplifying-*` files of the corpus are exactly what `hostile::corpus()` makes (so they
+/// stay deterministic and can be remade: `MODELS_BLESS=1 cargo test -p alloc-counter --test
+/// regressions`).
+#[test]
+fn amplifying_corpus_matches_its_generators() {
+    // This crate's own path (not a shared helper's), since blessing writes files.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/regressions");
+    let bless = std::env::var_os("MODELS_BLESS").is_some();
+    for (format, name, bytes) in hostile::corpus() {
+        let path = root.join(format).join(name);
+        if bless {
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            on_disk == bytes,
+            "{} differs from its generator",
+            path.display()
+        );
+    }
 }

@@ -193,7 +193,9 @@ fn regular_input(path: &Path) -> Result<(), models::Error> {
 
 /// Same-format rewrite through the format's writer.
 fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
-    let document = crate::pack::open_with_warnings(input, &args.password)?.document;
+    let document = crate::pack::open_with_warnings(input, &args.password)?
+        .0
+        .document;
     let from = document.format();
     let to = Format::from_path(output).unwrap_or(from); // checked by require_known_extension
     if to != from {
@@ -210,12 +212,15 @@ fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
 
 /// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
 fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
-    let parsed = crate::pack::open_with_warnings(input, &args.password)?;
+    // The conversion budget derives from the input's size (see models::scene::Budget).
+    let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
     let options = SceneOptions {
         bmf_fps: args.bmf_fps,
+        budget: models::scene::Budget::for_input(input_len),
         ..SceneOptions::default()
     };
-    let conversion = Scene::from_document_with(&parsed.document, &options);
+    let conversion = Scene::from_document_with(&parsed.document, &options)
+        .map_err(|e| e.at(input).to_string())?;
     let mut scene = conversion.scene;
     if scene.name.is_empty() {
         scene.name = crate::pack::model_stem(input);

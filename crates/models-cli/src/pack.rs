@@ -435,7 +435,12 @@ fn inner_path(pack: &Path, name: &str) -> PathBuf {
 
 /// A model in a pack, or a plain file: opens `path` either way. A pack named without `::`
 /// is refused with a hint.
-pub(crate) fn open_with_warnings(path: &Path, password: &PasswordArg) -> Result<Parsed, String> {
+/// Reads the model at `path` (a file, or `PACK::NAME`); returns it with the size of its bytes
+/// (the file's, or the entry's once decrypted), from which the conversion budget follows.
+pub(crate) fn open_with_warnings(
+    path: &Path,
+    password: &PasswordArg,
+) -> Result<(Parsed, u64), String> {
     let Some((pack_path, inner)) = split_inner(path) else {
         if is_pack(path) {
             return Err(format!(
@@ -444,7 +449,8 @@ pub(crate) fn open_with_warnings(path: &Path, password: &PasswordArg) -> Result<
                 path.display()
             ));
         }
-        return models::open_with_warnings(path).map_err(|e| e.to_string());
+        let parsed = models::open_with_warnings(path).map_err(|e| e.to_string())?;
+        return Ok((parsed, std::fs::metadata(path).map_or(0, |m| m.len())));
     };
     let key = password.key()?;
     let bytes = read_file(&pack_path)?;
@@ -464,7 +470,8 @@ pub(crate) fn open_with_warnings(path: &Path, password: &PasswordArg) -> Result<
             shown.display()
         ));
     };
-    models::Document::parse_as(format, &data).map_err(|e| e.at(&shown).to_string())
+    let parsed = models::Document::parse_as(format, &data).map_err(|e| e.at(&shown).to_string())?;
+    Ok((parsed, data.len() as u64))
 }
 
 /// The models inside a pack: `(PACK::INNER, relative output path without extension)` for

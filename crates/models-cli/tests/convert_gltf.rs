@@ -71,7 +71,7 @@ fn convert_to_glb_matches_the_scene() {
         assert!(stderr(&o).contains("wrote"), "{}", stderr(&o));
 
         let doc = models::open(&input).unwrap();
-        let scene = models::scene::Scene::from_document(&doc).scene;
+        let scene = models::scene::Scene::from_document(&doc).unwrap().scene;
         let (gltf, _) = read_glb(&out);
         let vertices: usize = scene
             .meshes

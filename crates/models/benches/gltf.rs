@@ -24,14 +24,17 @@ fn bench(c: &mut Criterion) {
     for (name, generate) in formats {
         let bytes = generate().expect("the large model generates");
         let doc = models::from_bytes(&bytes).expect("the large model reads");
-        let glb = to_glb(&Scene::from_document(&doc).scene, &GltfOptions::default())
-            .expect("the large model exports");
+        let glb = to_glb(
+            &Scene::from_document(&doc).unwrap().scene,
+            &GltfOptions::default(),
+        )
+        .expect("the large model exports");
         assert_eq!(&glb[..4], b"glTF");
         drop(glb);
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_function(name, |b| {
             b.iter(|| {
-                let scene = Scene::from_document(black_box(&doc)).scene;
+                let scene = Scene::from_document(black_box(&doc)).unwrap().scene;
                 to_glb(&scene, &GltfOptions::default()).expect("exports")
             })
         });

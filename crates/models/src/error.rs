@@ -61,6 +61,28 @@ pub enum Error {
         /// Requested target format.
         to: Format,
     },
+    /// Converting the file would take more memory or output than its size allows (see
+    /// [`scene::Budget`](crate::scene::Budget): the scene may cost 16 × the input + 4 MiB, so
+    /// that conversion and glTF writing stay within 64 × the input + 16 MiB).
+    #[error(
+        "{place}{}: {what} would take {needed} bytes, over the conversion budget of {limit} bytes{}",
+        position.map(|p| format!(" (at {p})")).unwrap_or_default(),
+        budget_rule(*input_len)
+    )]
+    BudgetExceeded {
+        /// What in the file asks for it (format, mesh, block or clip, and the declared count).
+        place: String,
+        /// Where that is in the file, when known.
+        position: Option<Position>,
+        /// What would have been built.
+        what: String,
+        /// The bytes the conversion would have reached.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+        /// The input size the limit derives from (`None`: an explicit limit).
+        input_len: Option<u64>,
+    },
     /// A BMF read or write error.
     #[cfg(feature = "bmf")]
     #[error(transparent)]
@@ -93,6 +115,13 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+}
+
+fn budget_rule(input_len: Option<u64>) -> String {
+    match input_len {
+        Some(n) => format!(" (16 × the {n}-byte input + 4 MiB for the scene)"),
+        None => String::new(),
+    }
 }
 
 fn enabled_list() -> String {
@@ -141,6 +170,7 @@ impl Error {
             Error::Elem(e) => e.position().map(|(l, c)| Position::LineColumn(l, c)),
             #[cfg(feature = "skm")]
             Error::Skm(e) => e.position().map(|(l, c)| Position::LineColumn(l, c)),
+            Error::BudgetExceeded { position, .. } => *position,
             _ => None,
         }
     }

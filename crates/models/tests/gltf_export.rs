@@ -142,7 +142,7 @@ fn every_fixture_and_sample_converts_and_reads_back_with_the_scene_figures() {
     let mut report = Vec::new();
     for path in all_inputs() {
         let Some(doc) = open(&path) else { continue };
-        let conversion = Scene::from_document_with(&doc, &SceneOptions::default());
+        let conversion = Scene::from_document_with(&doc, &SceneOptions::default()).unwrap();
         let (glb, warnings) =
             to_glb_with_warnings(&conversion.scene, &GltfOptions::for_source(&path))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -77,7 +77,7 @@ fn skinned_quad() -> Scene {
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
-                indices: vec![0, 1, 2, 0, 2, 3],
+                indices: vec![0, 1, 2, 0, 2, 3].into(),
                 material: Some(0),
             }],
             extras: extras.clone(),
@@ -108,15 +108,17 @@ fn skinned_quad() -> Scene {
                     node: 2,
                     path: ChannelPath::Rotation,
                     interpolation: Interpolation::Linear,
-                    times: vec![0.0, 0.5, 1.25],
-                    values: [[0.0, 0.0, 0.0, 1.0], axis_quat(2, 0.5), axis_quat(2, 1.0)].concat(),
+                    times: vec![0.0, 0.5, 1.25].into(),
+                    values: [[0.0, 0.0, 0.0, 1.0], axis_quat(2, 0.5), axis_quat(2, 1.0)]
+                        .concat()
+                        .into(),
                 },
                 Channel {
                     node: 1,
                     path: ChannelPath::Translation,
                     interpolation: Interpolation::Step,
-                    times: vec![0.0, 0.5, 1.25],
-                    values: vec![0.0; 9],
+                    times: vec![0.0, 0.5, 1.25].into(),
+                    values: vec![0.0; 9].into(),
                 },
             ],
             extras: serde_json::Map::new(),
@@ -289,7 +291,7 @@ fn index_type_follows_the_vertex_count() {
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
-                indices: vec![0, 1, 69_999],
+                indices: vec![0, 1, 69_999].into(),
                 material: None,
             }],
             ..Mesh::default()
@@ -328,7 +330,7 @@ fn invalid_data_is_repaired_and_reported() {
     scene.meshes[0].primitives[0].indices.extend([0, 1, 9, 0]); // a bad triangle and a stray index
     scene.nodes[1].children.push(1); // a cycle onto itself
     scene.nodes[2].children.push(1); // ... and through node 2
-    scene.animations[0].channels[0].times = vec![0.0, 0.0, 1.0];
+    scene.animations[0].channels[0].times = vec![0.0, 0.0, 1.0].into();
     scene.skins[0].inverse_bind_matrices[0][11] = -0.0; // left by a z mirror: valid
     scene.skins[0].inverse_bind_matrices[1][15] = 2.0; // projective: invalid
     let dup = scene.animations[0].channels[1].clone();
@@ -781,7 +783,7 @@ fn absolute_texture_paths_follow_the_outside_folder_rules_in_every_format() {
         "Elfreina Extension Model File\r\nFile Version 1.00\r\nMeshDataList {{\r\nMeshContainer {{\r\nMaterials {{\r\nMaterial {{\r\nTextureFilename=\"{absolute}\"\r\n}}\r\n}}\r\nMesh {{\r\nPositions {{\r\n0:0:0\r\n1:0:0\r\n0:1:0\r\n}}\r\nTextureUV {{\r\n0:0\r\n1:0\r\n0:1\r\n}}\r\nVertexIndices {{\r\n3,0:1:2\r\n}}\r\nAttributes {{\r\n0\r\n}}\r\n}}\r\n}}\r\n}}\r\n"
     );
     let doc = models::from_bytes(elem.as_bytes()).unwrap();
-    let scene = models::scene::Scene::from_document(&doc).scene;
+    let scene = models::scene::Scene::from_document(&doc).unwrap().scene;
     assert_eq!(
         scene.materials[0].color_texture.as_deref(),
         Some(absolute),
@@ -878,4 +880,66 @@ fn textures_written_beside_the_output_resolve_and_are_png() {
     // Without --force, a second write is refused before any image is written over.
     let err = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
+}
+
+/// Issue 12: primitives whose indices are overlapping ranges of one shared list are written
+/// with one index view and an accessor per primitive at its offset; a bad triangle in the list
+/// is dropped once and every range still reads the right triangles.
+#[test]
+fn overlapping_shared_ranges_are_written_once() {
+    let list = std::sync::Arc::new(vec![0, 1, 2, 1, 2, 3, 2, 3, 9, 3, 4, 5]);
+    let range = |r: std::ops::Range<usize>| Primitive {
+        indices: Indices::shared(&list, r).unwrap(),
+        material: None,
+    };
+    let scene = Scene {
+        nodes: vec![Node {
+            mesh: Some(0),
+            ..Node::default()
+        }],
+        roots: vec![0],
+        meshes: vec![Mesh {
+            vertices: Vertices {
+                positions: (0..6).map(|i| [i as f32, (i % 2) as f32, 0.0]).collect(),
+                ..Vertices::default()
+            },
+            primitives: vec![range(0..9), range(3..12), range(0..12)],
+            ..Mesh::default()
+        }],
+        ..Scene::default()
+    };
+    let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    dump("shared_indices", &glb);
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|w| w.contains("1 triangles refer to vertices beyond"))
+            .count(),
+        3,
+        "{warnings:?}"
+    );
+    let (doc, blob) = read(&glb);
+    let index_views = doc
+        .views()
+        .filter(|v| v.target() == Some(::gltf::buffer::Target::ElementArrayBuffer))
+        .count();
+    assert_eq!(index_views, 1);
+    let read: Vec<Vec<u32>> = doc
+        .meshes()
+        .next()
+        .unwrap()
+        .primitives()
+        .map(|p| {
+            let reader = p.reader(|_| Some(blob.as_slice()));
+            reader.read_indices().unwrap().into_u32().collect()
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            vec![0, 1, 2, 1, 2, 3],
+            vec![1, 2, 3, 3, 4, 5],
+            vec![0, 1, 2, 1, 2, 3, 3, 4, 5]
+        ]
+    );
 }

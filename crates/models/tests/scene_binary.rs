@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 fn open(path: &Path) -> (Document, Summary, Conversion) {
     let doc = models::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let summary = doc.summary();
-    let conv = Scene::from_document(&doc);
+    let conv = Scene::from_document(&doc).unwrap();
     (doc, summary, conv)
 }
 
@@ -657,7 +657,7 @@ fn mdl_quirky_curves_are_reported_when_played() {
     // Play source 0: RootNode.pos.x with keys at frames 10 then 0 (decreasing, interpolation
     // 5), a curve on "Camera" and a malformed target.
     mdl.clips[0].source_index = 0;
-    let conv = Scene::from_document(&Document::Mdl(mdl));
+    let conv = Scene::from_document(&Document::Mdl(mdl)).unwrap();
     check_scene("quirks (source 0)", &conv.scene);
     let text = warnings_text(&conv);
     for needle in [
@@ -743,4 +743,40 @@ fn converted_front_faces_are_counter_clockwise() {
             );
         }
     }
+}
+
+/// Issue 12: material colours that are not finite or outside 0..1 were repaired silently.
+#[test]
+fn bmf_and_smf_colour_repairs_are_warned() {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| p.ends_with("static_cube.bmf"))
+        .unwrap();
+    let Document::Bmf(mut bmf) = models::open(&path).unwrap() else {
+        unreachable!()
+    };
+    bmf.meshes[0].materials[0].diffuse = [f32::NAN, 2.0, 0.5, 1.0].into();
+    let c = Scene::from_document(&Document::Bmf(bmf)).unwrap();
+    let text = warnings_text(&c);
+    assert!(
+        text.contains("material 0: 1 non-finite colour components set to 0, 1 diffuse"),
+        "{text}"
+    );
+    assert_eq!(c.scene.materials[0].base_color, [0.0, 1.0, 0.5, 1.0]);
+
+    let path = test_support::fixtures("smf", "smf")
+        .into_iter()
+        .find(|p| p.ends_with("textured_materials.smf"))
+        .unwrap();
+    let Document::Smf(mut smf) = models::open(&path).unwrap() else {
+        unreachable!()
+    };
+    smf.meshes[0].materials[0].diffuse = Some([f32::NAN, -1.0, 0.5, 1.0]);
+    let c = Scene::from_document(&Document::Smf(smf)).unwrap();
+    let text = warnings_text(&c);
+    assert!(
+        text.contains("2 diffuse or emissive colour components outside 0..1 or not finite"),
+        "{text}"
+    );
+    assert_eq!(c.scene.materials[0].base_color, [1.0, 0.0, 0.5, 1.0]);
 }

@@ -15,7 +15,7 @@ fn files(format: &str) -> Vec<PathBuf> {
 fn load(path: &Path) -> (Document, Summary, Conversion) {
     let doc = models::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let summary = doc.summary();
-    let conv = Scene::from_document(&doc);
+    let conv = Scene::from_document(&doc).unwrap();
     (doc, summary, conv)
 }
 
@@ -487,7 +487,7 @@ fn elem_mirror_of_keys_and_matrices() {
         0.6:0:0:0.8\r\n    }\r\n    ScaleKeys {\r\n     1:1:1\r\n     1:1:1\r\n    }\r\n   }\r\n  }\r\n \
         }\r\n}\r\n";
     let doc = models::from_bytes(text.as_bytes()).expect("parse");
-    let conv = Scene::from_document(&doc);
+    let conv = Scene::from_document(&doc).unwrap();
     let scene = &conv.scene;
     assert_eq!(
         scene.nodes[0].transform,
@@ -587,7 +587,7 @@ fn skm_mirror_of_bones_and_weight_clamp() {
         Attributes: 1\r\n0 0 1 0 3\r\n\
         Bone: 2\r\n\"r\"\r\n0 -1 -1\r\n0 0 1 0 1 1\r\n0 0 0 1\r\n\"c\"\r\n1 0 -1\r\n0 1 3 0 2 3\r\n0 0 0 1\r\n";
     let doc = models::from_bytes(text.as_bytes()).expect("parse");
-    let conv = Scene::from_document(&doc);
+    let conv = Scene::from_document(&doc).unwrap();
     let scene = &conv.scene;
     // Bone "c": begin (0, 1, 3) − parent begin (0, 0, 1) = (0, 1, 2) → mirrored (0, 1, −2).
     let c = scene.skins[0].joints[1];

@@ -1,6 +1,7 @@
 //! The builder: [`Scene`] → glTF JSON + one binary buffer, repairing (with a warning) whatever
 //! the glTF-Validator would reject.
 
+use super::indices::{self, PrimIndices};
 use super::textures::{self, Embedded};
 use super::{Error, Gltf, GltfOptions};
 use crate::scene::{
@@ -14,7 +15,7 @@ use json::validation::{Checked::Valid, USize64};
 use json::Index;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Which textures a written material uses (its primitives need TEXCOORD_0, and TANGENT for a
 /// normal map).
@@ -38,6 +39,18 @@ enum FoundImage {
     Done(Index<json::Texture>),
     /// A new file: its real path and its PNG or JPEG bytes with their MIME type.
     New(std::path::PathBuf, Vec<u8>, &'static str),
+}
+
+/// Key arrays already written: input accessors by their times (within one animation), and
+/// whole samplers by the scene's shared key arrays (across animations).
+#[derive(Default)]
+struct WrittenKeys {
+    inputs: HashMap<Vec<u32>, Index<json::Accessor>>,
+    #[allow(clippy::type_complexity)]
+    samplers: HashMap<
+        (*const Vec<f32>, *const Vec<f32>, ChannelPath, Interpolation),
+        (Index<json::Accessor>, Index<json::Accessor>, Interpolation),
+    >,
 }
 
 struct Builder<'a> {
@@ -88,11 +101,13 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
     for node in &scene.nodes {
         if let (Some(m), Some(s)) = (node.mesh, node.skin) {
             if let (Some(list), Some(Some(_))) = (mesh_skins.get_mut(m), skins.get(s)) {
-                if !list.contains(&s) {
-                    list.push(s);
-                }
+                list.push(s);
             }
         }
+    }
+    for list in &mut mesh_skins {
+        list.sort_unstable();
+        list.dedup();
     }
     let mut meshes: Vec<Option<(Index<json::Mesh>, bool)>> = Vec::new();
     for (i, mesh) in scene.meshes.iter().enumerate() {
@@ -195,8 +210,11 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         }
     }
 
+    let mut written = WrittenKeys::default();
     for (i, anim) in scene.animations.iter().enumerate() {
-        b.animation(i, anim, h.len())?;
+        b.animation(i, anim, h.len(), &mut written)?;
+        // Times are shared within an animation only (as before); samplers across animations.
+        written.inputs.clear();
     }
 
     // glTF allows a scene without nodes, but common readers (the `gltf` crate, so Bevy)
@@ -253,6 +271,13 @@ struct Hierarchy {
     roots: Vec<usize>,
     /// Names of synthetic nodes appended after the scene's nodes.
     synthetic: Vec<String>,
+    /// Depth-first entry and exit numbers of the scene's nodes in the forest as built by
+    /// [`Hierarchy::new`] (adopting roots does not change who is whose ancestor among them).
+    visit: Vec<(usize, usize)>,
+    /// Union-find over tree tops: `top[i]` leads (through `top` again) to the root of node
+    /// `i`'s tree, with path compression; [`Hierarchy::adopt`] links adopted roots to the new
+    /// node. Finding a root is then near O(1) instead of a walk up a long chain.
+    top: Vec<usize>,
 }
 
 impl Hierarchy {
@@ -284,6 +309,7 @@ impl Hierarchy {
         // Nodes unreachable from a parentless node sit on (or under) a cycle: cut the cycle at
         // the first such node, which becomes a root.
         let mut reached = vec![false; n];
+        let mut next_unreached = 0usize;
         let mut stack: Vec<usize> = parent
             .iter()
             .enumerate()
@@ -300,9 +326,14 @@ impl Hierarchy {
                     stack.extend(children.get(i).into_iter().flatten().copied());
                 }
             }
-            let Some(i) = reached.iter().position(|r| !r) else {
+            // Resume the search for an unreached node where the last one stopped.
+            while reached.get(next_unreached).is_some_and(|&r| r) {
+                next_unreached += 1;
+            }
+            let i = next_unreached;
+            if i >= n {
                 break;
-            };
+            }
             if let Some(p) = parent.get_mut(i).and_then(Option::take) {
                 if let Some(siblings) = children.get_mut(p) {
                     siblings.retain(|&c| c != i);
@@ -316,6 +347,7 @@ impl Hierarchy {
             stack.push(i);
         }
         let mut roots = Vec::new();
+        let mut is_root = HashSet::new();
         for &r in &scene.roots {
             match parent.get(r) {
                 None => warnings.push(SceneWarning(format!(
@@ -324,20 +356,26 @@ impl Hierarchy {
                 Some(Some(p)) => warnings.push(SceneWarning(format!(
                     "scene root {r} is a child of node {p}; kept only as a child"
                 ))),
-                Some(None) if !roots.contains(&r) => roots.push(r),
-                Some(None) => {}
+                Some(None) => {
+                    if is_root.insert(r) {
+                        roots.push(r);
+                    }
+                }
             }
         }
         for (i, p) in parent.iter().enumerate() {
-            if p.is_none() && !roots.contains(&i) {
+            if p.is_none() && is_root.insert(i) {
                 roots.push(i);
             }
         }
+        let (visit, top) = number_forest(&roots, &children, n);
         Self {
             children,
             parent,
             roots,
             synthetic: Vec::new(),
+            visit,
+            top,
         }
     }
 
@@ -345,23 +383,24 @@ impl Hierarchy {
         self.parent.len()
     }
 
-    fn root_of(&self, mut i: usize) -> usize {
-        while let Some(Some(p)) = self.parent.get(i) {
-            i = *p;
+    fn root_of(&mut self, i: usize) -> usize {
+        let mut r = i;
+        while let Some(&up) = self.top.get(r).filter(|&&up| up != r) {
+            r = up;
         }
-        i
+        // Path compression.
+        let mut x = i;
+        while let Some(up) = self.top.get_mut(x).filter(|up| **up != r) {
+            x = std::mem::replace(up, r);
+        }
+        r
     }
 
-    /// Whether `a` is `b` or one of its ancestors.
-    fn is_ancestor_or_self(&self, a: usize, mut b: usize) -> bool {
-        loop {
-            if a == b {
-                return true;
-            }
-            match self.parent.get(b) {
-                Some(Some(p)) => b = *p,
-                _ => return false,
-            }
+    /// Whether scene node `a` is `b` or one of its ancestors.
+    fn is_ancestor_or_self(&self, a: usize, b: usize) -> bool {
+        match (self.visit.get(a), self.visit.get(b)) {
+            (Some(&(a_in, a_out)), Some(&(b_in, b_out))) => a_in <= b_in && b_out <= a_out,
+            _ => false,
         }
     }
 
@@ -371,17 +410,22 @@ impl Hierarchy {
         self.parent.push(None);
         self.children.push(roots.to_vec());
         self.synthetic.push(name);
+        self.top.push(new);
         for &r in roots {
             if let Some(p) = self.parent.get_mut(r) {
                 *p = Some(new);
             }
+            if let Some(t) = self.top.get_mut(r) {
+                *t = new;
+            }
         }
+        let adopted: HashSet<usize> = roots.iter().copied().collect();
         let at = self
             .roots
             .iter()
-            .position(|r| roots.contains(r))
+            .position(|r| adopted.contains(r))
             .unwrap_or(self.roots.len());
-        self.roots.retain(|r| !roots.contains(r));
+        self.roots.retain(|r| !adopted.contains(r));
         self.roots.insert(at.min(self.roots.len()), new);
         new
     }
@@ -396,6 +440,41 @@ impl Hierarchy {
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
     }
+}
+
+/// Depth-first entry/exit numbers of every node of the forest under `roots` (iteratively: a
+/// chain of 120 000 bones must not overflow the stack), and every node's tree root.
+fn number_forest(
+    roots: &[usize],
+    children: &[Vec<usize>],
+    n: usize,
+) -> (Vec<(usize, usize)>, Vec<usize>) {
+    let mut visit = vec![(0usize, 0usize); n];
+    let mut top: Vec<usize> = (0..n).collect();
+    let mut clock = 0usize;
+    // (node, entered): a node is pushed twice, for its entry and its exit.
+    let mut stack: Vec<(usize, bool)> = Vec::new();
+    for &r in roots {
+        stack.push((r, false));
+        while let Some((i, entered)) = stack.pop() {
+            clock += 1;
+            if entered {
+                if let Some(v) = visit.get_mut(i) {
+                    v.1 = clock;
+                }
+                continue;
+            }
+            if let Some(v) = visit.get_mut(i) {
+                v.0 = clock;
+            }
+            if let Some(t) = top.get_mut(i) {
+                *t = r;
+            }
+            stack.push((i, true));
+            stack.extend(children.get(i).into_iter().flatten().map(|&c| (c, false)));
+        }
+    }
+    (visit, top)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,6 +548,34 @@ impl Builder<'_> {
         )
     }
 
+    /// An accessor of `count` elements at `offset` bytes into an existing view.
+    fn accessor_in(
+        &mut self,
+        view: Index<json::buffer::View>,
+        offset: usize,
+        count: usize,
+        component: ComponentType,
+        type_: Type,
+    ) -> Result<Index<json::Accessor>, Error> {
+        push(
+            &mut self.root.accessors,
+            json::Accessor {
+                buffer_view: Some(view),
+                byte_offset: (offset > 0).then(|| USize64::from(offset)),
+                count: USize64::from(count),
+                component_type: Valid(GenericComponentType(component)),
+                extensions: None,
+                extras: None,
+                type_: Valid(type_),
+                min: None,
+                max: None,
+                name: None,
+                normalized: false,
+                sparse: None,
+            },
+        )
+    }
+
     fn node_transform(&mut self, label: &str, t: &Transform) -> json::Node {
         let (mut tr, mut q, mut s) = match *t {
             Transform::Trs {
@@ -524,12 +631,8 @@ impl Builder<'_> {
                 plans.push(None);
                 continue;
             }
-            let mut seen = vec![false; n];
-            if let Some(&j) = skin
-                .joints
-                .iter()
-                .find(|&&j| seen.get_mut(j).is_some_and(|s| std::mem::replace(s, true)))
-            {
+            let mut seen = HashSet::with_capacity(skin.joints.len());
+            if let Some(&j) = skin.joints.iter().find(|&&j| !seen.insert(j)) {
                 self.warn(format!(
                     "{label}: joint node {j} listed twice; skin not written"
                 ));
@@ -575,9 +678,10 @@ impl Builder<'_> {
             }
             // A common root for the joints.
             let mut roots: Vec<usize> = Vec::new();
+            let mut distinct = HashSet::new();
             for &j in &skin.joints {
                 let r = h.root_of(j);
-                if !roots.contains(&r) {
+                if distinct.insert(r) {
                     roots.push(r);
                 }
             }
@@ -964,50 +1068,16 @@ impl Builder<'_> {
         }
 
         // Primitives first: which survive decides whether the mesh is written at all.
-        let mut prims: Vec<(Vec<u32>, Option<usize>)> = Vec::new();
+        let plan = indices::plan(&label, mesh, n, material_count, &mut self.warnings);
         let mut needs_uv = false;
         let mut needs_tangents = false;
-        for (p, prim) in mesh.primitives.iter().enumerate() {
-            let whole = prim.indices.len() / 3 * 3;
-            if whole != prim.indices.len() {
-                self.warn(format!(
-                    "{label} primitive {p}: {} indices is not a multiple of 3; the last {} dropped",
-                    prim.indices.len(),
-                    prim.indices.len() - whole
-                ));
-            }
-            let mut indices = Vec::with_capacity(whole);
-            let mut bad = 0usize;
-            for tri in prim.indices.chunks_exact(3) {
-                if tri.iter().all(|&x| (x as usize) < n) {
-                    indices.extend_from_slice(tri);
-                } else {
-                    bad += 1;
-                }
-            }
-            if bad > 0 {
-                self.warn(format!(
-                    "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
-                ));
-            }
-            let material = match prim.material {
-                Some(m) if m >= material_count => {
-                    self.warn(format!(
-                        "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
-                    ));
-                    None
-                }
-                m => m,
-            };
-            if indices.is_empty() {
-                continue;
-            }
+        for (_, material) in &plan.prims {
             if let Some(uses) = material.and_then(|m| textured.get(m)) {
                 needs_uv |= uses.any;
                 needs_tangents |= uses.normal_map;
             }
-            prims.push((indices, material));
         }
+        let prims = &plan.prims;
         if prims.is_empty() {
             if total_indices > 0 {
                 self.warn(format!("{label}: no drawable triangles; not written"));
@@ -1088,7 +1158,7 @@ impl Builder<'_> {
             let given = self.same_len(&label, "tangents", v.tangents.as_deref(), n);
             let generated = match (given, v.uv0.as_deref()) {
                 (None, Some(uv)) if needs_tangents && uv.len() == n => {
-                    let triangles = prims.iter().flat_map(|(idx, _)| idx.chunks_exact(3));
+                    let triangles = plan.triangles().into_iter();
                     Some(generate_tangents(&positions, &fixed, uv, triangles))
                 }
                 _ => None,
@@ -1267,27 +1337,49 @@ impl Builder<'_> {
             (None, None, _) => {}
         }
 
-        // Index accessors.
+        // Index accessors; a shared list is written once, at its first use.
         let mut primitives = Vec::with_capacity(prims.len());
+        let mut list_views: Vec<Option<Index<json::buffer::View>>> = vec![None; plan.lists.len()];
+        let (component, size) = if n <= 65_535 {
+            (ComponentType::U16, 2)
+        } else {
+            (ComponentType::U32, 4)
+        };
         for (indices, material) in prims {
-            let count = indices.len();
-            let (bytes, component) = if n <= 65_535 {
-                let b: Vec<u8> = indices
-                    .iter()
-                    .flat_map(|&x| u16::try_from(x).unwrap_or(0).to_le_bytes())
-                    .collect();
-                (Cow::Owned(b), ComponentType::U16)
-            } else {
-                (u32_bytes(&indices), ComponentType::U32)
+            let acc = match indices {
+                PrimIndices::Own(indices) => self.accessor(
+                    &index_bytes(indices, component),
+                    indices.len(),
+                    component,
+                    Type::Scalar,
+                    Some(Target::ElementArrayBuffer),
+                    None,
+                )?,
+                PrimIndices::Shared { list, range } => {
+                    let view = match list_views.get(*list).copied().flatten() {
+                        Some(view) => view,
+                        None => {
+                            let data = plan.lists.get(*list).map_or(&[][..], |l| l.as_slice());
+                            let view = self.view(
+                                &index_bytes(data, component),
+                                Some(Target::ElementArrayBuffer),
+                            )?;
+                            if let Some(slot) = list_views.get_mut(*list) {
+                                *slot = Some(view);
+                            }
+                            view
+                        }
+                    };
+                    self.accessor_in(
+                        view,
+                        range.start * size,
+                        range.len(),
+                        component,
+                        Type::Scalar,
+                    )?
+                }
             };
-            let acc = self.accessor(
-                &bytes,
-                count,
-                component,
-                Type::Scalar,
-                Some(Target::ElementArrayBuffer),
-                None,
-            )?;
+            let material = *material;
             primitives.push(json::mesh::Primitive {
                 attributes: attributes.clone(),
                 extensions: None,
@@ -1313,6 +1405,30 @@ impl Builder<'_> {
         Ok(Some((index, skinned)))
     }
 
+    /// The input accessor of `times`, written once per distinct list of times.
+    fn times_accessor(
+        &mut self,
+        times: &[f32],
+        inputs: &mut HashMap<Vec<u32>, Index<json::Accessor>>,
+    ) -> Result<Index<json::Accessor>, Error> {
+        let key: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
+        if let Some(&a) = inputs.get(&key) {
+            return Ok(a);
+        }
+        let first = times.first().copied().unwrap_or_default();
+        let last = times.last().copied().unwrap_or_default();
+        let a = self.accessor(
+            &f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(times)),
+            times.len(),
+            ComponentType::F32,
+            Type::Scalar,
+            None,
+            Some((floats(&[first]), floats(&[last]))),
+        )?;
+        inputs.insert(key, a);
+        Ok(a)
+    }
+
     /// `attr` when it has one entry per vertex; otherwise `None` and a warning.
     fn same_len<'s, T>(
         &mut self,
@@ -1333,12 +1449,17 @@ impl Builder<'_> {
         }
     }
 
-    fn animation(&mut self, i: usize, anim: &Animation, node_count: usize) -> Result<(), Error> {
+    fn animation(
+        &mut self,
+        i: usize,
+        anim: &Animation,
+        node_count: usize,
+        written: &mut WrittenKeys,
+    ) -> Result<(), Error> {
         let label = label("animation", i, &anim.name);
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
-        let mut inputs: HashMap<Vec<u32>, Index<json::Accessor>> = HashMap::new();
-        let mut targets: Vec<(usize, ChannelPath)> = Vec::new();
+        let mut targets: HashSet<(usize, ChannelPath)> = HashSet::new();
         for (c, ch) in anim.channels.iter().enumerate() {
             let clabel = format!("{label} channel {c}");
             if ch.node >= node_count {
@@ -1348,60 +1469,61 @@ impl Builder<'_> {
                 ));
                 continue;
             }
-            if targets.contains(&(ch.node, ch.path)) {
+            if !targets.insert((ch.node, ch.path)) {
                 self.warn(format!(
                     "{clabel}: node {} {:?} is already animated by an earlier channel; dropped",
                     ch.node, ch.path
                 ));
                 continue;
             }
-            let (times, values, interpolation) = match clean_channel(ch) {
-                Ok((t, v, interp, notes)) => {
-                    for note in notes {
-                        self.warn(format!("{clabel}: {note}"));
-                    }
-                    (t, v, interp)
-                }
-                Err(reason) => {
-                    self.warn(format!("{clabel}: {reason}; channel dropped"));
-                    continue;
-                }
+            let (type_, property) = match ch.path {
+                ChannelPath::Translation => (Type::Vec3, json::animation::Property::Translation),
+                ChannelPath::Rotation => (Type::Vec4, json::animation::Property::Rotation),
+                ChannelPath::Scale => (Type::Vec3, json::animation::Property::Scale),
             };
-            targets.push((ch.node, ch.path));
-            let key: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
-            let input = match inputs.get(&key) {
-                Some(a) => *a,
+            // Key arrays already written for another channel (another clip of the same MDL
+            // source) are referred to again instead of being cleaned and written again.
+            let memo = (
+                ch.times.as_ptr(),
+                ch.values.as_ptr(),
+                ch.path,
+                ch.interpolation,
+            );
+            let (input, output, interpolation) = match written.samplers.get(&memo) {
+                Some(&done) => done,
                 None => {
-                    let first = times.first().copied().unwrap_or_default();
-                    let last = times.last().copied().unwrap_or_default();
-                    let a = self.accessor(
-                        &f32_bytes(&times.iter().map(|t| [*t]).collect::<Vec<_>>()),
-                        times.len(),
+                    let (times, values, interpolation) = match clean_channel(ch) {
+                        Ok((t, v, interp, notes)) => {
+                            for note in notes {
+                                self.warn(format!("{clabel}: {note}"));
+                            }
+                            (t, v, interp)
+                        }
+                        Err(reason) => {
+                            self.warn(format!("{clabel}: {reason}; channel dropped"));
+                            continue;
+                        }
+                    };
+                    let input = self.times_accessor(&times, &mut written.inputs)?;
+                    let comps = if ch.path == ChannelPath::Rotation {
+                        4
+                    } else {
+                        3
+                    };
+                    let output = self.accessor(
+                        &f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(&values)),
+                        values.len() / comps,
                         ComponentType::F32,
-                        Type::Scalar,
+                        type_,
                         None,
-                        Some((floats(&[first]), floats(&[last]))),
+                        None,
                     )?;
-                    inputs.insert(key, a);
-                    a
+                    written
+                        .samplers
+                        .insert(memo, (input, output, interpolation));
+                    (input, output, interpolation)
                 }
             };
-            let (type_, comps, property) = match ch.path {
-                ChannelPath::Translation => (Type::Vec3, 3, json::animation::Property::Translation),
-                ChannelPath::Rotation => (Type::Vec4, 4, json::animation::Property::Rotation),
-                ChannelPath::Scale => (Type::Vec3, 3, json::animation::Property::Scale),
-            };
-            let output = self.accessor(
-                &values
-                    .iter()
-                    .flat_map(|v| v.to_le_bytes())
-                    .collect::<Vec<u8>>(),
-                values.len() / comps,
-                ComponentType::F32,
-                type_,
-                None,
-                None,
-            )?;
             let sampler = push(
                 &mut samplers,
                 json::animation::Sampler {
@@ -1764,6 +1886,20 @@ fn f32_bytes<const N: usize>(v: &[[f32; N]]) -> Cow<'_, [u8]> {
     }
 }
 
+/// Index bytes as `u16` (every index is below 65 536: checked by the caller) or `u32`.
+fn index_bytes(indices: &[u32], component: ComponentType) -> Cow<'_, [u8]> {
+    if component == ComponentType::U16 {
+        Cow::Owned(
+            indices
+                .iter()
+                .flat_map(|&x| u16::try_from(x).unwrap_or(0).to_le_bytes())
+                .collect(),
+        )
+    } else {
+        u32_bytes(indices)
+    }
+}
+
 /// [`f32_bytes`] for `u32` values.
 fn u32_bytes(v: &[u32]) -> Cow<'_, [u8]> {
     if cfg!(target_endian = "little") {
@@ -1785,7 +1921,14 @@ fn bin_estimate(scene: &Scene) -> usize {
             let n = v.positions.len();
             // position, normal, tangent, 2 UV sets, colour, joints, weights, and alignment
             let per_vertex = 12 + 12 + 16 + 8 + 8 + 16 + 8 + 16;
-            let indices: usize = m.primitives.iter().map(|p| p.indices.len()).sum();
+            // A list shared by several primitives is written at most once in all.
+            let mut lists = HashSet::new();
+            let indices: usize = m
+                .primitives
+                .iter()
+                .filter(|p| lists.insert(std::sync::Arc::as_ptr(p.indices.list())))
+                .map(|p| p.indices.list().len())
+                .sum();
             n.saturating_mul(per_vertex)
                 .saturating_add(indices.saturating_mul(4))
                 .saturating_add(m.primitives.len().saturating_mul(4))
@@ -1836,7 +1979,7 @@ mod tests {
             node: 0,
             path: ChannelPath::Rotation,
             interpolation: Interpolation::Linear,
-            times: vec![0.0, 0.0, 1.0, f32::NAN, 0.5, 2.0],
+            times: vec![0.0, 0.0, 1.0, f32::NAN, 0.5, 2.0].into(),
             values: [
                 [0.0, 0.0, 0.0, 2.0],
                 [9.0; 4],
@@ -1845,7 +1988,8 @@ mod tests {
                 [9.0; 4],
                 [0.0, 0.0, 0.0, 0.0],
             ]
-            .concat(),
+            .concat()
+            .into(),
         };
         let (t, v, _, notes) = clean_channel(&ch).unwrap();
         assert_eq!(t, [0.0, 1.0, 2.0]);
@@ -1855,7 +1999,7 @@ mod tests {
         );
         assert_eq!(notes.len(), 1);
         let short = crate::scene::Channel {
-            values: vec![0.0; 3],
+            values: vec![0.0; 3].into(),
             ..ch
         };
         assert!(clean_channel(&short).is_err());

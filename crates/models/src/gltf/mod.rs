@@ -25,6 +25,7 @@
 //! ```
 
 mod build;
+mod indices;
 mod textures;
 
 use crate::output::{write_new_files, Overwrite};
@@ -216,7 +217,7 @@ pub fn bin_path(out: &Path) -> PathBuf {
 /// use models::scene::Scene;
 ///
 /// let doc = models::open("Chara_R.bmf")?;
-/// let conversion = Scene::from_document(&doc);
+/// let conversion = Scene::from_document(&doc)?;
 /// for w in &conversion.warnings {
 ///     eprintln!("warning: {w}");
 /// }

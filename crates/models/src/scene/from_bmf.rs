@@ -14,7 +14,10 @@
 //!   gets a flat skeleton: one root node `mesh<m>_skeleton` whose children are the joints
 //!   `bone_<b>`. Inverse bind matrices are the identity, so a joint's global transform *is* the
 //!   skinning matrix; its rest transform is the TRS decomposition of the converted (z-mirrored)
-//!   sample-0 matrix. The mesh itself hangs on its own untransformed root node.
+//!   sample-0 matrix. The mesh itself hangs on its own untransformed root node. Without any
+//!   AnimeMatrix sample a bone carries nothing but its number, so only the bones up to the
+//!   highest one a vertex is weighted to are exported (warning); the bones are charged to the
+//!   conversion budget before they are made, and a refusal names the BoneCount block's offset.
 //! * **Animation:** one animation (`animation`) with translation/rotation/scale channels per
 //!   joint (LINEAR), key `s` at `s / options.bmf_fps` seconds, values the TRS decomposition of
 //!   each converted matrix. Where the decomposition is not exact (error > 1e-4: shear or
@@ -25,17 +28,24 @@
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
 
+use super::budget::{Budget, Place, JSON_OBJECT};
+use super::shared::SharedTriangles;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
-    Animation, Channel, ChannelPath, Conversion, Interpolation, Material, Mesh, Node, Primitive,
-    Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
+    Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
+    Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
 };
+use crate::{Error, Position};
 use serde_json::{json, Map};
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
 
-pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversion {
+pub(crate) fn convert(
+    doc: &bmf_block::Bmf,
+    options: &SceneOptions,
+    budget: &mut Budget,
+) -> Result<Conversion, Error> {
     let mut scene = Scene {
         name: String::new(),
         ..Scene::default()
@@ -55,14 +65,31 @@ pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversio
         30.0
     };
     let mut tangents_dropped = 0usize;
+    // Byte offset of the current mesh's first block: after the 16-byte header and, in BDV1.1,
+    // the 8-byte MashCount block (the reader keeps every byte, so these are the file's).
+    let mut mesh_at = doc.header.raw.len() as u64
+        + if doc.header.version() == bmf_block::Version::V1_1 {
+            8
+        } else {
+            0
+        };
     for (m, mesh) in doc.meshes.iter().enumerate() {
+        let (bone_count_at, next) = block_offsets(mesh, mesh_at);
+        mesh_at = next;
         if matches!(
             mesh.vertices.kind(),
             bmf_block::VertexKind::Tangent | bmf_block::VertexKind::SkinnedTangent
         ) {
             tangents_dropped += 1;
         }
-        convert_mesh(m, mesh, fps, &mut scene, &mut animation, &mut warnings);
+        convert_mesh(
+            (m, bone_count_at),
+            mesh,
+            fps,
+            (&mut scene, &mut animation),
+            budget,
+            &mut warnings,
+        )?;
     }
     if tangents_dropped > 0 {
         warnings.push(SceneWarning(format!(
@@ -76,17 +103,18 @@ pub(crate) fn convert(doc: &bmf_block::Bmf, options: &SceneOptions) -> Conversio
             .insert("bmf_samples_per_second".into(), json!(fps));
         scene.animations.push(animation);
     }
-    Conversion { scene, warnings }
+    Ok(Conversion { scene, warnings })
 }
 
 fn convert_mesh(
-    m: usize,
+    (m, bone_count_at): (usize, u64),
     mesh: &bmf_block::Mesh,
     fps: f32,
-    scene: &mut Scene,
-    animation: &mut Animation,
+    out_scene: (&mut Scene, &mut Animation),
+    budget: &mut Budget,
     warnings: &mut Vec<SceneWarning>,
-) {
+) -> Result<(), Error> {
+    let (scene, animation) = out_scene;
     let vertex_count = mesh.vertices.len();
     let bone_count = mesh
         .skin
@@ -110,6 +138,7 @@ fn convert_mesh(
     };
     let mut joints = Vec::new();
     let mut weights = Vec::new();
+    let mut highest_joint: Option<u16> = None;
     let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
     for (i, v) in mesh.vertices.iter().enumerate() {
         let used = referenced.get(i).copied().unwrap_or(false);
@@ -151,6 +180,11 @@ fn convert_mesh(
             if changed {
                 bad_weights += 1;
             }
+            for (&jk, &wk) in j.iter().zip(&w) {
+                if wk > 0.0 && highest_joint.is_none_or(|h| jk > h) {
+                    highest_joint = Some(jk);
+                }
+            }
             joints.push(j);
             weights.push(w);
         }
@@ -183,29 +217,40 @@ fn convert_mesh(
         )));
     }
 
-    // Materials and primitives.
+    // Materials and primitives. Material ranges may overlap: every primitive is a range of one
+    // shared, winding-swapped copy of the index block (one per phase `start % 3`, since a range
+    // groups its indices into triangles from its own start).
     let mut primitives = Vec::new();
+    let mut phases: [Option<SharedTriangles>; 3] = [None, None, None];
     for (k, mat) in mesh.materials.iter().enumerate() {
         let material = scene.materials.len();
-        scene.materials.push(convert_material(m, k, mat));
+        scene.materials.push(convert_material(m, k, mat, warnings));
         let start = usize::try_from(mat.start_index).unwrap_or(usize::MAX);
         let count = usize::try_from(mat.index_count).unwrap_or(0);
-        let range = start
+        let in_block = start
             .checked_add(count)
-            .and_then(|end| mesh.indices.get(start..end));
-        let Some(range) = range else {
+            .is_some_and(|end| end <= mesh.indices.len());
+        if !in_block {
             warnings.push(SceneWarning(format!(
                 "bmf mesh {m} material {k}: index range {start}+{count} outside the index block; \
                  primitive skipped"
             )));
             continue;
-        };
-        let mut indices = Vec::with_capacity(range.len());
-        for t in range.chunks_exact(3) {
-            if let [a, b, c] = *t {
-                indices.extend([u32::from(a), u32::from(c), u32::from(b)]);
-            }
         }
+        let phase = start % 3;
+        let Some(shared) = phases.get_mut(phase) else {
+            continue;
+        };
+        let shared = shared.get_or_insert_with(|| {
+            let tail = mesh.indices.get(phase..).unwrap_or_default();
+            let triangles = |t: usize| match tail.get(t * 3..t * 3 + 3) {
+                Some(&[a, b, c]) => Some([u32::from(a), u32::from(c), u32::from(b)]),
+                _ => None,
+            };
+            SharedTriangles::new(tail.len() / 3, triangles).0
+        });
+        let first = (start - phase) / 3;
+        let indices = shared.range(first, first + count / 3);
         if indices.is_empty() {
             warnings.push(SceneWarning(format!(
                 "bmf mesh {m} material {k}: no triangles; primitive skipped"
@@ -221,7 +266,7 @@ fn convert_mesh(
         warnings.push(SceneWarning(format!(
             "bmf mesh {m}: no triangles; mesh not exported"
         )));
-        return;
+        return Ok(());
     }
     let mesh_index = scene.meshes.len();
     let mut extras = Map::new();
@@ -242,11 +287,41 @@ fn convert_mesh(
     scene.roots.push(mesh_node);
 
     let Some(skin) = mesh.skin.as_ref().filter(|_| skinned) else {
-        return;
+        return Ok(());
     };
+    // Bones with no AnimeMatrix sample carry nothing but their number: without samples, only
+    // the bones up to the highest one a vertex is weighted to are exported (a BoneCount of
+    // 2^31 - 1 with an empty AnimeMatrix must not make 2^31 - 1 nodes).
+    let exported = if skin.sample_count() > 0 {
+        bone_count
+    } else {
+        let used = highest_joint.map_or(1, |j| usize::from(j) + 1);
+        if used < bone_count {
+            warnings.push(SceneWarning(format!(
+                "bmf mesh {m}: BoneCount {bone_count} but no animation sample and no vertex \
+                 weighted to a bone above {}; only bones 0..{used} exported",
+                used - 1
+            )));
+        }
+        used.min(bone_count)
+    };
+    let samples = skin.sample_count() as u64;
+    // Per bone: its node, joint and inverse bind matrix, three channels (a channel and a
+    // sampler object each) and 40 bytes of TRS values per sample (the file backs each
+    // bone-sample with a 64-byte matrix).
+    let per_bone = JSON_OBJECT + 8 + 64 + 3 * 2 * JSON_OBJECT + samples.saturating_mul(40);
+    budget.charge(
+        (exported as u64).saturating_mul(per_bone),
+        || format!("{exported} bones × {samples} samples"),
+        || Place {
+            text: format!("bmf mesh {m}: BoneCount {bone_count}"),
+            position: Some(Position::Byte(bone_count_at)),
+        },
+    )?;
     convert_skin(
-        m, skin, bone_count, mesh_node, fps, scene, animation, warnings,
+        m, skin, exported, mesh_node, fps, scene, animation, warnings,
     );
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -309,7 +384,7 @@ fn convert_skin(
         )));
         return;
     }
-    let times: Vec<f32> = (0..samples).map(|s| s as f32 / fps).collect();
+    let times = Keys::from((0..samples).map(|s| s as f32 / fps).collect::<Vec<f32>>());
     for (b, &node) in joints.iter().enumerate() {
         let mut tv = Vec::with_capacity(samples * 3);
         let mut rv = Vec::with_capacity(samples * 4);
@@ -353,18 +428,37 @@ fn convert_skin(
                 path,
                 interpolation: Interpolation::Linear,
                 times: times.clone(),
-                values,
+                values: values.into(),
             });
         }
     }
 }
 
-fn convert_material(m: usize, k: usize, mat: &bmf_block::Material) -> Material {
-    let v4 = |v: [f32; 4]| v.map(finite_or_zero);
-    let diffuse = v4(mat.diffuse.into());
-    let specular = v4(mat.specular.into());
-    let ambient = v4(mat.ambient.into());
-    let emissive = v4(mat.emissive.into());
+fn convert_material(
+    m: usize,
+    k: usize,
+    mat: &bmf_block::Material,
+    warnings: &mut Vec<SceneWarning>,
+) -> Material {
+    let raw: [[f32; 4]; 4] = [
+        mat.diffuse.into(),
+        mat.specular.into(),
+        mat.ambient.into(),
+        mat.emissive.into(),
+    ];
+    let [diffuse, specular, ambient, emissive] = raw.map(|v| v.map(finite_or_zero));
+    let non_finite = raw.iter().flatten().filter(|x| !x.is_finite()).count();
+    let clamped = diffuse
+        .iter()
+        .chain(emissive.iter().take(3))
+        .filter(|x| !(0.0..=1.0).contains(*x))
+        .count();
+    if non_finite > 0 || clamped > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf mesh {m} material {k}: {non_finite} non-finite colour components set to 0, \
+             {clamped} diffuse or emissive components outside 0..1 clamped"
+        )));
+    }
     let mut extras = Map::new();
     extras.insert("specular".into(), json!(specular));
     extras.insert("ambient".into(), json!(ambient));
@@ -379,6 +473,28 @@ fn convert_material(m: usize, k: usize, mat: &bmf_block::Material) -> Material {
         extras,
         ..Material::default()
     }
+}
+
+/// The byte offsets of a mesh's BoneCount block and of the next mesh, for a mesh starting at
+/// `at` (blocks are an 8-byte header and their payload; see `shared/formats/bmf.md`).
+fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
+    let materials: u64 = mesh
+        .materials
+        .iter()
+        .map(|x| 8 + 72 + 2 * x.texture.units().len() as u64)
+        .sum();
+    let bone_count_at = at
+        + 8
+        + mesh.vertices.as_bytes().len() as u64
+        + 8
+        + 2 * mesh.indices.len() as u64
+        + 8
+        + materials;
+    let skin = mesh
+        .skin
+        .as_ref()
+        .map_or(0, |s| 16 + 64 * s.matrices.len() as u64);
+    (bone_count_at, bone_count_at + skin + 8)
 }
 
 fn push<T>(v: &mut Option<Vec<T>>, x: T) {

@@ -40,8 +40,8 @@
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
     normalize3, normalize_quat, pack_influences, AlphaMode, Animation, Channel, ChannelPath,
-    Conversion, Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning,
-    Skin, Transform, Vertices, IDENTITY,
+    Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
+    SceneWarning, Skin, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -218,33 +218,34 @@ struct Nodes {
     rest: Vec<[f32; 16]>,
     /// Parent of each scene node.
     parent: Vec<Option<usize>>,
+    /// World rest matrix and tree root of each scene node, computed once in [`hierarchy`] from
+    /// the parent's (a parent always comes first): no walk to the root per bone, which was
+    /// quadratic on long chains.
+    world: Vec<[f32; 16]>,
+    root: Vec<usize>,
 }
 
 impl Nodes {
-    fn world(&self, mut node: usize) -> [f32; 16] {
-        let mut m = IDENTITY;
-        let mut steps = 0;
-        while let Some(local) = self.rest.get(node) {
-            m = mul(*local, m);
-            steps += 1;
-            match self.parent.get(node).copied().flatten() {
-                Some(p) if steps <= self.rest.len() => node = p,
-                _ => break,
-            }
-        }
-        m
+    fn world(&self, node: usize) -> [f32; 16] {
+        self.world.get(node).copied().unwrap_or(IDENTITY)
     }
 
-    fn root_of(&self, mut node: usize) -> usize {
-        let mut steps = 0;
-        while let Some(Some(p)) = self.parent.get(node) {
-            node = *p;
-            steps += 1;
-            if steps > self.parent.len() {
-                break;
-            }
-        }
-        node
+    fn root_of(&self, node: usize) -> usize {
+        self.root.get(node).copied().unwrap_or(node)
+    }
+
+    /// Appends a node of rest matrix `rest` under `parent` (an earlier node, else a root).
+    fn push(&mut self, rest: [f32; 16], parent: Option<usize>) {
+        let index = self.rest.len();
+        let earlier = parent.filter(|&p| p < index);
+        let (world, root) = match earlier {
+            Some(p) => (mul(self.world(p), rest), self.root_of(p)),
+            None => (rest, index),
+        };
+        self.rest.push(rest);
+        self.parent.push(parent);
+        self.world.push(world);
+        self.root.push(root);
     }
 }
 
@@ -260,6 +261,8 @@ fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
         by_name: HashMap::new(),
         rest: Vec::new(),
         parent: Vec::new(),
+        world: Vec::new(),
+        root: Vec::new(),
     };
     let mut duplicates = Vec::new();
     for (i, (parent, node)) in doc.hierarchy.flatten().into_iter().enumerate() {
@@ -306,8 +309,7 @@ fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
             transform,
             ..Node::default()
         });
-        nodes.rest.push(rest);
-        nodes.parent.push(parent);
+        nodes.push(rest, parent);
         match parent.and_then(|p| scene.nodes.get_mut(p)) {
             Some(p) => p.children.push(index),
             None => scene.roots.push(index),
@@ -493,7 +495,9 @@ fn triangles(
     cx: &mut Ctx,
 ) -> Vec<Primitive> {
     let vcount = m.vertex_count();
-    let mut prims: Vec<Primitive> = Vec::new();
+    // One list per material in order of first use; the map finds a material's list in O(1).
+    let mut lists: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
+    let mut slot_of: HashMap<Option<usize>, usize> = HashMap::new();
     let (mut bad_faces, mut bad_material) = (0usize, 0usize);
     let mut expected = m.face_indices.len();
     for (f, face) in m.faces().enumerate() {
@@ -510,17 +514,11 @@ fn triangles(
             }
             None => None,
         };
-        let prim = match prims.iter().position(|p| p.material == material) {
-            Some(p) => p,
-            None => {
-                prims.push(Primitive {
-                    indices: Vec::new(),
-                    material,
-                });
-                prims.len() - 1
-            }
-        };
-        let Some(prim) = prims.get_mut(prim) else {
+        let slot = *slot_of.entry(material).or_insert_with(|| {
+            lists.push((material, Vec::new()));
+            lists.len() - 1
+        });
+        let Some((_, indices)) = lists.get_mut(slot) else {
             continue;
         };
         let Some((&c0, rest)) = face.split_first() else {
@@ -529,12 +527,19 @@ fn triangles(
         for pair in rest.windows(2) {
             let &[a, b] = pair else { continue };
             if cx.mirror {
-                prim.indices.extend_from_slice(&[c0, b, a]);
+                indices.extend_from_slice(&[c0, b, a]);
             } else {
-                prim.indices.extend_from_slice(&[c0, a, b]);
+                indices.extend_from_slice(&[c0, a, b]);
             }
         }
     }
+    let prims: Vec<Primitive> = lists
+        .into_iter()
+        .map(|(material, indices)| Primitive {
+            indices: indices.into(),
+            material,
+        })
+        .collect();
     if bad_faces > 0 {
         cx.warn(format!(
             "{place}: {bad_faces} faces with fewer than 3 corners or an index out of range skipped"
@@ -754,6 +759,7 @@ fn make_skin(
     cx: &mut Ctx,
 ) -> usize {
     let mut joints = Vec::new();
+    let mut in_joints = std::collections::HashSet::new();
     let mut ibms = Vec::new();
     for i in 0..c.bone_count() {
         let name = c.bone_names.get(i).cloned();
@@ -761,7 +767,7 @@ fn make_skin(
         let existing = name
             .as_ref()
             .and_then(|n| nodes.by_name.get(n).copied())
-            .filter(|n| !joints.contains(n));
+            .filter(|n| !in_joints.contains(n));
         let ibm = match (offset, existing) {
             (Some(Some(m)), _) => m,
             (Some(None), _) | (None, _) => {
@@ -804,6 +810,7 @@ fn make_skin(
                 index
             }
         };
+        in_joints.insert(joint);
         joints.push(joint);
         ibms.push(ibm);
     }
@@ -839,12 +846,22 @@ fn skin_vertices(
     let n = m.vertex_count();
     let bones = c.bone_count();
     let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); n];
+    // The first bone of each name, looked up by map (one search per part was quadratic); made
+    // only when a part names its bone.
+    let mut bone_by_name: Option<HashMap<&str, usize>> = None;
     for (pi, part) in m.blend_list.parts.iter().enumerate() {
         cx.unknown(&part.extra, &format!("{place} BlendPart {pi}"));
         let joint = part.transform_index.map(|t| t as usize).or_else(|| {
+            let by_name = bone_by_name.get_or_insert_with(|| {
+                let mut map = HashMap::new();
+                for (i, name) in c.bone_names.iter().enumerate() {
+                    map.entry(name.as_str()).or_insert(i);
+                }
+                map
+            });
             part.bone_name
                 .as_ref()
-                .and_then(|b| c.bone_names.iter().position(|n| n == b))
+                .and_then(|b| by_name.get(b.as_str()).copied())
         });
         let Some(joint) = joint
             .filter(|&j| j < bones)
@@ -939,7 +956,7 @@ fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) 
             ex.insert("loop".into(), json!(v));
         }
         let mut part_transitions = Map::new();
-        let mut targeted: Vec<usize> = Vec::new();
+        let mut targeted = std::collections::HashSet::new();
         for (pi, part) in a.bone_animation.parts.iter().enumerate() {
             let pname = part
                 .node_name
@@ -965,7 +982,7 @@ fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) 
             let rest = nodes.rest.get(node).copied().unwrap_or(IDENTITY);
             if let Some(channels) = bone_channels(part, node, rest, time_ms, &pplace, cx) {
                 anim.channels.extend(channels);
-                targeted.push(node);
+                targeted.insert(node);
             }
         }
         if !part_transitions.is_empty() {
@@ -1083,12 +1100,13 @@ fn bone_channels(
         cx.warn(format!("{place}: no usable keys"));
         return None;
     }
-    let channel = |path, values| Channel {
+    let times = Keys::from(times);
+    let channel = |path, values: Vec<f32>| Channel {
         node,
         path,
         interpolation,
         times: times.clone(),
-        values,
+        values: values.into(),
     };
     Some([
         channel(ChannelPath::Translation, t_out),

@@ -33,16 +33,26 @@
 //!   keys at a repeated time or with non-finite numbers dropped, and samples before time 0 are
 //!   replaced by one at 0 (warnings). Curves whose node is not a bone (Camera, Lamp) and
 //!   malformed targets are reported, one warning per source.
+//! * **Bounded resampling:** each source is resampled once, by the first clip that plays it;
+//!   every other clip shares its channels (reference-counted keys, written once by the glTF
+//!   writer). A channel gets at most [`MAX_SAMPLES_PER_CHANNEL`] samples and the file at most
+//!   [`MAX_SAMPLES_PER_FILE`] (fewer when the conversion budget affords fewer); beyond that the
+//!   in-between samples are thinned evenly, every key is kept, and a warning says how many
+//!   channels were thinned. Keys are found by binary search. Each further clip of a source
+//!   is charged to the conversion budget (its channel list and glTF objects) before it is made:
+//!   a clip costs a few bytes in the file, its channels can cost kilobytes.
 
+use super::budget::{Budget, JSON_OBJECT};
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
     normalize_quat, quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion,
     Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
     Transform, Vertices,
 };
+use crate::Error;
 use mdl_format as mdl;
 use serde_json::{json, Map};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
@@ -67,7 +77,11 @@ struct Rest {
     order: Order,
 }
 
-pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
+pub(crate) fn convert(
+    doc: &mdl::Mdl,
+    options: &SceneOptions,
+    budget: &mut Budget,
+) -> Result<Conversion, Error> {
     let mut scene = Scene::default();
     let mut warnings = Vec::new();
     let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
@@ -80,7 +94,12 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
         60.0
     };
     let names: Vec<String> = doc.bones.iter().map(|b| b.name.to_string_lossy()).collect();
-    let bone_by_name = |node: &str| names.iter().position(|n| n == node);
+    // The first bone of each name (a map: curves look their bone up by name).
+    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for (i, n) in names.iter().enumerate() {
+        by_name.entry(n.as_str()).or_insert(i);
+    }
+    let bone_by_name = |node: &str| by_name.get(node).copied();
 
     // Bones animated by any curve must get a TRS transform.
     let mut animated = vec![false; doc.bones.len()];
@@ -128,20 +147,14 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
             }
         }
     }
-    let root_of = |mut b: usize| {
-        for _ in 0..=doc.bones.len() {
-            match doc
-                .bones
-                .get(b)
-                .and_then(|bone| usize::try_from(bone.parent).ok())
-                .filter(|&p| p < b)
-            {
-                Some(p) => b = p,
-                None => break,
-            }
-        }
-        b
-    };
+    // Every bone's root, computed once (a parent always comes before its child).
+    let mut roots: Vec<usize> = Vec::with_capacity(doc.bones.len());
+    for (i, bone) in doc.bones.iter().enumerate() {
+        let parent = usize::try_from(bone.parent).ok().filter(|&p| p < i);
+        let root = parent.and_then(|p| roots.get(p).copied()).unwrap_or(i);
+        roots.push(root);
+    }
+    let root_of = |b: usize| roots.get(b).copied().unwrap_or(b);
 
     // Meshes.
     let mut binormals = false;
@@ -173,12 +186,21 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
         ));
     }
 
-    // Animations: one per clip.
+    // Animations: one per clip. Each source is resampled once, by the first clip that plays
+    // it; later clips share its channels (the key arrays are reference-counted).
+    let mut resampled: HashMap<usize, Vec<Channel>> = HashMap::new();
+    // Samples also fit the budget: one costs at most 4 + 16 bytes of keys, 64 with margin.
+    let affordable = budget.limit().saturating_sub(budget.used()) / 64;
+    let mut allowance = SampleAllowance {
+        left: MAX_SAMPLES_PER_FILE.min(usize::try_from(affordable).unwrap_or(usize::MAX)),
+        thinned: 0,
+    };
+    let mut played = vec![false; doc.animation_sources.len()];
     for (c, clip) in doc.clips.iter().enumerate() {
         let name = clip.name.to_string_lossy();
-        let Some(source) = usize::try_from(clip.source_index)
+        let Some((k, source)) = usize::try_from(clip.source_index)
             .ok()
-            .and_then(|s| doc.animation_sources.get(s))
+            .and_then(|s| Some((s, doc.animation_sources.get(s)?)))
         else {
             warnings.push(SceneWarning(format!(
                 "mdl clip {c} ({name:?}): source {} does not exist; not exported",
@@ -186,7 +208,33 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
             )));
             continue;
         };
-        let channels = source_channels(c, source, &names, &rests, fps, &mut warnings);
+        if let Some(p) = played.get_mut(k) {
+            *p = true;
+        }
+        let channels = match resampled.get(&k) {
+            Some(channels) => {
+                // Every further clip of a source shares its keys but still costs its channel
+                // list and glTF channel and sampler objects: charged before it is made, since
+                // clips are cheap in the file (a name and an index).
+                let per_channel = 2 * JSON_OBJECT + std::mem::size_of::<Channel>() as u64;
+                budget.charge(
+                    channels.len() as u64 * per_channel,
+                    || format!("{} more channels", channels.len()),
+                    || format!("mdl clip {c} ({name:?}) playing source {k} again"),
+                )?;
+                channels.clone()
+            }
+            None => {
+                let cx = SourceContext {
+                    by_name: &by_name,
+                    rests: &rests,
+                    fps,
+                };
+                let channels = source_channels(c, source, &cx, &mut allowance, &mut warnings);
+                resampled.insert(k, channels.clone());
+                channels
+            }
+        };
         if channels.is_empty() {
             warnings.push(SceneWarning(format!(
                 "mdl clip {c} ({name:?}): its source {:?} animates no bone; not exported \
@@ -203,11 +251,17 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
             extras,
         });
     }
+    if allowance.thinned > 0 {
+        warnings.push(SceneWarning(format!(
+            "mdl: {} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
+             each, or more than the file's allowance ({MAX_SAMPLES_PER_FILE}, or what the \
+             conversion budget affords); their in-between samples were thinned (every key is \
+             kept)",
+            allowance.thinned
+        )));
+    }
     for (k, source) in doc.animation_sources.iter().enumerate() {
-        let played = doc
-            .clips
-            .iter()
-            .any(|c| usize::try_from(c.source_index).ok() == Some(k));
+        let played = played.get(k).copied().unwrap_or(false);
         if !played && !source.curves.is_empty() {
             warnings.push(SceneWarning(format!(
                 "mdl animation source {k} ({:?}, {} curves) is played by no clip; not exported",
@@ -216,7 +270,7 @@ pub(crate) fn convert(doc: &mdl::Mdl, options: &SceneOptions) -> Conversion {
             )));
         }
     }
-    Conversion { scene, warnings }
+    Ok(Conversion { scene, warnings })
 }
 
 /// The axis order of a raw rotation order, and a warning when it is not a plain Euler order.
@@ -420,6 +474,7 @@ fn convert_divided(
     let mut joints: Vec<usize> = Vec::new();
     let mut ibms: Vec<[f32; 16]> = Vec::new();
     let mut conn_to_joint: Vec<u32> = Vec::new();
+    let mut joint_of_bone: HashMap<usize, usize> = HashMap::new();
     for (k, c) in part.connectors.iter().enumerate() {
         let Some(b) = usize::try_from(c.bone_index)
             .ok()
@@ -433,7 +488,7 @@ fn convert_divided(
             continue;
         };
         let ibm = transpose(c.offset.0);
-        if let Some(j) = joints.iter().position(|&x| x == b) {
+        if let Some(&j) = joint_of_bone.get(&b) {
             if ibms.get(j) != Some(&ibm) {
                 warnings.push(SceneWarning(format!(
                     "{here} connector {k}: bone {b} appears twice with different offsets; the \
@@ -443,6 +498,7 @@ fn convert_divided(
             conn_to_joint.push(u32::try_from(j).unwrap_or(u32::MAX));
         } else {
             conn_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
+            joint_of_bone.insert(b, joints.len());
             joints.push(b);
             ibms.push(ibm);
         }
@@ -558,7 +614,10 @@ fn convert_divided(
             )));
         }
         if !indices.is_empty() {
-            primitives.push(Primitive { indices, material });
+            primitives.push(Primitive {
+                indices: indices.into(),
+                material,
+            });
         }
     }
     if face < part.faces.len() {
@@ -577,7 +636,7 @@ fn convert_divided(
         }
         if !indices.is_empty() {
             primitives.push(Primitive {
-                indices,
+                indices: indices.into(),
                 material: None,
             });
         }
@@ -657,11 +716,9 @@ fn evaluate(keys: &[mdl::Keyframe], t: f32) -> Option<f32> {
     if t <= first.time {
         return Some(first.value);
     }
-    let seg = keys.windows(2).find_map(|w| match *w {
-        [k0, k1] if t < k1.time => Some([k0, k1]),
-        _ => None,
-    });
-    let Some([k0, k1]) = seg else {
+    // The first key after `t` (keys are sorted by time): binary search.
+    let next = keys.partition_point(|k| k.time <= t);
+    let (Some(&k0), Some(&k1)) = (keys.get(next.wrapping_sub(1)), keys.get(next)) else {
         return keys.last().map(|k| k.value);
     };
     let span = k1.time - k0.time;
@@ -702,15 +759,16 @@ fn evaluate(keys: &[mdl::Keyframe], t: f32) -> Option<f32> {
 fn source_channels(
     c: usize,
     source: &mdl::AnimationSource,
-    names: &[String],
-    rests: &[Rest],
-    fps: f32,
+    cx: &SourceContext<'_>,
+    allowance: &mut SampleAllowance,
     warnings: &mut Vec<SceneWarning>,
 ) -> Vec<Channel> {
+    let (rests, fps) = (cx.rests, cx.fps);
     let here = format!("mdl clip {c} source {:?}", source.name.to_string_lossy());
     // (bone, channel) → curves by axis x, y, z, w.
     let mut groups: BTreeMap<(usize, u8), [Option<Vec<mdl::Keyframe>>; 4]> = BTreeMap::new();
     let mut missing: Vec<String> = Vec::new();
+    let mut missing_set: HashSet<String> = HashSet::new();
     let mut malformed = 0usize;
     let mut duplicates = 0usize;
     let (mut problems, mut unknown) = (0usize, 0usize);
@@ -719,8 +777,8 @@ fn source_channels(
             malformed += 1;
             continue;
         };
-        let Some(bone) = names.iter().position(|n| *n == target.node) else {
-            if !missing.contains(&target.node) {
+        let Some(&bone) = cx.by_name.get(target.node.as_str()) else {
+            if missing_set.insert(target.node.clone()) {
                 missing.push(target.node.clone());
             }
             continue;
@@ -792,7 +850,7 @@ fn source_channels(
             rot_skipped += 1;
             continue;
         }
-        let (frames, step) = sample_times(&xyz, *ch == 1);
+        let (frames, step) = sample_times(&xyz, *ch == 1, allowance);
         let mut times: Vec<f32> = Vec::with_capacity(frames.len());
         let mut kept: Vec<f32> = Vec::with_capacity(frames.len());
         for f in frames {
@@ -850,8 +908,8 @@ fn source_channels(
             } else {
                 Interpolation::Linear
             },
-            times,
-            values,
+            times: times.into(),
+            values: values.into(),
         });
     }
     if negative {
@@ -872,41 +930,113 @@ fn source_channels(
     channels
 }
 
+/// Most samples one channel gets: the keys themselves always, plus in-between samples (cubic
+/// segments, large rotations, constant holds) up to this total. 100 000 samples is about 28
+/// minutes of animation at 60 fps.
+const MAX_SAMPLES_PER_CHANNEL: usize = 100_000;
+/// Most samples of all channels of a file together (keys beyond it are still kept): 2 000 000
+/// samples hold at most 40 MB of times and values.
+const MAX_SAMPLES_PER_FILE: usize = 2_000_000;
+
+/// What is left of [`MAX_SAMPLES_PER_FILE`], and how many channels were thinned.
+struct SampleAllowance {
+    left: usize,
+    thinned: usize,
+}
+
+/// What [`source_channels`] looks up.
+struct SourceContext<'a> {
+    by_name: &'a HashMap<&'a str, usize>,
+    rests: &'a [Rest],
+    fps: f32,
+}
+
+/// In-between samples of the segment `k0 → k1` (before any thinning): `(hold, steps)`, where
+/// `hold` asks for one sample just before `k1` (a constant segment) and `steps > 1` for
+/// `steps - 1` evenly spaced samples.
+fn segment_samples(
+    k0: &mdl::Keyframe,
+    k1: &mdl::Keyframe,
+    rotation: bool,
+    all_constant: bool,
+) -> (bool, usize) {
+    let span = k1.time - k0.time;
+    if all_constant || span.is_nan() || span <= 0.0 {
+        return (false, 0);
+    }
+    match k0.interpolation {
+        mdl::Interpolation::CONSTANT => (true, 0),
+        mdl::Interpolation::CUBIC => (false, (span.ceil() as usize).clamp(4, 10_000)),
+        _ if rotation => (
+            false,
+            (((k1.value - k0.value).abs() / 45.0).ceil() as usize).min(10_000),
+        ),
+        _ => (false, 0),
+    }
+}
+
 /// Sample times (frames, sorted, distinct) for the component curves of one channel, and
-/// whether the channel can be STEP (every key constant). See the module docs.
-fn sample_times(curves: &[Option<&[mdl::Keyframe]>; 3], rotation: bool) -> (Vec<f32>, bool) {
+/// whether the channel can be STEP (every key constant). See the module docs. The in-between
+/// samples are thinned evenly (every key kept) when the channel would pass
+/// [`MAX_SAMPLES_PER_CHANNEL`] or the file's remaining `allowance`.
+fn sample_times(
+    curves: &[Option<&[mdl::Keyframe]>; 3],
+    rotation: bool,
+    allowance: &mut SampleAllowance,
+) -> (Vec<f32>, bool) {
     let all_constant = curves
         .iter()
         .flatten()
         .flat_map(|k| k.iter())
         .all(|k| k.interpolation == mdl::Interpolation::CONSTANT);
-    let mut times: Vec<f32> = Vec::new();
+    let segments = || {
+        curves.iter().flatten().flat_map(|keys| {
+            keys.windows(2).filter_map(|w| match w {
+                [k0, k1] => Some((k0, k1, segment_samples(k0, k1, rotation, all_constant))),
+                _ => None,
+            })
+        })
+    };
+    // Count first, allocate once: keys plus the planned in-between samples.
+    let keys: usize = curves.iter().flatten().map(|k| k.len()).sum();
+    let planned: usize = segments()
+        .map(|(_, _, (hold, steps))| usize::from(hold) + steps.saturating_sub(1))
+        .fold(0, usize::saturating_add);
+    let room = MAX_SAMPLES_PER_CHANNEL
+        .min(allowance.left)
+        .saturating_sub(keys);
+    let thin = planned > room;
+    if thin {
+        allowance.thinned += 1;
+    }
+    // Scale a segment's sample count by room / planned (exact in u128).
+    let scale = |n: usize| -> usize {
+        if thin {
+            (n as u128 * room as u128 / planned.max(1) as u128) as usize
+        } else {
+            n
+        }
+    };
+    let mut times: Vec<f32> = Vec::with_capacity(keys.saturating_add(planned.min(room)));
     for keys in curves.iter().flatten() {
         times.extend(keys.iter().map(|k| k.time));
-        if all_constant {
-            continue;
+    }
+    for (k0, k1, (hold, steps)) in segments() {
+        let span = k1.time - k0.time;
+        if hold && scale(1) == 1 {
+            times.push(k1.time - (0.01f32).min(span * 0.25));
         }
-        for w in keys.windows(2) {
-            let &[k0, k1] = w else { continue };
-            let span = k1.time - k0.time;
-            if span.is_nan() || span <= 0.0 {
-                continue;
-            }
-            let steps = match k0.interpolation {
-                mdl::Interpolation::CONSTANT => {
-                    times.push(k1.time - (0.01f32).min(span * 0.25));
-                    0
-                }
-                mdl::Interpolation::CUBIC => (span.ceil() as usize).clamp(4, 10_000),
-                _ if rotation => (((k1.value - k0.value).abs() / 45.0).ceil() as usize).min(10_000),
-                _ => 0,
-            };
-            for s in 1..steps {
-                times.push(k0.time + span * s as f32 / steps as f32);
-            }
+        let steps = if steps > 1 {
+            scale(steps - 1) + 1
+        } else {
+            steps
+        };
+        for s in 1..steps {
+            times.push(k0.time + span * s as f32 / steps as f32);
         }
     }
     times.sort_by(f32::total_cmp);
     times.dedup();
+    allowance.left = allowance.left.saturating_sub(times.len());
     (times, all_constant)
 }

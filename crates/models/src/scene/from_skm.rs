@@ -27,6 +27,7 @@
 //!   point (converted) and the symmetric-partner index also go to `extras`.
 //! * **Animation:** none (it lives in the unspecified `.bnf` companion).
 
+use super::shared::SharedTriangles;
 use super::{
     mirror_z, mirror_z_quat, normalize3, pack_influences, translation_matrix, AlphaMode,
     Conversion, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
@@ -189,18 +190,40 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
             broken.push(i);
         }
     }
+    // Each bone is walked once (state: 0 unseen, 1 on the current walk, 2 done), so a chain
+    // of 120 000 bones costs 120 000 steps, not 120 000²/2. A walk that meets itself has found
+    // a cycle: its lowest bone becomes a root.
+    let mut state = vec![0u8; count];
+    let mut walk: Vec<usize> = Vec::new();
     for i in 0..count {
+        walk.clear();
         let mut at = i;
-        let mut steps = 0;
-        while let Some(Some(p)) = parents.get(at) {
-            at = *p;
-            steps += 1;
-            if at == i || steps > count {
-                if let Some(slot) = parents.get_mut(i) {
-                    *slot = None;
+        while let Some(s) = state.get_mut(at) {
+            match *s {
+                0 => {
+                    *s = 1;
+                    walk.push(at);
+                    match parents.get(at).copied().flatten() {
+                        Some(p) => at = p,
+                        None => break,
+                    }
                 }
-                broken.push(i);
-                break;
+                1 => {
+                    let from = walk.iter().rposition(|&x| x == at).unwrap_or(0);
+                    if let Some(&lowest) = walk.get(from..).and_then(|c| c.iter().min()) {
+                        if let Some(slot) = parents.get_mut(lowest) {
+                            *slot = None;
+                        }
+                        broken.push(lowest);
+                    }
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for &w in &walk {
+            if let Some(s) = state.get_mut(w) {
+                *s = 2;
             }
         }
     }
@@ -409,33 +432,27 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
 fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
     let faces = doc.triangles.len();
     let vcount = doc.vertices.len();
-    let mut covered = vec![false; faces];
-    let mut bad_index = 0usize;
-    let mut push = |indices: &mut Vec<u32>, f: usize| {
-        if let Some(&[a, b, c]) = doc.triangles.get(f) {
-            if [a, b, c].iter().all(|&i| (i as usize) < vcount) {
-                // Clockwise (D3D) → counter-clockwise (glTF) after the z mirror.
-                indices.extend_from_slice(&[a, c, b]);
-            } else {
-                bad_index += 1;
-            }
-        }
+    let triangle = |f: usize| match doc.triangles.get(f) {
+        // Clockwise (D3D) → counter-clockwise (glTF) after the z mirror.
+        Some(&[a, b, c]) if [a, b, c].iter().all(|&i| (i as usize) < vcount) => Some([a, c, b]),
+        _ => None,
     };
+    // Attribute ranges may overlap: each primitive is a range of one shared list.
+    let (shared, bad_index) = SharedTriangles::new(faces, triangle);
+    let mut covered = vec![false; faces];
     let mut prims = Vec::new();
     let (mut bad_range, mut bad_material) = (0usize, 0usize);
     for a in &doc.attributes {
-        let start = a.face_start as usize;
-        let end = start.saturating_add(a.face_count as usize);
+        let start = (a.face_start as usize).min(faces);
+        let end = (a.face_start as usize).saturating_add(a.face_count as usize);
         if end > faces {
             bad_range += 1;
         }
-        let mut indices = Vec::new();
-        for f in start..end.min(faces) {
-            if let Some(c) = covered.get_mut(f) {
-                *c = true;
-            }
-            push(&mut indices, f);
+        let end = end.min(faces);
+        if let Some(c) = covered.get_mut(start..end) {
+            c.fill(true);
         }
+        let indices = shared.range(start, end);
         if indices.is_empty() {
             continue;
         }
@@ -458,13 +475,14 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
                 uncovered.len()
             ));
         }
-        let mut indices = Vec::new();
-        for f in uncovered {
-            push(&mut indices, f);
-        }
+        let indices: Vec<u32> = uncovered
+            .into_iter()
+            .filter_map(triangle)
+            .flatten()
+            .collect();
         if !indices.is_empty() {
             prims.push(Primitive {
-                indices,
+                indices: indices.into(),
                 material: None,
             });
         }

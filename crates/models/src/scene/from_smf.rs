@@ -34,6 +34,7 @@
 //!   the mesh's / frame's `extras` with a warning; **unknown chunks** are reported, one warning
 //!   each.
 
+use super::shared::SharedTriangles;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
     normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
@@ -41,6 +42,7 @@ use super::{
 };
 use selene_smf as smf;
 use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
@@ -104,22 +106,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         });
     }
     // Hierarchy, guarding against parent cycles (the reader rejects them already).
-    let reaches_root: Vec<bool> = (0..frame_count)
-        .map(|f| {
-            let mut cur = f;
-            for _ in 0..=frame_count {
-                match doc
-                    .frames
-                    .get(cur)
-                    .and_then(|fr| index(fr.parent, frame_count))
-                {
-                    Some(p) => cur = p,
-                    None => return true,
-                }
-            }
-            false
-        })
-        .collect();
+    let reaches_root = reaches_root(doc);
     for (f, frame) in doc.frames.iter().enumerate() {
         match index(frame.parent, frame_count) {
             Some(p) if reaches_root.get(f).copied().unwrap_or(false) => {
@@ -139,7 +126,14 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         }
     }
 
-    // Meshes.
+    // Meshes, and the frames that carry each (found in one pass over the frames).
+    let mut frames_of_mesh: Vec<Vec<usize>> = vec![Vec::new(); doc.meshes.len()];
+    for (f, fr) in doc.frames.iter().enumerate() {
+        if let Some(list) = index(fr.mesh, doc.meshes.len()).and_then(|m| frames_of_mesh.get_mut(m))
+        {
+            list.push(f);
+        }
+    }
     let mut tangents_dropped = 0usize;
     for (i, mesh) in doc.meshes.iter().enumerate() {
         if mesh.tangents.is_some() {
@@ -148,7 +142,8 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         if mesh.obb.is_some() {
             obbs += 1;
         }
-        convert_mesh(i, mesh, doc, &mut scene, &mut warnings);
+        let frames = frames_of_mesh.get(i).map_or(&[][..], Vec::as_slice);
+        convert_mesh(i, mesh, doc, frames, &mut scene, &mut warnings);
     }
     if tangents_dropped > 0 {
         warnings.push(SceneWarning(format!(
@@ -187,6 +182,45 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
     Conversion { scene, warnings }
 }
 
+/// For every frame, whether its parent chain ends at a root (not in a cycle). Each frame is
+/// walked once: a chain of n frames costs n steps, not n²/2.
+fn reaches_root(doc: &smf::Smf) -> Vec<bool> {
+    let count = doc.frames.len();
+    // None: not known yet; Some(answer).
+    let mut known: Vec<Option<bool>> = vec![None; count];
+    let mut on_walk = vec![false; count];
+    let mut walk: Vec<usize> = Vec::new();
+    for f in 0..count {
+        walk.clear();
+        let mut cur = f;
+        let answer = loop {
+            if let Some(k) = known.get(cur).copied().flatten() {
+                break k;
+            }
+            if on_walk.get(cur).copied().unwrap_or(false) {
+                break false; // a cycle
+            }
+            if let Some(o) = on_walk.get_mut(cur) {
+                *o = true;
+            }
+            walk.push(cur);
+            match doc.frames.get(cur).and_then(|fr| index(fr.parent, count)) {
+                Some(p) => cur = p,
+                None => break true,
+            }
+        };
+        for &w in &walk {
+            if let Some(k) = known.get_mut(w) {
+                *k = Some(answer);
+            }
+            if let Some(o) = on_walk.get_mut(w) {
+                *o = false;
+            }
+        }
+    }
+    known.into_iter().map(|k| k.unwrap_or(false)).collect()
+}
+
 /// `Some(i)` when `0 <= i < len`.
 fn index(i: i32, len: usize) -> Option<usize> {
     usize::try_from(i).ok().filter(|&i| i < len)
@@ -221,6 +255,7 @@ fn convert_mesh(
     i: usize,
     mesh: &smf::Mesh,
     doc: &smf::Smf,
+    frames: &[usize],
     scene: &mut Scene,
     warnings: &mut Vec<SceneWarning>,
 ) {
@@ -287,6 +322,7 @@ fn convert_mesh(
     match (&mesh.blend, &mesh.bones) {
         (Some(blend), Some(bones)) if !bones.is_empty() => {
             let mut joints: Vec<usize> = Vec::new();
+            let mut joint_of_frame: HashMap<usize, usize> = HashMap::new();
             let mut ibms: Vec<[f32; 16]> = Vec::new();
             let mut bone_to_joint: Vec<u32> = Vec::new();
             for (b, bone) in bones.iter().enumerate() {
@@ -299,7 +335,7 @@ fn convert_mesh(
                     bone_to_joint.push(u32::MAX);
                     continue;
                 };
-                if let Some(k) = joints.iter().position(|&j| j == frame) {
+                if let Some(&k) = joint_of_frame.get(&frame) {
                     if ibms.get(k) != Some(&ibm) {
                         warnings.push(SceneWarning(format!(
                             "smf mesh {i} bone {b}: frame {frame} is already a joint with another \
@@ -309,6 +345,7 @@ fn convert_mesh(
                     bone_to_joint.push(u32::try_from(k).unwrap_or(u32::MAX));
                 } else {
                     bone_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
+                    joint_of_frame.insert(frame, joints.len());
                     joints.push(frame);
                     ibms.push(ibm);
                 }
@@ -359,9 +396,11 @@ fn convert_mesh(
         _ => {}
     }
 
-    // Materials and primitives.
+    // Materials and primitives. Material ranges may overlap: each primitive is a range of one
+    // shared list of the mesh's converted triangles.
     let indices: Vec<u32> = mesh.indices.iter().collect();
     let triangles = indices.len() / 3;
+    let (shared, _) = SharedTriangles::new(triangles, |t| triangle(&indices, t, n));
     let mut covered = vec![false; triangles];
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {
@@ -380,13 +419,10 @@ fn convert_mesh(
             )));
             continue;
         };
-        let mut prim = Vec::with_capacity((end - start) * 3);
-        for t in start..end {
-            if let Some(c) = covered.get_mut(t) {
-                *c = true;
-            }
-            push_triangle(&mut prim, &indices, t, n);
+        if let Some(c) = covered.get_mut(start..end) {
+            c.fill(true);
         }
+        let prim = shared.range(start, end);
         if prim.is_empty() {
             continue;
         }
@@ -411,7 +447,7 @@ fn convert_mesh(
         }
         if !prim.is_empty() {
             primitives.push(Primitive {
-                indices: prim,
+                indices: prim.into(),
                 material: None,
             });
         }
@@ -444,13 +480,7 @@ fn convert_mesh(
         primitives,
         extras,
     });
-    let frames: Vec<usize> = doc
-        .frames
-        .iter()
-        .enumerate()
-        .filter(|(_, fr)| index(fr.mesh, doc.meshes.len()) == Some(i))
-        .map(|(f, _)| f)
-        .collect();
+
     if let Some(skin) = skin {
         let skin_index = scene.skins.len();
         scene.skins.push(skin);
@@ -477,7 +507,7 @@ fn convert_mesh(
         });
         scene.roots.push(node);
     } else {
-        for f in frames {
+        for &f in frames {
             if let Some(node) = scene.nodes.get_mut(f) {
                 node.mesh = Some(mesh_index);
             }
@@ -487,19 +517,26 @@ fn convert_mesh(
 
 /// Appends triangle `t` of `indices` with reversed winding, if its indices are in range.
 fn push_triangle(out: &mut Vec<u32>, indices: &[u32], t: usize, vertex_count: usize) {
-    let Some(tri) = t
+    if let Some(tri) = triangle(indices, t, vertex_count) {
+        out.extend(tri);
+    }
+}
+
+/// Triangle `t` with its winding swapped for glTF, or `None` when it is missing or refers to a
+/// vertex beyond `vertex_count`.
+fn triangle(indices: &[u32], t: usize, vertex_count: usize) -> Option<[u32; 3]> {
+    let tri = t
         .checked_mul(3)
-        .and_then(|s| indices.get(s..s.checked_add(3)?))
-    else {
-        return;
-    };
-    if let [a, b, c] = *tri {
-        if [a, b, c]
-            .iter()
-            .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count))
+        .and_then(|s| indices.get(s..s.checked_add(3)?))?;
+    match *tri {
+        [a, b, c]
+            if [a, b, c]
+                .iter()
+                .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count)) =>
         {
-            out.extend([a, c, b]);
+            Some([a, c, b])
         }
+        _ => None,
     }
 }
 
@@ -594,6 +631,19 @@ fn convert_material(
             }
         });
     }
+    let repaired = m
+        .diffuse
+        .iter()
+        .flatten()
+        .chain(m.emissive.iter().flatten())
+        .filter(|x| !(0.0..=1.0).contains(*x))
+        .count();
+    if repaired > 0 {
+        warnings.push(SceneWarning(format!(
+            "{where_}: {repaired} diffuse or emissive colour components outside 0..1 or not \
+             finite (clamped; a non-finite diffuse component became 1, emissive 0)"
+        )));
+    }
     if let Some(s) = &m.specular {
         out.specular = Some(([s.color[0], s.color[1], s.color[2], 1.0], s.refractive));
         extras.insert("smf_specular_roughness".into(), f(s.roughness));
@@ -679,7 +729,7 @@ fn convert_animation(
         .insert("smf_last_time_ticks".into(), json!(set.last_time));
     anim.extras
         .insert("smf_ticks_per_second".into(), json!(tps));
-    let mut seen: Vec<usize> = Vec::new();
+    let mut seen: HashSet<usize> = HashSet::new();
     let mut dropped = 0usize;
     for (k, ani) in set.animations.iter().enumerate() {
         let Some(node) = index(ani.target_frame, frame_count) else {
@@ -689,13 +739,12 @@ fn convert_animation(
             )));
             continue;
         };
-        if seen.contains(&node) {
+        if !seen.insert(node) {
             warnings.push(SceneWarning(format!(
                 "smf animation {a} ANI {k}: frame {node} already animated in this set; skipped"
             )));
             continue;
         }
-        seen.push(node);
         let scale = ani
             .scale_keys
             .iter()
@@ -729,8 +778,8 @@ fn convert_animation(
                 node,
                 path,
                 interpolation: Interpolation::Linear,
-                times,
-                values,
+                times: times.into(),
+                values: values.into(),
             });
         }
     }

@@ -10,7 +10,10 @@
 //! `extras` map and returns a [`Warning`](SceneWarning) for the rest.
 
 use serde_json::{Map, Value};
+use std::ops::Range;
+use std::sync::Arc;
 
+mod budget;
 #[cfg(feature = "bmf")]
 mod from_bmf;
 #[cfg(feature = "elem")]
@@ -22,7 +25,9 @@ mod from_skm;
 #[cfg(feature = "smf")]
 mod from_smf;
 mod math;
+pub(crate) mod shared;
 
+pub use budget::{cost, Budget};
 pub use math::*;
 
 /// A whole converted model.
@@ -126,10 +131,85 @@ pub struct Vertices {
 /// One triangle list with one material.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Primitive {
-    /// Triangle list, counter-clockwise front faces; indices into the mesh's vertices.
-    pub indices: Vec<u32>,
+    /// Triangle list, counter-clockwise front faces; indices into the mesh's vertices. May be a
+    /// range of a list shared with other primitives (see [`Indices::shared`]).
+    pub indices: Indices,
     /// Index into [`Scene::materials`].
     pub material: Option<usize>,
+}
+
+/// A primitive's triangle list: a range of a reference-counted index list, so that primitives
+/// whose ranges overlap (BMF, SMF and SKM material ranges may) share one list instead of each
+/// copying its part. The glTF writer writes a shared list once when its ranges overlap. Reads
+/// as a `[u32]` slice.
+#[derive(Clone, Default)]
+pub struct Indices {
+    list: Arc<Vec<u32>>,
+    range: Range<usize>,
+}
+
+impl Indices {
+    /// The range `range` of the shared `list`, or `None` when it lies outside the list.
+    pub fn shared(list: &Arc<Vec<u32>>, range: Range<usize>) -> Option<Self> {
+        list.get(range.clone())?;
+        Some(Self {
+            list: Arc::clone(list),
+            range,
+        })
+    }
+
+    /// The whole list these indices are a range of.
+    pub fn list(&self) -> &Arc<Vec<u32>> {
+        &self.list
+    }
+
+    /// Where these indices lie in [`list`](Self::list).
+    pub fn range(&self) -> Range<usize> {
+        self.range.clone()
+    }
+
+    /// The indices as a slice.
+    pub fn as_slice(&self) -> &[u32] {
+        self.list.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+impl From<Vec<u32>> for Indices {
+    fn from(list: Vec<u32>) -> Self {
+        let range = 0..list.len();
+        Self {
+            list: Arc::new(list),
+            range,
+        }
+    }
+}
+
+impl std::ops::Deref for Indices {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Indices {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Indices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl Extend<u32> for Indices {
+    /// Appends to an unshared copy of these indices.
+    fn extend<I: IntoIterator<Item = u32>>(&mut self, iter: I) {
+        let mut own = self.as_slice().to_vec();
+        own.extend(iter);
+        *self = own.into();
+    }
 }
 
 /// How a material's alpha is used.
@@ -206,7 +286,7 @@ pub struct Skin {
 }
 
 /// Which node property a channel animates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChannelPath {
     /// `translation`: 3 values per key.
     Translation,
@@ -217,7 +297,7 @@ pub enum ChannelPath {
 }
 
 /// Key interpolation.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Interpolation {
     /// Linear (slerp for rotations).
     #[default]
@@ -238,9 +318,41 @@ pub struct Channel {
     /// Interpolation.
     pub interpolation: Interpolation,
     /// Key times in seconds, strictly increasing, ≥ 0.
-    pub times: Vec<f32>,
+    pub times: Keys,
     /// Key values, flattened: `times.len()` × components (× 3 for cubic spline).
-    pub values: Vec<f32>,
+    pub values: Keys,
+}
+
+/// Key times or values: a reference-counted list, so that channels playing the same data
+/// (every MDL clip of one source, every BMF joint's sample times) hold it once and the glTF
+/// writer writes it once. Reads as a `[f32]` slice.
+#[derive(Clone, Default, PartialEq)]
+pub struct Keys(Arc<Vec<f32>>);
+
+impl Keys {
+    /// The address of the shared list (equal for clones of one `Keys`).
+    pub fn as_ptr(&self) -> *const Vec<f32> {
+        Arc::as_ptr(&self.0)
+    }
+}
+
+impl From<Vec<f32>> for Keys {
+    fn from(v: Vec<f32>) -> Self {
+        Self(Arc::new(v))
+    }
+}
+
+impl std::ops::Deref for Keys {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Keys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 /// A named set of channels.
@@ -274,6 +386,9 @@ pub struct SceneOptions {
     pub smf_ticks_per_second: f32,
     /// MDL keyframes per second. Default 60 (FBX2MDL bakes at 60 fps).
     pub mdl_fps: f32,
+    /// How much the conversion may cost ([`Budget::for_input`] of the file's size; the
+    /// default is [`Budget::unlimited`], which keeps only the converters' structural bounds).
+    pub budget: Budget,
 }
 
 impl Default for SceneOptions {
@@ -282,6 +397,7 @@ impl Default for SceneOptions {
             bmf_fps: 30.0,
             smf_ticks_per_second: 4800.0,
             mdl_fps: 60.0,
+            budget: Budget::unlimited(),
         }
     }
 }
@@ -306,31 +422,60 @@ pub struct Conversion {
 }
 
 impl Scene {
-    /// Converts any document with the default options.
-    pub fn from_document(doc: &crate::Document) -> Conversion {
+    /// Converts any document with the default options (no budget: see
+    /// [`from_document_with`](Self::from_document_with)).
+    pub fn from_document(doc: &crate::Document) -> Result<Conversion, crate::Error> {
         Self::from_document_with(doc, &SceneOptions::default())
     }
 
-    /// Converts any document.
-    pub fn from_document_with(doc: &crate::Document, options: &SceneOptions) -> Conversion {
-        let _ = options;
-        match doc {
+    /// Converts any document within `options.budget`: a file whose conversion would cost more
+    /// (see [`cost`]) is refused with [`Error::BudgetExceeded`](crate::Error::BudgetExceeded),
+    /// before the large allocation where the file declares it (a BMF bone count) and otherwise
+    /// once the scene is built, before the glTF writer runs.
+    ///
+    /// ```
+    /// use models::scene::{Budget, Scene, SceneOptions};
+    /// let bytes = std::fs::read("../../fixtures/bmf/static_cube.bmf")?;
+    /// let doc = models::from_bytes(&bytes)?;
+    /// let options = SceneOptions {
+    ///     budget: Budget::for_input(bytes.len() as u64),
+    ///     ..SceneOptions::default()
+    /// };
+    /// let conversion = Scene::from_document_with(&doc, &options)?;
+    /// assert_eq!(conversion.scene.meshes.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_document_with(
+        doc: &crate::Document,
+        options: &SceneOptions,
+    ) -> Result<Conversion, crate::Error> {
+        let mut budget = options.budget;
+        let conversion = match doc {
             #[cfg(feature = "bmf")]
-            crate::Document::Bmf(d) => from_bmf::convert(d, options),
+            crate::Document::Bmf(d) => from_bmf::convert(d, options, &mut budget)?,
             #[cfg(feature = "smf")]
             crate::Document::Smf(d) => from_smf::convert(d, options),
             #[cfg(feature = "mdl")]
-            crate::Document::Mdl(d) => from_mdl::convert(d, options),
+            crate::Document::Mdl(d) => from_mdl::convert(d, options, &mut budget)?,
             #[cfg(feature = "elem")]
             crate::Document::Elem(d) => from_elem::convert(d, options),
             #[cfg(feature = "skm")]
             crate::Document::Skm(d) => from_skm::convert(d, options),
-        }
+        };
+        // The whole scene, exactly: this bounds what the glTF writer makes of it.
+        let mut whole = options.budget;
+        whole.charge(
+            cost(&conversion.scene),
+            || "the converted scene and its glTF".into(),
+            || format!("{} file", doc.format()),
+        )?;
+        Ok(conversion)
     }
 }
 
-impl From<&crate::Document> for Scene {
-    fn from(doc: &crate::Document) -> Self {
-        Scene::from_document(doc).scene
+impl TryFrom<&crate::Document> for Scene {
+    type Error = crate::Error;
+    fn try_from(doc: &crate::Document) -> Result<Self, crate::Error> {
+        Scene::from_document(doc).map(|c| c.scene)
     }
 }

@@ -1,0 +1,203 @@
+//! The conversion budget: how much a conversion may allocate and write for an input of a given
+//! size, and the accounting that enforces it.
+//!
+//! **Rule.** For an input of `n` bytes, [`Scene::from_document_with`](super::Scene) and the glTF
+//! writer together stay within **64 × n + 16 MiB** of memory, and the `.glb` within the same.
+//! The converter enforces it on the scene: the scene's [`cost`] may not exceed **16 × n +
+//! 4 MiB** (a quarter), because writing holds the scene, the binary buffer, the JSON and the
+//! finished `.glb` at once (each at most about the scene's cost: see [`cost`]).
+//!
+//! Converters charge the budget *before* they allocate wherever a file can ask for much more
+//! than its own size (a declared bone count with no data behind it, curve resampling), so a
+//! hostile file is refused with [`Error::BudgetExceeded`](crate::Error::BudgetExceeded) naming
+//! the limit and the place, instead of allocating until the process aborts. The whole scene is
+//! charged once more at the end, which bounds what the writer will make of it.
+
+use super::{Animation, Mesh, Scene};
+use crate::{Error, Position};
+use std::collections::HashSet;
+
+/// Bytes of budget per input byte for the scene (a quarter of the documented 64).
+pub const SCENE_BYTES_PER_INPUT_BYTE: u64 = 16;
+/// The constant part of the scene's budget (a quarter of the documented 16 MiB).
+pub const SCENE_BYTES_CONSTANT: u64 = 4 << 20;
+/// What one JSON object (node, accessor, channel, sampler, material, …) may cost in the glTF
+/// text, generously: names and extras are counted on top.
+pub(crate) const JSON_OBJECT: u64 = 256;
+
+/// Where a charge comes from: a description, and the position in the file when known.
+pub(crate) struct Place {
+    pub(crate) text: String,
+    pub(crate) position: Option<Position>,
+}
+
+impl From<String> for Place {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            position: None,
+        }
+    }
+}
+
+/// A conversion budget in bytes, and how much of it is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    limit: u64,
+    used: u64,
+    input_len: Option<u64>,
+}
+
+impl Budget {
+    /// The budget for an input of `input_len` bytes: 16 × input + 4 MiB for the scene (so that
+    /// scene plus writer stay within 64 × input + 16 MiB).
+    pub fn for_input(input_len: u64) -> Self {
+        Self {
+            limit: input_len
+                .saturating_mul(SCENE_BYTES_PER_INPUT_BYTE)
+                .saturating_add(SCENE_BYTES_CONSTANT),
+            used: 0,
+            input_len: Some(input_len),
+        }
+    }
+
+    /// No limit (the structural bounds of the converters still apply).
+    pub fn unlimited() -> Self {
+        Self {
+            limit: u64::MAX,
+            used: 0,
+            input_len: None,
+        }
+    }
+
+    /// The limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Bytes charged so far.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Charges `bytes` for `what` at `place`, or refuses when the total would pass the limit.
+    pub(crate) fn charge<P: Into<Place>>(
+        &mut self,
+        bytes: u64,
+        what: impl FnOnce() -> String,
+        place: impl FnOnce() -> P,
+    ) -> Result<(), Error> {
+        let total = self.used.saturating_add(bytes);
+        if total > self.limit {
+            let place = place().into();
+            return Err(Error::BudgetExceeded {
+                place: place.text,
+                position: place.position,
+                what: what(),
+                needed: total,
+                limit: self.limit,
+                input_len: self.input_len,
+            });
+        }
+        self.used = total;
+        Ok(())
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::unlimited()
+    }
+}
+
+fn len_bytes<T>(v: &[T]) -> u64 {
+    (std::mem::size_of_val(v) as u64).saturating_add(JSON_OBJECT)
+}
+
+/// What a scene costs in memory and in glTF output, generously: every array's bytes (shared
+/// index lists and key arrays once per use, as the writer may write them once per use), plus
+/// 256 bytes per node, mesh, primitive, material, skin joint, animation, channel.
+pub fn cost(scene: &Scene) -> u64 {
+    let mut total: u64 = 0;
+    let mut add = |n: u64| total = total.saturating_add(n);
+    for node in &scene.nodes {
+        add(JSON_OBJECT + node.name.len() as u64 + 8 * node.children.len() as u64);
+        add(extras_len(&node.extras));
+    }
+    add(8 * scene.roots.len() as u64);
+    for mesh in &scene.meshes {
+        add(mesh_cost(mesh));
+    }
+    for m in &scene.materials {
+        add(JSON_OBJECT + m.name.len() as u64 + extras_len(&m.extras));
+        for t in [
+            &m.color_texture,
+            &m.normal_texture,
+            &m.light_map,
+            &m.specular_texture,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            add(JSON_OBJECT + t.len() as u64);
+        }
+    }
+    for skin in &scene.skins {
+        add(JSON_OBJECT + skin.name.len() as u64);
+        add(len_bytes(&skin.joints) + len_bytes(&skin.inverse_bind_matrices));
+    }
+    let mut keys: HashSet<*const Vec<f32>> = HashSet::new();
+    for a in &scene.animations {
+        add(animation_cost(a, &mut keys));
+    }
+    add(extras_len(&scene.extras));
+    total
+}
+
+fn mesh_cost(mesh: &Mesh) -> u64 {
+    let v = &mesh.vertices;
+    let mut total = JSON_OBJECT + mesh.name.len() as u64 + extras_len(&mesh.extras);
+    total = total
+        .saturating_add(len_bytes(&v.positions))
+        .saturating_add(v.normals.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.tangents.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.uv0.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.uv1.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.colors.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.joints.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.weights.as_deref().map_or(0, len_bytes));
+    // A shared index list counts once (the writer writes it once, or copies non-overlapping
+    // ranges, which add up to at most the list); an unshared primitive counts its own indices.
+    let mut lists: HashSet<*const Vec<u32>> = HashSet::new();
+    for p in &mesh.primitives {
+        let list = p.indices.list();
+        if lists.insert(std::sync::Arc::as_ptr(list)) {
+            total = total.saturating_add(list.len() as u64 * 4);
+        }
+        total = total.saturating_add(JSON_OBJECT);
+    }
+    total
+}
+
+/// Key arrays shared between channels (clips of one MDL source, BMF sample times) are held and
+/// written once; each channel still has its channel and sampler objects.
+fn animation_cost(a: &Animation, seen: &mut HashSet<*const Vec<f32>>) -> u64 {
+    let mut total = JSON_OBJECT + a.name.len() as u64 + extras_len(&a.extras);
+    for ch in &a.channels {
+        total = total.saturating_add(2 * JSON_OBJECT);
+        for keys in [&ch.times, &ch.values] {
+            if seen.insert(keys.as_ptr()) {
+                total = total.saturating_add(len_bytes(keys));
+            }
+        }
+    }
+    total
+}
+
+fn extras_len(m: &serde_json::Map<String, serde_json::Value>) -> u64 {
+    if m.is_empty() {
+        0
+    } else {
+        serde_json::to_string(m).map_or(0, |s| s.len() as u64)
+    }
+}

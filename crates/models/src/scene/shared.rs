@@ -1,0 +1,106 @@
+//! One triangle list per mesh, shared by every material range of it.
+//!
+//! BMF, SMF and SKM give each material a range of the mesh's triangles, and nothing stops the
+//! ranges from overlapping: a file of N triangles and M materials whose ranges all cover every
+//! triangle would make M × N indices if each primitive copied its range. Instead the mesh's
+//! triangles are converted once (winding swapped, unusable triangles dropped) into one list,
+//! and each primitive is a range of it ([`Indices::shared`]). Dropping a triangle keeps every
+//! source range contiguous in the list, so a range stays a range.
+
+use super::Indices;
+use std::sync::Arc;
+
+/// A mesh's converted triangles, addressable by source triangle number.
+pub(crate) struct SharedTriangles {
+    list: Arc<Vec<u32>>,
+    /// `kept_before[t]`: how many triangles before source triangle `t` were kept (`len + 1`
+    /// entries). Empty when every triangle was kept (then it is `t` itself).
+    kept_before: Vec<u32>,
+    source_triangles: usize,
+}
+
+impl SharedTriangles {
+    /// Converts `count` source triangles; `triangle(t)` gives triangle `t` as written to glTF,
+    /// or `None` to leave it out. Returns the list and how many were left out.
+    pub(crate) fn new(
+        count: usize,
+        mut triangle: impl FnMut(usize) -> Option<[u32; 3]>,
+    ) -> (Self, usize) {
+        let mut list = Vec::with_capacity(count.saturating_mul(3));
+        let mut kept_before: Vec<u32> = Vec::new();
+        let mut skipped = 0usize;
+        for t in 0..count {
+            match triangle(t) {
+                Some(tri) => {
+                    if !kept_before.is_empty() {
+                        kept_before.push(count_u32(list.len() / 3));
+                    }
+                    list.extend(tri);
+                }
+                None => {
+                    if kept_before.is_empty() {
+                        // First skip: record the (identity) prefix so far.
+                        kept_before.extend((0..t).map(count_u32));
+                    }
+                    kept_before.push(count_u32(list.len() / 3));
+                    skipped += 1;
+                }
+            }
+        }
+        if !kept_before.is_empty() {
+            kept_before.push(count_u32(list.len() / 3));
+        }
+        let shared = Self {
+            list: Arc::new(list),
+            kept_before,
+            source_triangles: count,
+        };
+        (shared, skipped)
+    }
+
+    /// The whole converted list.
+    pub(crate) fn list(&self) -> &Arc<Vec<u32>> {
+        &self.list
+    }
+
+    fn kept_before(&self, t: usize) -> usize {
+        if self.kept_before.is_empty() {
+            t.min(self.source_triangles)
+        } else {
+            self.kept_before
+                .get(t.min(self.source_triangles))
+                .map_or(0, |&k| k as usize)
+        }
+    }
+
+    /// The kept triangles among source triangles `start..end` (clamped to the source).
+    pub(crate) fn range(&self, start: usize, end: usize) -> Indices {
+        let (a, b) = (self.kept_before(start), self.kept_before(end.max(start)));
+        Indices::shared(&self.list, a * 3..b * 3).unwrap_or_default()
+    }
+}
+
+/// Triangle counts come from in-memory lists of at most `isize::MAX` bytes; a count above
+/// `u32::MAX` saturates (the glTF writer refuses such a mesh anyway).
+fn count_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_skip_dropped_triangles_and_share_one_list() {
+        let (s, skipped) = SharedTriangles::new(4, |t| (t != 1).then_some([t as u32; 3]));
+        assert_eq!(skipped, 1);
+        assert_eq!(&*s.range(0, 4), &[0, 0, 0, 2, 2, 2, 3, 3, 3]);
+        assert_eq!(&*s.range(1, 2), &[] as &[u32]);
+        assert_eq!(&*s.range(1, 3), &[2, 2, 2]);
+        assert_eq!(&*s.range(3, 9), &[3, 3, 3]);
+        assert!(Arc::ptr_eq(s.range(0, 1).list(), s.range(2, 4).list()));
+        let (all, skipped) = SharedTriangles::new(2, |t| Some([t as u32; 3]));
+        assert_eq!(skipped, 0);
+        assert_eq!(&*all.range(1, 2), &[1, 1, 1]);
+    }
+}
