@@ -1,5 +1,6 @@
 //! `Bmf::from_bytes_with_warnings` on raw bytes; a document that reads must summarise and write.
 #![no_main]
+use bmf_block::Model as _;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,5 +1,6 @@
 //! `Mdl` and `LegacyMdl` on raw bytes; a document that reads must write.
 #![no_main]
+use mdl_format::Model as _;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,5 +1,6 @@
 //! Read, write, read again: the two documents are equal (text: the canonical layout is a fixed point).
 #![no_main]
+use elfreina_elem::Model as _;
 use libfuzzer_sys::fuzz_target;
 
 /// Equal, or equal up to NaN (`NaN != NaN`, but Debug prints every NaN the same and keeps -0.0).

@@ -1,6 +1,7 @@
 //! Read, write, read again: the two documents are equal (binary: and the second write
 //! equals the first byte for byte).
 #![no_main]
+use selene_smf::Model as _;
 use libfuzzer_sys::fuzz_target;
 
 /// Equal, or equal up to NaN (`NaN != NaN`, but Debug prints every NaN the same and keeps -0.0).

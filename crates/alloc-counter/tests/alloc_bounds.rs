@@ -10,6 +10,7 @@
 //! not disturb each other's measurements.
 
 use alloc_counter::{measure, Counting};
+use bmf_block::Model as _;
 use std::time::{Duration, Instant};
 
 #[global_allocator]

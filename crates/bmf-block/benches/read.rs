@@ -3,6 +3,7 @@
 //! allocate its output too, so `to_vec` is the floor).
 //! `parse_skinned` reads the skinned model (100 000 vertices, 72 bones). See BENCHMARKS.md.
 
+use bmf_block::Model as _;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 

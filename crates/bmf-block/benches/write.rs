@@ -2,6 +2,7 @@
 //! the bytes the read bench parses).
 //! `serialize_skinned` writes the skinned model. See BENCHMARKS.md.
 
+use bmf_block::Model as _;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 

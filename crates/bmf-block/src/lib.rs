@@ -17,7 +17,7 @@
 //! # Example
 //!
 //! ```
-//! use bmf_block::{Bmf, Material, Mesh, TextureName, Vertex, Vertices};
+//! use bmf_block::{Bmf, Material, Model, Mesh, TextureName, Vertex, Vertices};
 //!
 //! let white = [1.0, 1.0, 1.0, 1.0].into();
 //! let black = [0.0, 0.0, 0.0, 1.0].into();
@@ -64,51 +64,25 @@ mod model;
 mod read;
 mod write;
 
+pub use binio::Model;
 pub use error::{Error, Result, Warning};
 pub use model::*;
 pub use read::sniff;
 
-use std::io::{Read, Write};
-use std::path::Path;
+impl Model for Bmf {
+    type Error = Error;
+    type Warning = Warning;
+    const NAME: &'static str = "bmf";
 
-impl Bmf {
-    /// Parses a whole file held in memory. Warnings are discarded.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        read::parse(bytes).map(|(doc, _)| doc)
+    fn sniff(bytes: &[u8]) -> bool {
+        read::sniff(bytes)
     }
 
-    /// Parses a whole file and also returns the warnings (unusual but readable data).
-    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>)> {
+    fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>)> {
         read::parse(bytes)
     }
 
-    /// Reads everything from `reader`, then parses it.
-    pub fn read(mut reader: impl Read) -> Result<Self> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes)?;
-        Self::from_bytes(&bytes)
-    }
-
-    /// Reads and parses a file.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self> {
-        Self::from_bytes(&std::fs::read(path)?)
-    }
-
-    /// Serialises the document.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+    fn to_bytes(&self) -> Result<Vec<u8>> {
         write::serialize(self)
-    }
-
-    /// Serialises the document into `writer`.
-    pub fn write(&self, mut writer: impl Write) -> Result<()> {
-        writer.write_all(&self.to_bytes()?)?;
-        Ok(())
-    }
-
-    /// Serialises the document into a file, replacing it if it exists. (The `models` facade
-    /// offers a no-clobber, write-then-rename alternative.)
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        std::fs::write(path, self.to_bytes()?)?;
-        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! Generated fixtures and hand-made hostile inputs: round trips, truncations, validation errors.
 
+use bmf_block::Model as _;
 use bmf_block::{Bmf, Error};
 
 fn all_inputs() -> Vec<(String, Vec<u8>)> {

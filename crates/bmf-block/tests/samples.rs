@@ -1,6 +1,7 @@
 //! The real Fbx2Bin files in ../shared/samples/bmf: every one reads without error or warning,
 //! reports the counts in its PROVENANCE.md, and is rewritten byte for byte.
 
+use bmf_block::Model as _;
 use bmf_block::{Bmf, VertexKind};
 
 /// Expected figures per mesh: (vertex kind, V, I, texture, material block size, B, S).

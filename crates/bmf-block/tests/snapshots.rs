@@ -2,6 +2,7 @@
 //! hashes of each buffer), never the arrays themselves.
 
 use bmf_block::Bmf;
+use bmf_block::Model as _;
 use std::fmt::Write;
 use std::path::Path;
 

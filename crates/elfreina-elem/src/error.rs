@@ -205,7 +205,7 @@ impl Error {
 }
 
 /// Something suspicious that did not stop the reader. Returned by
-/// [`crate::Elem::from_bytes_with_warnings`], never printed.
+/// [`Elem::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings), never printed.
 ///
 /// Warnings are grouped so that a hostile file cannot make millions of them: occurrences of
 /// the same kind about the same subject (the same unknown name, the same non-finite spelling,

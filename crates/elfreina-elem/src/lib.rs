@@ -28,7 +28,7 @@
 //! canonical style.
 //!
 //! ```
-//! use elfreina_elem::{Elem, MeshContainer, MeshDataList, Mesh, Materials, Material};
+//! use elfreina_elem::{Elem, Model, MeshContainer, MeshDataList, Mesh, Materials, Material};
 //!
 //! let mut mesh = Mesh { name: Some("Tri".into()), ..Mesh::default() };
 //! mesh.positions = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.5]];
@@ -75,9 +75,7 @@ mod read;
 pub mod tree;
 mod write;
 
-use std::io::{Read, Write};
-use std::path::Path;
-
+pub use binio::Model;
 pub use error::{Error, Warning, WarningKind, MAX_QUOTED, MAX_SUBJECTS};
 pub use model::*;
 pub use number::FloatStyle;
@@ -150,17 +148,28 @@ impl Tree {
     }
 }
 
-impl Elem {
-    /// Reads a document from the bytes of a whole file (a UTF-8 BOM is accepted).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        read::elem(bytes).map(|(doc, _)| doc)
+impl Model for Elem {
+    type Error = Error;
+    type Warning = Warning;
+    const NAME: &'static str = "elem";
+
+    fn sniff(bytes: &[u8]) -> bool {
+        sniff(bytes)
     }
 
-    /// Reads a document and returns the warnings beside it.
-    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
+    /// Reads a document from the bytes of a whole file (a UTF-8 BOM is accepted) and returns
+    /// the warnings beside it.
+    fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
         read::elem(bytes)
     }
 
+    /// Writes the document in the canonical style.
+    fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        self.to_bytes_with(&WriteOptions::default())
+    }
+}
+
+impl Elem {
     /// Reads a document from text.
     pub fn parse(text: &str) -> Result<Self, Error> {
         Self::from_bytes(text.as_bytes())
@@ -173,23 +182,6 @@ impl Elem {
         Ok((doc, warnings))
     }
 
-    /// Reads a whole stream, then parses it.
-    pub fn read(mut reader: impl Read) -> Result<Self, Error> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes)?;
-        Self::from_bytes(&bytes)
-    }
-
-    /// Reads a file.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::from_bytes(&std::fs::read(path)?)
-    }
-
-    /// Writes the document in the canonical style.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        self.to_bytes_with(&WriteOptions::default())
-    }
-
     /// Writes the document with the given options.
     pub fn to_bytes_with(&self, opts: &WriteOptions) -> Result<Vec<u8>, Error> {
         write::elem(self, opts).map(String::into_bytes)
@@ -198,18 +190,6 @@ impl Elem {
     /// Writes the document as text in the canonical style (without BOM).
     pub fn to_text(&self) -> Result<String, Error> {
         write::elem(self, &WriteOptions::default())
-    }
-
-    /// Writes the document to a stream.
-    pub fn write(&self, mut writer: impl Write) -> Result<(), Error> {
-        writer.write_all(&self.to_bytes()?)?;
-        Ok(())
-    }
-
-    /// Writes the document to a file.
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        std::fs::write(path, self.to_bytes()?)?;
-        Ok(())
     }
 }
 

@@ -1,6 +1,7 @@
 //! Fixtures (canonical files written by `cargo xtask regen-fixtures`): exact round trip,
 //! truncation sweep, hostile inputs, every validation rule with its position, writer errors.
 
+use elfreina_elem::Model as _;
 use elfreina_elem::{Elem, Error, FloatStyle, LineEnding, Tree, WarningKind, WriteOptions};
 use test_support::{file_name, fixtures, read, samples, truncation_sweep};
 

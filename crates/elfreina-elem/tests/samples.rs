@@ -1,6 +1,7 @@
 //! The synthetic samples in ../shared/samples/elem: they parse with the counts and warnings
 //! listed in their PROVENANCE.md, and `parse(write(doc)) == doc`.
 
+use elfreina_elem::Model as _;
 use elfreina_elem::{Elem, Item, WarningKind};
 use test_support::{file_name, read, samples};
 

@@ -1,6 +1,7 @@
 //! Snapshot summaries of every fixture and sample: counts, bounds, hashes of each array, the
 //! scope list and the warnings. Never whole arrays.
 
+use elfreina_elem::Model as _;
 use std::fmt::Write;
 use std::path::Path;
 

@@ -2,6 +2,7 @@
 
 use crate::geometry::{self as geo, f32s, Geometry};
 use crate::Error;
+use bmf_block::Model as _;
 use bmf_block::{Bmf, Material, Mesh, Skin, SkinnedVertex, TextureName, Vertex, Vertices};
 
 fn material(index_count: usize, texture: &str) -> Result<Material, Error> {

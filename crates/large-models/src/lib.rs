@@ -146,6 +146,8 @@ mod tests {
 
     #[test]
     fn mid_files_read_back_with_the_right_counts() {
+        // The one trait every format crate re-exports.
+        use bmf_block::Model as _;
         for i in 0..5 {
             let (name, bytes) = super::mid(i).expect("generates");
             let vertices = match i {

@@ -3,6 +3,7 @@
 
 use crate::geometry::{self as geo, f32s, Geometry};
 use crate::Error;
+use mdl_format::Model as _;
 use mdl_format::{
     AnimationClip, AnimationSource, Bone, BoneConnector, BoneTransform, Curve, DividedMesh, Face,
     Interpolation, Keyframe, Material, MaterialRun, Matrix44, Mdl, Mesh, RotationOrder, Vertex,

@@ -2,6 +2,7 @@
 
 use crate::geometry::{self as geo, f32s, Geometry};
 use crate::Error;
+use skm_text::Model as _;
 use skm_text::{AttributeRange, Bone, Encoding, Material, Name, Skm, Vertex};
 
 fn document(g: &Geometry, weights: impl Fn(usize) -> ([f32; 3], u32)) -> Result<Skm, Error> {

@@ -2,6 +2,7 @@
 
 use crate::geometry::{self as geo, f32s, Geometry};
 use crate::Error;
+use selene_smf::Model as _;
 use selene_smf::{
     name, Animation, AnimationSet, BlendVertex, Bone, Frame, Indices, Material, Mesh, RotationKey,
     Smf, UvVertex, Vec3, VectorKey, VertexPc,

@@ -3,6 +3,7 @@
 //! `serialize_skinned` writes the skinned model. See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use mdl_format::Model as _;
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

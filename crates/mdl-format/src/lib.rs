@@ -23,7 +23,7 @@
 //! # Example
 //!
 //! ```
-//! use mdl_format::{Mdl, Bone, BoneTransform, Matrix44, RotationOrder, Mesh, DividedMesh,
+//! use mdl_format::{Mdl, Model, Bone, BoneTransform, Matrix44, RotationOrder, Mesh, DividedMesh,
 //!     Vertex, Face, MaterialRun, BoneConnector, Material};
 //!
 //! let vertex = |x: f32, y: f32| Vertex {
@@ -78,11 +78,10 @@ mod model;
 mod read;
 mod write;
 
+pub use binio::Model;
 pub use error::{Error, Warning};
 pub use model::*;
 pub use read::LEGACY_LAYOUT;
-
-use std::path::Path;
 
 /// True when `bytes` start like an Altseed `.mdl` file: the four bytes `MDL\0` (the NUL tells
 /// it apart from 3D GameStudio's `MDL3`…`MDL7`; Quake `IDPO` and Source `IDST` files never
@@ -115,43 +114,20 @@ impl LegacyMdl {
     }
 }
 
-impl Mdl {
-    /// Reads a file from a byte slice, discarding warnings.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        read::read(bytes).map(|(doc, _)| doc)
+impl Model for Mdl {
+    type Error = Error;
+    type Warning = Warning;
+    const NAME: &'static str = "mdl";
+
+    fn sniff(bytes: &[u8]) -> bool {
+        sniff(bytes)
     }
 
-    /// Reads a file from a byte slice and returns the warnings as well.
-    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
+    fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
         read::read(bytes)
     }
 
-    /// Reads everything from `reader` and parses it.
-    pub fn read(mut reader: impl std::io::Read) -> Result<Self, Error> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes)?;
-        Self::from_bytes(&bytes)
-    }
-
-    /// Reads and parses the file at `path`.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::from_bytes(&std::fs::read(path)?)
-    }
-
-    /// Serialises the document.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+    fn to_bytes(&self) -> Result<Vec<u8>, Error> {
         write::write(self)
-    }
-
-    /// Serialises the document into `writer`.
-    pub fn write(&self, mut writer: impl std::io::Write) -> Result<(), Error> {
-        writer.write_all(&self.to_bytes()?)?;
-        Ok(())
-    }
-
-    /// Serialises the document into the file at `path` (created or truncated).
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        std::fs::write(path, self.to_bytes()?)?;
-        Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! Every real sample: parses (or is rejected, for the legacy one), round-trips byte for byte,
 //! and holds the figures listed in `shared/samples/mdl/PROVENANCE.md`.
 
+use mdl_format::Model as _;
 use mdl_format::{BoneTransform, Error, Interpolation, Material, Mdl, RotationOrder, Warning};
 use test_support::{file_name, read, samples};
 

@@ -1,6 +1,7 @@
 //! Summary snapshots of every fixture and every real sample: counts, bounds, hashes of the
 //! bulk arrays and the warnings, never whole arrays.
 
+use mdl_format::Model as _;
 use mdl_format::{BoneTransform, Material, Mdl};
 use std::fmt::Write as _;
 use std::path::Path;

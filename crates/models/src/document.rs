@@ -1,6 +1,6 @@
 //! A parsed file of any enabled format.
 
-use crate::{detect, detect_with_hint, Error, Format, Summary};
+use crate::{detect, detect_with_hint, Error, Format, Model as _, Summary};
 use std::path::Path;
 
 /// A parsed document of one of the enabled formats.

@@ -55,6 +55,7 @@ pub mod output;
 pub mod scene;
 mod summary;
 
+pub use binio::Model;
 pub use container::{detect_container, Container};
 pub use document::{
     from_bytes, from_bytes_with_warnings, open, open_with_warnings, Document, Parsed,

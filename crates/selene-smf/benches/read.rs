@@ -4,6 +4,7 @@
 //! `parse_skinned` reads the skinned model (100 000 vertices, 72 bones). See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use selene_smf::Model as _;
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

@@ -269,7 +269,7 @@ pub enum WarningKind {
     MaterialWithoutDiffuse,
 }
 
-/// A problem that does not stop reading. Returned by [`crate::Smf::from_bytes_with_warnings`],
+/// A problem that does not stop reading. Returned by [`Smf::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings),
 /// never printed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Warning {

@@ -17,7 +17,7 @@
 //! allocation larger than the input that backs it.
 //!
 //! ```
-//! use selene_smf::{Indices, Material, Mesh, Frame, Smf, VertexPc};
+//! use selene_smf::{Indices, Material, Mesh, Frame, Model, Smf, VertexPc};
 //!
 //! let vertices = vec![
 //!     VertexPc::new([0.0, 0.0, 0.0].into()),
@@ -61,11 +61,10 @@ mod read;
 mod write;
 
 pub use binio::sjis::SjisField;
+pub use binio::Model;
 pub use chunk::{ChunkId, MAX_DEPTH};
 pub use error::{Error, SizeProblem, Warning, WarningKind, GUID, GUID_0100};
 pub use model::*;
-
-use std::path::Path;
 
 /// True when `bytes` starts like a Selene SMF file: the chunk id `FMS\0` followed by at least
 /// a size and a GUID (12 bytes). Any GUID is accepted, so that reading an older Selene
@@ -75,47 +74,26 @@ pub fn sniff(bytes: &[u8]) -> bool {
     bytes.len() >= 12 && bytes.get(..4) == Some(&ChunkId::SMF.0[..])
 }
 
-impl Smf {
-    /// Parses a whole file, discarding warnings.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        read::read(bytes).map(|(doc, _)| doc)
+impl Model for Smf {
+    type Error = Error;
+    type Warning = Warning;
+    const NAME: &'static str = "smf";
+
+    fn sniff(bytes: &[u8]) -> bool {
+        sniff(bytes)
     }
 
     /// Parses a whole file and returns the warnings too (unknown chunks, non-canonical order,
     /// odd names, …).
-    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
+    fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
         read::read(bytes)
-    }
-
-    /// Reads everything from `reader`, then parses it.
-    pub fn read(mut reader: impl std::io::Read) -> Result<Self, Error> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes)?;
-        Self::from_bytes(&bytes)
-    }
-
-    /// Reads and parses the file at `path`.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::from_bytes(&std::fs::read(path)?)
     }
 
     /// Serialises the document. Counts stored in the file (MeshCount, MaterialCount, key
     /// counts, …) are derived from the model; cross-references (index ranges, frame numbers)
     /// are written as they are, so a model whose references are wrong is written but will not
     /// read back.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+    fn to_bytes(&self) -> Result<Vec<u8>, Error> {
         write::write(self)
-    }
-
-    /// Serialises the document into `writer`.
-    pub fn write(&self, mut writer: impl std::io::Write) -> Result<(), Error> {
-        writer.write_all(&self.to_bytes()?)?;
-        Ok(())
-    }
-
-    /// Serialises the document into the file at `path` (created or truncated).
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        std::fs::write(path, self.to_bytes()?)?;
-        Ok(())
     }
 }

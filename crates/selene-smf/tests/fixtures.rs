@@ -1,6 +1,7 @@
 //! Generated fixtures: round trip, what each one covers, the truncation sweep over every
 //! fixture and sample, hostile sizes and every validation rule with its offset.
 
+use selene_smf::Model as _;
 use selene_smf::{
     ChunkId, DrawMode, Error, Indices, Material, Mesh, SizeProblem, Smf, VertexPc, WarningKind,
 };

@@ -1,6 +1,7 @@
 //! The real sample files: parse without error or warning, rewrite byte for byte, and match the
 //! figures of `shared/samples/smf/PROVENANCE.md`.
 
+use selene_smf::Model as _;
 use selene_smf::{ChunkId, DrawMode, Smf};
 use test_support::{file_name, read, samples};
 

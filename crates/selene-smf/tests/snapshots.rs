@@ -1,6 +1,7 @@
 //! Summary snapshots of every fixture and sample: counts, bounds, buffer hashes and the chunk
 //! list (never whole arrays).
 
+use selene_smf::Model as _;
 use selene_smf::{Indices, Smf};
 use std::fmt::Write as _;
 use test_support::{bounds, hash};

@@ -171,7 +171,7 @@ impl Error {
 }
 
 /// Something unusual that the reader accepted. Returned by
-/// [`Skm::from_bytes_with_warnings`](crate::Skm::from_bytes_with_warnings), never printed.
+/// [`Skm::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings), never printed.
 ///
 /// Warnings that can repeat on every row are reported once, at their first position, with the
 /// number of occurrences.

@@ -9,7 +9,7 @@
 //! # Example
 //!
 //! ```
-//! use skm_text::{AttributeRange, Bone, Encoding, Material, Name, Skm, Vertex};
+//! use skm_text::{AttributeRange, Bone, Encoding, Material, Model, Name, Skm, Vertex};
 //!
 //! let vertex = |x: f32| Vertex {
 //!     position: [x, 0.0, 0.5],
@@ -133,10 +133,9 @@ mod model;
 mod read;
 mod write;
 
+pub use binio::Model;
 pub use error::{Error, Pos, Warning};
 pub use model::{AttributeRange, Bone, Encoding, Material, Name, Skm, Vertex};
-
-use std::path::Path;
 
 /// Does `bytes` look like an `.skm` text? After an optional UTF-8 BOM and whitespace, the
 /// text must start with `Vertices:`, optional spaces or tabs, and a digit, all within the
@@ -157,44 +156,22 @@ pub fn sniff(bytes: &[u8]) -> bool {
         .is_some_and(u8::is_ascii_digit)
 }
 
-impl Skm {
-    /// Parses a whole `.skm` text, discarding warnings.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        read::parse(bytes).map(|(doc, _)| doc)
+impl Model for Skm {
+    type Error = Error;
+    type Warning = Warning;
+    const NAME: &'static str = "skm";
+
+    fn sniff(bytes: &[u8]) -> bool {
+        sniff(bytes)
     }
 
-    /// Parses a whole `.skm` text and returns the warnings too.
-    pub fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
+    fn from_bytes_with_warnings(bytes: &[u8]) -> Result<(Self, Vec<Warning>), Error> {
         read::parse(bytes)
     }
 
-    /// Reads everything from `reader` and parses it.
-    pub fn read(mut reader: impl std::io::Read) -> Result<Self, Error> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes)?;
-        Self::from_bytes(&bytes)
-    }
-
-    /// Reads and parses the file at `path`.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::from_bytes(&std::fs::read(path)?)
-    }
-
     /// Writes the document in the canonical spelling (see the crate docs).
-    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+    fn to_bytes(&self) -> Result<Vec<u8>, Error> {
         write::write(self)
-    }
-
-    /// Writes the document to `writer`.
-    pub fn write(&self, mut writer: impl std::io::Write) -> Result<(), Error> {
-        writer.write_all(&self.to_bytes()?)?;
-        Ok(())
-    }
-
-    /// Writes the document to the file at `path` (created or truncated).
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        std::fs::write(path, self.to_bytes()?)?;
-        Ok(())
     }
 }
 

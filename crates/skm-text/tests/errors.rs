@@ -1,5 +1,6 @@
 //! Validation errors with their positions, warnings, and the accepted spellings.
 
+use skm_text::Model as _;
 use skm_text::{Encoding, Error, Name, Skm, Warning};
 
 /// A small valid document: 3 vertices, 1 triangle, 1 material, 1 range, 2 bones.

@@ -3,6 +3,7 @@
 //! There are no real `.skm` samples (none is publicly known), so there is no samples.rs: the
 //! fixtures and the texts built in these tests are the whole corpus.
 
+use skm_text::Model as _;
 use skm_text::{Encoding, Error, Skm};
 use std::time::{Duration, Instant};
 use test_support::{file_name, fixtures, read, truncation_sweep};

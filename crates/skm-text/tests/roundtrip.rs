@@ -1,6 +1,7 @@
 //! `parse(write(doc)) == doc` for many generated documents, with arbitrary float bit patterns
 //! (NaN payloads, infinities, subnormals, `-0.0`), 32-bit words, and names in both encodings.
 
+use skm_text::Model as _;
 use skm_text::{AttributeRange, Bone, Encoding, Material, Name, Skm, Vertex};
 
 /// xorshift64*: a fixed-seed generator, so the test is deterministic.

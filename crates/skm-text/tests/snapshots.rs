@@ -1,5 +1,6 @@
 //! Summary snapshots of every fixture (there are no real `.skm` samples to snapshot).
 
+use skm_text::Model as _;
 use skm_text::Skm;
 use std::fmt::Write as _;
 use test_support::{bounds, hash};
