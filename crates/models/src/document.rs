@@ -1,6 +1,7 @@
 //! A parsed file of any enabled format.
 
-use crate::{detect, detect_with_hint, Error, Format, Model as _, Summary};
+use crate::formats::{with_document, with_format, FormatModel};
+use crate::{detect, detect_with_hint, Error, Format, Model, Summary};
 use std::path::Path;
 
 /// A parsed document of one of the enabled formats.
@@ -33,93 +34,40 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
-fn warnings<W: std::fmt::Display>(w: Vec<W>) -> Vec<String> {
-    w.iter().map(ToString::to_string).collect()
-}
-
 impl Document {
     /// Parses `bytes` as `format`, returning the warnings too.
     pub fn parse_as(format: Format, bytes: &[u8]) -> Result<Parsed, Error> {
-        let (document, warnings) = match format {
-            #[cfg(feature = "bmf")]
-            Format::Bmf => {
-                let (d, w) = bmf_block::Bmf::from_bytes_with_warnings(bytes)?;
-                (Document::Bmf(d), warnings(w))
-            }
-            #[cfg(feature = "smf")]
-            Format::Smf => {
-                let (d, w) = selene_smf::Smf::from_bytes_with_warnings(bytes)?;
-                (Document::Smf(d), warnings(w))
-            }
-            #[cfg(feature = "mdl")]
-            Format::Mdl => {
-                let (d, w) = mdl_format::Mdl::from_bytes_with_warnings(bytes)?;
-                (Document::Mdl(d), warnings(w))
-            }
-            #[cfg(feature = "elem")]
-            Format::Elem => {
-                let (d, w) = elfreina_elem::Elem::from_bytes_with_warnings(bytes)?;
-                (Document::Elem(d), warnings(w))
-            }
-            #[cfg(feature = "skm")]
-            Format::Skm => {
-                let (d, w) = skm_text::Skm::from_bytes_with_warnings(bytes)?;
-                (Document::Skm(d), warnings(w))
-            }
-            #[allow(unreachable_patterns)]
-            other => return Err(Error::FormatDisabled(other)),
-        };
-        Ok(Parsed { document, warnings })
+        with_format!(format, T => parse::<T>(bytes), _ => Err(Error::FormatDisabled(format)))
     }
 
     /// The document's format.
     pub fn format(&self) -> Format {
-        match self {
-            #[cfg(feature = "bmf")]
-            Document::Bmf(_) => Format::Bmf,
-            #[cfg(feature = "smf")]
-            Document::Smf(_) => Format::Smf,
-            #[cfg(feature = "mdl")]
-            Document::Mdl(_) => Format::Mdl,
-            #[cfg(feature = "elem")]
-            Document::Elem(_) => Format::Elem,
-            #[cfg(feature = "skm")]
-            Document::Skm(_) => Format::Skm,
-        }
+        with_document!(*self, d => format_of(d))
     }
 
     /// The same figures for any format; see [`Summary`].
     pub fn summary(&self) -> Summary {
-        match self {
-            #[cfg(feature = "bmf")]
-            Document::Bmf(d) => crate::formats::bmf::summarize(d),
-            #[cfg(feature = "smf")]
-            Document::Smf(d) => crate::formats::smf::summarize(d),
-            #[cfg(feature = "mdl")]
-            Document::Mdl(d) => crate::formats::mdl::summarize(d),
-            #[cfg(feature = "elem")]
-            Document::Elem(d) => crate::formats::elem::summarize(d),
-            #[cfg(feature = "skm")]
-            Document::Skm(d) => crate::formats::skm::summarize(d),
-        }
+        with_document!(*self, d => FormatModel::summary(d))
     }
 
     /// Writes the document back in its own format. Binary formats reproduce the file they were
     /// read from byte for byte; text formats write their canonical layout.
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        Ok(match self {
-            #[cfg(feature = "bmf")]
-            Document::Bmf(d) => d.to_bytes()?,
-            #[cfg(feature = "smf")]
-            Document::Smf(d) => d.to_bytes()?,
-            #[cfg(feature = "mdl")]
-            Document::Mdl(d) => d.to_bytes()?,
-            #[cfg(feature = "elem")]
-            Document::Elem(d) => d.to_bytes()?,
-            #[cfg(feature = "skm")]
-            Document::Skm(d) => d.to_bytes()?,
-        })
+        with_document!(*self, d => Model::to_bytes(d).map_err(Into::into))
     }
+}
+
+/// Parses `bytes` as the format of `T`, keeping the reader's warnings as text.
+fn parse<T: FormatModel>(bytes: &[u8]) -> Result<Parsed, Error> {
+    let (document, warnings) = T::from_bytes_with_warnings(bytes).map_err(Into::into)?;
+    Ok(Parsed {
+        document: document.into_document(),
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+    })
+}
+
+fn format_of<T: FormatModel>(_: &T) -> Format {
+    T::FORMAT
 }
 
 /// Detects the format of `bytes` and parses it.

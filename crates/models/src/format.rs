@@ -82,35 +82,13 @@ impl Format {
 
     /// True when support for this format is compiled in (its cargo feature is on).
     pub fn is_enabled(self) -> bool {
-        match self {
-            Format::Smf => cfg!(feature = "smf"),
-            Format::Skm => cfg!(feature = "skm"),
-            Format::Elem => cfg!(feature = "elem"),
-            Format::Mdl => cfg!(feature = "mdl"),
-            Format::Bmf => cfg!(feature = "bmf"),
-        }
+        crate::formats::with_format!(self, _T => true, _ => false)
     }
 
     /// Does `bytes` start like a file of this format? Always false when the format is not
     /// enabled: detection never guesses.
     pub fn sniff(self, bytes: &[u8]) -> bool {
-        match self {
-            #[cfg(feature = "smf")]
-            Format::Smf => selene_smf::sniff(bytes),
-            #[cfg(feature = "skm")]
-            Format::Skm => skm_text::sniff(bytes),
-            #[cfg(feature = "elem")]
-            Format::Elem => elfreina_elem::sniff(bytes),
-            #[cfg(feature = "mdl")]
-            Format::Mdl => mdl_format::sniff(bytes),
-            #[cfg(feature = "bmf")]
-            Format::Bmf => bmf_block::sniff(bytes),
-            #[allow(unreachable_patterns)]
-            _ => {
-                let _ = bytes;
-                false
-            }
-        }
+        crate::formats::with_format!(self, T => <T as crate::Model>::sniff(bytes), _ => false)
     }
 }
 

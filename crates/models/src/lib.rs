@@ -43,12 +43,30 @@
     )
 )]
 #![warn(missing_docs)]
+// A build without any format has nothing to dispatch to: the generic helpers stay unused.
+#![cfg_attr(
+    not(any(
+        feature = "bmf",
+        feature = "smf",
+        feature = "mdl",
+        feature = "elem",
+        feature = "skm"
+    )),
+    allow(
+        dead_code,
+        unreachable_code,
+        unused_imports,
+        unused_mut,
+        unused_variables
+    )
+)]
 
 mod container;
 mod document;
 mod error;
 mod format;
 mod formats;
+#[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod input;
 pub mod output;

@@ -12,7 +12,7 @@
 use crate::{Format, Summary};
 use serde_json::{json, Map};
 
-pub(crate) fn summarize(doc: &bmf_block::Bmf) -> Summary {
+fn summarize(doc: &bmf_block::Bmf) -> Summary {
     let meshes = &doc.meshes;
     let sum = |f: &dyn Fn(&bmf_block::Mesh) -> usize| meshes.iter().map(f).sum::<usize>() as u64;
     let samples: Vec<usize> = meshes
@@ -51,5 +51,25 @@ pub(crate) fn summarize(doc: &bmf_block::Bmf) -> Summary {
                 .map(|m| m.texture.to_string_lossy()),
         ),
         details,
+    }
+}
+
+impl super::FormatModel for bmf_block::Bmf {
+    const FORMAT: Format = Format::Bmf;
+
+    fn into_document(self) -> crate::Document {
+        crate::Document::Bmf(self)
+    }
+
+    fn summary(&self) -> Summary {
+        summarize(self)
+    }
+
+    fn to_scene(
+        &self,
+        options: &crate::scene::SceneOptions,
+        budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        crate::scene::from_bmf::convert(self, options, budget)
     }
 }

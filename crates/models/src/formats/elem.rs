@@ -23,7 +23,7 @@
 use crate::{Format, Summary};
 use serde_json::{Map, Value};
 
-pub(crate) fn summarize(doc: &elfreina_elem::Elem) -> Summary {
+fn summarize(doc: &elfreina_elem::Elem) -> Summary {
     let containers = doc.containers();
     let meshes = || containers.iter().flat_map(|c| c.meshes.iter());
     let mut details = Map::new();
@@ -112,5 +112,25 @@ pub(crate) fn summarize(doc: &elfreina_elem::Elem) -> Summary {
                 .filter_map(|m| m.texture_filename.as_deref()),
         ),
         details,
+    }
+}
+
+impl super::FormatModel for elfreina_elem::Elem {
+    const FORMAT: Format = Format::Elem;
+
+    fn into_document(self) -> crate::Document {
+        crate::Document::Elem(self)
+    }
+
+    fn summary(&self) -> Summary {
+        summarize(self)
+    }
+
+    fn to_scene(
+        &self,
+        options: &crate::scene::SceneOptions,
+        _budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        Ok(crate::scene::from_elem::convert(self, options))
     }
 }

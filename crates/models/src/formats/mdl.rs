@@ -18,7 +18,7 @@
 use crate::{Format, Summary};
 use serde_json::{json, Map, Value};
 
-pub(crate) fn summarize(doc: &mdl_format::Mdl) -> Summary {
+fn summarize(doc: &mdl_format::Mdl) -> Summary {
     let divided = || doc.meshes.iter().flat_map(|m| &m.divided);
     let paths = doc
         .meshes
@@ -83,5 +83,25 @@ pub(crate) fn summarize(doc: &mdl_format::Mdl) -> Summary {
         animations: doc.clips.len() as u64,
         textures: crate::summary::distinct_in_order(paths),
         details,
+    }
+}
+
+impl super::FormatModel for mdl_format::Mdl {
+    const FORMAT: Format = Format::Mdl;
+
+    fn into_document(self) -> crate::Document {
+        crate::Document::Mdl(self)
+    }
+
+    fn summary(&self) -> Summary {
+        summarize(self)
+    }
+
+    fn to_scene(
+        &self,
+        options: &crate::scene::SceneOptions,
+        budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        crate::scene::from_mdl::convert(self, options, budget)
     }
 }

@@ -20,7 +20,7 @@ use crate::{Format, Summary};
 use serde_json::{Map, Value};
 use skm_text::Encoding;
 
-pub(crate) fn summarize(doc: &skm_text::Skm) -> Summary {
+fn summarize(doc: &skm_text::Skm) -> Summary {
     let faces = doc.triangles.len();
     let mut details = Map::new();
     details.insert(
@@ -86,5 +86,25 @@ pub(crate) fn summarize(doc: &skm_text::Skm) -> Summary {
                 .map(|t| doc.text(t)),
         ),
         details,
+    }
+}
+
+impl super::FormatModel for skm_text::Skm {
+    const FORMAT: Format = Format::Skm;
+
+    fn into_document(self) -> crate::Document {
+        crate::Document::Skm(self)
+    }
+
+    fn summary(&self) -> Summary {
+        summarize(self)
+    }
+
+    fn to_scene(
+        &self,
+        options: &crate::scene::SceneOptions,
+        _budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        Ok(crate::scene::from_skm::convert(self, options))
     }
 }

@@ -21,7 +21,7 @@
 use crate::{Format, Summary};
 use serde_json::{Map, Value};
 
-pub(crate) fn summarize(doc: &selene_smf::Smf) -> Summary {
+fn summarize(doc: &selene_smf::Smf) -> Summary {
     let ids = doc.chunk_ids();
     let mut present: Vec<String> = Vec::new();
     let mut counts = Map::new();
@@ -92,5 +92,25 @@ pub(crate) fn summarize(doc: &selene_smf::Smf) -> Summary {
         animations: doc.animation_sets.len() as u64,
         textures: crate::summary::distinct_in_order(doc.texture_names()),
         details,
+    }
+}
+
+impl super::FormatModel for selene_smf::Smf {
+    const FORMAT: Format = Format::Smf;
+
+    fn into_document(self) -> crate::Document {
+        crate::Document::Smf(self)
+    }
+
+    fn summary(&self) -> Summary {
+        summarize(self)
+    }
+
+    fn to_scene(
+        &self,
+        options: &crate::scene::SceneOptions,
+        _budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        Ok(crate::scene::from_smf::convert(self, options))
     }
 }

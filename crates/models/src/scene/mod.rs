@@ -15,15 +15,15 @@ use std::sync::Arc;
 
 mod budget;
 #[cfg(feature = "bmf")]
-mod from_bmf;
+pub(crate) mod from_bmf;
 #[cfg(feature = "elem")]
-mod from_elem;
+pub(crate) mod from_elem;
 #[cfg(feature = "mdl")]
-mod from_mdl;
+pub(crate) mod from_mdl;
 #[cfg(feature = "skm")]
-mod from_skm;
+pub(crate) mod from_skm;
 #[cfg(feature = "smf")]
-mod from_smf;
+pub(crate) mod from_smf;
 mod math;
 pub(crate) mod shared;
 
@@ -450,18 +450,10 @@ impl Scene {
         options: &SceneOptions,
     ) -> Result<Conversion, crate::Error> {
         let mut budget = options.budget;
-        let conversion = match doc {
-            #[cfg(feature = "bmf")]
-            crate::Document::Bmf(d) => from_bmf::convert(d, options, &mut budget)?,
-            #[cfg(feature = "smf")]
-            crate::Document::Smf(d) => from_smf::convert(d, options),
-            #[cfg(feature = "mdl")]
-            crate::Document::Mdl(d) => from_mdl::convert(d, options, &mut budget)?,
-            #[cfg(feature = "elem")]
-            crate::Document::Elem(d) => from_elem::convert(d, options),
-            #[cfg(feature = "skm")]
-            crate::Document::Skm(d) => from_skm::convert(d, options),
-        };
+        let conversion = crate::formats::with_document!(
+            *doc,
+            d => crate::formats::FormatModel::to_scene(d, options, &mut budget)?
+        );
         // The whole scene, exactly: this bounds what the glTF writer makes of it.
         let mut whole = options.budget;
         whole.charge(
