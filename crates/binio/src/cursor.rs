@@ -1,5 +1,7 @@
 //! A bounds-checked little-endian cursor.
 
+use bytemuck::Pod;
+
 /// The input ended before a read could be satisfied.
 ///
 /// Format crates convert this into their own `Truncated` error variant, adding what they were
@@ -139,6 +141,17 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
+    /// Reads a fixed on-disk record: `size_of::<T>()` bytes copied into a `Pod` struct (the
+    /// `layout.rs` records of the format crates), whatever the alignment of the input.
+    pub fn record<T: Pod>(&mut self) -> Result<T, Eof> {
+        let size = std::mem::size_of::<T>();
+        let at = self.eof(size as u64);
+        let bytes = self.take(size)?;
+        // `take` returned exactly `size` bytes, so the read cannot fail; if it did, it would
+        // be reported as the truncation it would be.
+        bytemuck::try_pod_read_unaligned(bytes).map_err(|_| at)
+    }
+
     /// Peeks at a little-endian `u32` without consuming it.
     pub fn peek_u32(&self) -> Result<u32, Eof> {
         self.clone().u32()
@@ -166,6 +179,29 @@ mod tests {
                 available: 0
             }
         );
+    }
+
+    #[test]
+    fn reads_records_at_any_alignment() {
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        struct Rec {
+            a: u32,
+            b: f32,
+        }
+        let data = [9, 1, 0, 0, 0, 0, 0, 0x80, 0x3F, 7];
+        let mut c = Cursor::with_base(&data, 10);
+        c.u8().unwrap();
+        assert_eq!(c.record::<Rec>().unwrap(), Rec { a: 1, b: 1.0 });
+        assert_eq!(
+            c.record::<Rec>().unwrap_err(),
+            Eof {
+                offset: 19,
+                needed: 8,
+                available: 1
+            }
+        );
+        assert_eq!(c.offset(), 19, "a failed read consumes nothing");
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub trait PutLe {
     fn put_f32(&mut self, v: f32);
     /// Appends several `f32`s.
     fn put_f32s(&mut self, v: &[f32]);
+    /// Appends a fixed on-disk record (a `Pod` struct of a `layout.rs`), the mirror of
+    /// [`Cursor::record`](crate::Cursor::record).
+    fn put_record<T: bytemuck::Pod>(&mut self, v: &T);
 }
 
 impl PutLe for Vec<u8> {
@@ -31,5 +34,8 @@ impl PutLe for Vec<u8> {
         for x in v {
             self.put_f32(*x);
         }
+    }
+    fn put_record<T: bytemuck::Pod>(&mut self, v: &T) {
+        self.extend_from_slice(bytemuck::bytes_of(v));
     }
 }

@@ -60,6 +60,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod layout;
 mod model;
 mod read;
 mod write;

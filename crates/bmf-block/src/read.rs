@@ -1,50 +1,20 @@
 //! Bytes → [`Bmf`]: the block walker and every validation rule of bmf.md §6.
 //!
 //! The file is read strictly in the order the BaseCross loader accepts (§3.7). Fixed-size
-//! records (block headers, the material head) are described with binrw; bulk arrays are copied
-//! in one go through `binio::pod`, which does not assume alignment: an odd index count or an
-//! odd-length texture name leaves every later block 2 bytes off a 4-byte boundary.
+//! records (block headers, the material head) are the `Pod` structs of `layout.rs`, read with
+//! `Cursor::record`; bulk arrays are copied in one go through `binio::pod`. Neither assumes
+//! alignment: an odd index count or an odd-length texture name leaves every later block 2
+//! bytes off a 4-byte boundary.
 
 use crate::error::{Error, Result, Warning};
+use crate::layout::*;
 use crate::model::*;
 use binio::Cursor;
-use binrw::BinRead;
-
-/// The 8-byte header of every block.
-#[binrw::binrw]
-#[brw(little)]
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BlockHeader {
-    pub kind: u32,
-    pub size: u32,
-}
-
-/// The fixed 72-byte head of a Material block (`MaterialExPOD` in the BaseCross sources).
-#[binrw::binrw]
-#[brw(little)]
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct MaterialHead {
-    pub start_index: u32,
-    pub index_count: u32,
-    pub diffuse: [f32; 4],
-    pub specular: [f32; 4],
-    pub ambient: [f32; 4],
-    pub emissive: [f32; 4],
-}
-
-pub(crate) const BLOCK_INDEX: u32 = 1;
-pub(crate) const BLOCK_MATERIAL: u32 = 2;
-pub(crate) const BLOCK_MATERIAL_COUNT: u32 = 3;
-pub(crate) const BLOCK_BONE_COUNT: u32 = 5;
-pub(crate) const BLOCK_ANIME_MATRIX: u32 = 6;
-pub(crate) const BLOCK_MESH_COUNT: u32 = 9;
-pub(crate) const BLOCK_END: u32 = 100;
-pub(crate) const MATERIAL_HEAD_SIZE: u32 = 72;
 
 /// The smallest possible Material block (header + head + a lone NUL): bounds MaterialCount.
-const MIN_MATERIAL_BLOCK: u64 = 8 + 72 + 2;
+const MIN_MATERIAL_BLOCK: u64 = BLOCK_HEADER_SIZE as u64 + MATERIAL_HEAD_SIZE as u64 + 2;
 /// The smallest possible mesh (vertex, index, material-count and End headers): bounds MashCount.
-const MIN_MESH: u64 = 4 * 8;
+const MIN_MESH: u64 = 4 * BLOCK_HEADER_SIZE as u64;
 /// Weights within this distance of 1 count as summing to 1.
 const WEIGHT_TOLERANCE: f32 = 1e-3;
 
@@ -175,15 +145,7 @@ impl<'a> Reader<'a> {
 
     fn block_header(&mut self, what: &'static str) -> Result<(u64, BlockHeader)> {
         let at = self.c.offset();
-        let bytes = self.take(at, what, 8)?;
-        let h = BlockHeader::read(&mut binrw::io::Cursor::new(bytes)).map_err(|_| {
-            Error::Truncated {
-                offset: at,
-                what,
-                needed: 8,
-                available: 0,
-            }
-        })?;
+        let h: BlockHeader = self.c.record().map_err(|e| self.truncated(at, what, e))?;
         Ok((at, h))
     }
 
@@ -302,16 +264,12 @@ impl<'a> Reader<'a> {
             ));
         }
         let payload = self.take(at, "Material block", h.size)?;
-        let (head_bytes, name_bytes) = payload.split_at(MATERIAL_HEAD_SIZE as usize);
-        let head = MaterialHead::read(&mut binrw::io::Cursor::new(head_bytes)).map_err(|_| {
-            Error::Truncated {
-                offset: at,
-                what: "Material block",
-                needed: 72,
-                available: 0,
-            }
-        })?;
-        let name_at = at + 8 + u64::from(MATERIAL_HEAD_SIZE);
+        let mut p = Cursor::with_base(payload, at + BLOCK_HEADER_SIZE as u64);
+        let head: MaterialHead = p
+            .record()
+            .map_err(|e| self.truncated(at, "Material block", e))?;
+        let name_at = p.offset();
+        let name_bytes = p.rest();
         let units: Vec<u16> = binio::pod::vec_from_bytes(name_bytes).unwrap_or_default();
         let Some(first_nul) = units.iter().position(|&u| u == 0) else {
             return Err(Error::BadString {

@@ -5,12 +5,9 @@
 //! padding, texture name units after the NUL, End sizes, garbage vertices) is written back.
 
 use crate::error::{Error, Result};
+use crate::layout::*;
 use crate::model::*;
-use crate::read::{
-    BlockHeader, MaterialHead, BLOCK_ANIME_MATRIX, BLOCK_BONE_COUNT, BLOCK_END, BLOCK_INDEX,
-    BLOCK_MATERIAL, BLOCK_MATERIAL_COUNT, BLOCK_MESH_COUNT, MATERIAL_HEAD_SIZE,
-};
-use binrw::BinWrite;
+use binio::put::PutLe;
 
 /// Serialises a document, checking first that it can be read back.
 pub(crate) fn serialize(doc: &Bmf) -> Result<Vec<u8>> {
@@ -22,7 +19,7 @@ pub(crate) fn serialize(doc: &Bmf) -> Result<Vec<u8>> {
             &mut out,
             BLOCK_MESH_COUNT,
             len_u32(doc.meshes.len(), "mesh count")?,
-        )?;
+        );
     }
     for mesh in &doc.meshes {
         write_mesh(&mut out, mesh)?;
@@ -36,24 +33,24 @@ fn write_mesh(out: &mut Vec<u8>, mesh: &Mesh) -> Result<()> {
         out,
         mesh.vertices.kind().block_type(),
         len_u32(vertex_bytes.len(), "vertex block")?,
-    )?;
+    );
     out.extend_from_slice(vertex_bytes);
 
     let index_bytes = binio::pod::as_bytes(&mesh.indices);
-    block(out, BLOCK_INDEX, len_u32(index_bytes.len(), "index block")?)?;
+    block(out, BLOCK_INDEX, len_u32(index_bytes.len(), "index block")?);
     out.extend_from_slice(index_bytes);
 
     block(
         out,
         BLOCK_MATERIAL_COUNT,
         len_u32(mesh.materials.len(), "material count")?,
-    )?;
+    );
     for m in &mesh.materials {
         let name = binio::pod::as_bytes(m.texture.units());
         let size = len_u32(name.len(), "texture name")?
             .checked_add(MATERIAL_HEAD_SIZE)
             .ok_or_else(|| Error::Unwritable("texture name too long".into()))?;
-        block(out, BLOCK_MATERIAL, size)?;
+        block(out, BLOCK_MATERIAL, size);
         let head = MaterialHead {
             start_index: m.start_index,
             index_count: m.index_count,
@@ -62,37 +59,27 @@ fn write_mesh(out: &mut Vec<u8>, mesh: &Mesh) -> Result<()> {
             ambient: m.ambient.into(),
             emissive: m.emissive.into(),
         };
-        encode(out, &head)?;
+        out.put_record(&head);
         out.extend_from_slice(name);
     }
 
     if let Some(skin) = &mesh.skin {
-        block(out, BLOCK_BONE_COUNT, skin.bone_count)?;
+        block(out, BLOCK_BONE_COUNT, skin.bone_count);
         let matrix_bytes = binio::pod::as_bytes(&skin.matrices);
         block(
             out,
             BLOCK_ANIME_MATRIX,
             len_u32(matrix_bytes.len(), "AnimeMatrix block")?,
-        )?;
+        );
         out.extend_from_slice(matrix_bytes);
     }
 
-    block(out, BLOCK_END, mesh.end_size)
+    block(out, BLOCK_END, mesh.end_size);
+    Ok(())
 }
 
-fn block(out: &mut Vec<u8>, kind: u32, size: u32) -> Result<()> {
-    encode(out, &BlockHeader { kind, size })
-}
-
-fn encode<T>(out: &mut Vec<u8>, value: &T) -> Result<()>
-where
-    T: for<'a> BinWrite<Args<'a> = ()> + binrw::meta::WriteEndian,
-{
-    let mut cursor = binrw::io::Cursor::new(out);
-    cursor.set_position(cursor.get_ref().len() as u64);
-    value
-        .write(&mut cursor)
-        .map_err(|e| Error::Unwritable(format!("encoding a fixed record: {e}")))
+fn block(out: &mut Vec<u8>, kind: u32, size: u32) {
+    out.put_record(&BlockHeader { kind, size });
 }
 
 fn len_u32(len: usize, what: &str) -> Result<u32> {
