@@ -56,6 +56,7 @@
 
 mod chunk;
 mod error;
+mod layout;
 mod model;
 mod read;
 mod write;

@@ -2,75 +2,11 @@
 
 use crate::chunk::{ChunkId, RawChunk, Walker};
 use crate::error::{Error, SizeProblem, Warning, WarningKind, GUID};
+use crate::layout::*;
 use crate::model::*;
 use binio::sjis::SjisField;
-use binrw::BinRead;
+use binio::Cursor;
 use bytemuck::Pod;
-
-/// The fixed part of the file head (`SMF` payload, 16 bytes).
-#[derive(BinRead, binrw::BinWrite, Debug, Clone, Copy)]
-#[brw(little)]
-pub(crate) struct SmfHead {
-    pub guid: u32,
-    pub mesh_count: i32,
-    pub frame_count: i32,
-    pub animation_set_count: i32,
-}
-
-/// The fixed part of `FRM` (136 bytes).
-#[derive(BinRead, binrw::BinWrite, Debug, Clone)]
-#[brw(little)]
-pub(crate) struct FrameHead {
-    pub transform: [f32; 16],
-    pub name: [u8; 64],
-    pub mesh: i32,
-    pub parent: i32,
-}
-
-/// The fixed part of `ANIS` (72 bytes).
-#[derive(BinRead, binrw::BinWrite, Debug, Clone)]
-#[brw(little)]
-pub(crate) struct AnimationSetHead {
-    pub name: [u8; 64],
-    pub animation_count: i32,
-    pub last_time: i32,
-}
-
-/// The fixed part of `ANI` (16 bytes).
-#[derive(BinRead, binrw::BinWrite, Debug, Clone, Copy)]
-#[brw(little)]
-pub(crate) struct AnimationHead {
-    pub target_frame: i32,
-    pub scale_count: i32,
-    pub rotation_count: i32,
-    pub translation_count: i32,
-}
-
-/// The fixed part of `MESH` (68 bytes).
-#[derive(BinRead, binrw::BinWrite, Debug, Clone)]
-#[brw(little)]
-pub(crate) struct MeshHead {
-    pub name: [u8; 64],
-    pub material_count: i32,
-}
-
-/// The fixed part of `MTRL` (80 bytes).
-#[derive(BinRead, binrw::BinWrite, Debug, Clone)]
-#[brw(little)]
-pub(crate) struct MaterialHead {
-    pub name: [u8; 64],
-    pub polygon_start: i32,
-    pub polygon_count: i32,
-    pub vertex_start: i32,
-    pub vertex_count: i32,
-}
-
-pub(crate) const SMF_HEAD_SIZE: usize = 16;
-pub(crate) const FRAME_HEAD_SIZE: usize = 136;
-pub(crate) const ANIS_HEAD_SIZE: usize = 72;
-pub(crate) const ANI_HEAD_SIZE: usize = 16;
-pub(crate) const MESH_HEAD_SIZE: usize = 68;
-pub(crate) const MATERIAL_HEAD_SIZE: usize = 80;
 
 /// Canonical rank of a top-level chunk (0 = not a known top-level chunk).
 pub(crate) fn top_rank(id: ChunkId) -> u32 {
@@ -224,16 +160,12 @@ fn eof_err(what: &'static str, offset: u64, needed: u64, available: u64) -> Erro
     }
 }
 
-/// Reads a binrw fixed struct from the start of `payload`, whose length was checked already.
-fn fixed_struct<T>(payload: &[u8], offset: u64, size: usize, what: &'static str) -> Result<T, Error>
-where
-    T: for<'a> BinRead<Args<'a> = ()>,
-{
-    let bytes = payload
-        .get(..size)
-        .ok_or_else(|| eof_err(what, offset, size as u64, payload.len() as u64))?;
-    T::read_le(&mut std::io::Cursor::new(bytes))
-        .map_err(|_| eof_err(what, offset, size as u64, bytes.len() as u64))
+/// Reads a fixed record (`layout.rs`) from the start of `payload`, which begins at the absolute
+/// `offset`. Its length was checked already; a short payload is still a positioned error.
+fn fixed_struct<T: Pod>(payload: &[u8], offset: u64, what: &'static str) -> Result<T, Error> {
+    Cursor::with_base(payload, offset)
+        .record()
+        .map_err(|e| eof_err(what, e.offset, e.needed, e.available))
 }
 
 /// Checks that a container holds its fixed struct; returns the children area.
@@ -353,12 +285,7 @@ impl Reader {
         let head_chunk = top
             .next_chunk()?
             .ok_or_else(|| eof_err("SMF chunk", 0, 8, bytes.len() as u64))?;
-        let head: SmfHead = fixed_struct(
-            fixed_leaf(&head_chunk, SMF_HEAD_SIZE)?,
-            8,
-            SMF_HEAD_SIZE,
-            "SMF head",
-        )?;
+        let head: SmfHead = fixed_struct(fixed_leaf(&head_chunk, SMF_HEAD_SIZE)?, 8, "SMF head")?;
 
         let mut doc = Smf::default();
         let mut sib = Siblings::new(None);
@@ -435,7 +362,7 @@ impl Reader {
 
     fn frame(&mut self, c: &RawChunk<'_>, depth: u32) -> Result<Frame, Error> {
         let children = container_children(c, FRAME_HEAD_SIZE)?;
-        let h: FrameHead = fixed_struct(c.payload, c.payload_offset(), FRAME_HEAD_SIZE, "FRM")?;
+        let h: FrameHead = fixed_struct(c.payload, c.payload_offset(), "FRM")?;
         let base = c.payload_offset();
         let name = self.name(h.name, base + 64);
         self.mesh_refs.push(PendingRef {
@@ -474,8 +401,7 @@ impl Reader {
 
     fn animation_set(&mut self, c: &RawChunk<'_>, depth: u32) -> Result<AnimationSet, Error> {
         let children = container_children(c, ANIS_HEAD_SIZE)?;
-        let h: AnimationSetHead =
-            fixed_struct(c.payload, c.payload_offset(), ANIS_HEAD_SIZE, "ANIS")?;
+        let h: AnimationSetHead = fixed_struct(c.payload, c.payload_offset(), "ANIS")?;
         let base = c.payload_offset();
         let mut set = AnimationSet {
             name: self.name(h.name, base),
@@ -517,7 +443,7 @@ impl Reader {
                 },
             });
         }
-        let h: AnimationHead = fixed_struct(c.payload, c.payload_offset(), ANI_HEAD_SIZE, "ANI")?;
+        let h: AnimationHead = fixed_struct(c.payload, c.payload_offset(), "ANI")?;
         let counts = [h.scale_count, h.rotation_count, h.translation_count];
         let expected = match counts.map(u64::try_from) {
             [Ok(s), Ok(r), Ok(t)] => Some(16 + 16 * s + 20 * r + 16 * t),
@@ -576,7 +502,7 @@ impl Reader {
 
     fn mesh(&mut self, c: &RawChunk<'_>, depth: u32) -> Result<Mesh, Error> {
         let children = container_children(c, MESH_HEAD_SIZE)?;
-        let h: MeshHead = fixed_struct(c.payload, c.payload_offset(), MESH_HEAD_SIZE, "MESH")?;
+        let h: MeshHead = fixed_struct(c.payload, c.payload_offset(), "MESH")?;
         let base = c.payload_offset();
         let name = self.name(h.name, base);
 
@@ -883,8 +809,7 @@ impl Reader {
 
     fn material(&mut self, c: &RawChunk<'_>, depth: u32) -> Result<Material, Error> {
         let children = container_children(c, MATERIAL_HEAD_SIZE)?;
-        let h: MaterialHead =
-            fixed_struct(c.payload, c.payload_offset(), MATERIAL_HEAD_SIZE, "MTRL")?;
+        let h: MaterialHead = fixed_struct(c.payload, c.payload_offset(), "MTRL")?;
         let base = c.payload_offset();
         let mut m = Material {
             name: self.name(h.name, base),

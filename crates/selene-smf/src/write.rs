@@ -6,10 +6,10 @@
 
 use crate::chunk::ChunkId;
 use crate::error::{Error, GUID};
+use crate::layout::*;
 use crate::model::*;
-use crate::read::{AnimationHead, AnimationSetHead, FrameHead, MaterialHead, MeshHead, SmfHead};
+use binio::put::PutLe;
 use binio::sjis::SjisField;
-use binrw::BinWrite;
 use bytemuck::Pod;
 
 struct W {
@@ -56,20 +56,11 @@ impl W {
         }
     }
 
-    fn binrw<T>(&mut self, v: &T) -> Result<(), Error>
-    where
-        T: for<'b> BinWrite<Args<'b> = ()>,
-    {
-        if self.recording() {
-            return Ok(());
+    /// Appends a fixed record (`layout.rs`).
+    fn record<T: Pod>(&mut self, v: &T) {
+        if !self.recording() {
+            self.out.put_record(v);
         }
-        let start = self.out.len();
-        let mut c = std::io::Cursor::new(&mut self.out);
-        c.set_position(start as u64);
-        v.write_le(&mut c).map_err(|e| match e {
-            binrw::Error::Io(io) => Error::Io(io),
-            other => Error::Io(std::io::Error::other(other.to_string())),
-        })
     }
 
     /// Starts a chunk; returns the header position for [`W::end`].
@@ -172,7 +163,7 @@ impl W {
             animation_set_count: count_i32(doc.animation_sets.len(), 20, "AnimationSetCount")?,
         };
         let at = self.begin(ChunkId::SMF);
-        self.binrw(&head)?;
+        self.record(&head);
         self.end(at)?;
         let mut p = Pending::new(&doc.unknown);
         self.flush(&mut p, |a| {
@@ -201,7 +192,7 @@ impl W {
             mesh: f.mesh,
             parent: f.parent,
         };
-        self.binrw(&h)?;
+        self.record(&h);
         let mut p = Pending::new(&f.unknown);
         self.flush(&mut p, |a| a.is_none())?;
         let obb = f.obb.as_ref().map(bytemuck::bytes_of);
@@ -217,7 +208,7 @@ impl W {
             animation_count: count_i32(s.animations.len(), self.pos(), "AnimationCount")?,
             last_time: s.last_time,
         };
-        self.binrw(&h)?;
+        self.record(&h);
         let mut p = Pending::new(&s.unknown);
         self.flush(&mut p, |a| a.is_none())?;
         for (i, a) in s.animations.iter().enumerate() {
@@ -232,7 +223,7 @@ impl W {
                     "translation keys",
                 )?,
             };
-            self.binrw(&h)?;
+            self.record(&h);
             self.bytes(binio::pod::as_bytes(&a.scale_keys));
             self.bytes(binio::pod::as_bytes(&a.rotation_keys));
             self.bytes(binio::pod::as_bytes(&a.translation_keys));
@@ -249,7 +240,7 @@ impl W {
             name: self.name_bytes(&m.name, "MESH")?,
             material_count: count_i32(m.materials.len(), self.pos() + 64, "MaterialCount")?,
         };
-        self.binrw(&h)?;
+        self.record(&h);
         let mut p = Pending::new(&m.unknown);
         self.flush(&mut p, |a| a.is_none())?;
         self.opt_slot(&mut p, ChunkId::OBB, m.obb.as_ref().map(bytemuck::bytes_of))?;
@@ -296,7 +287,7 @@ impl W {
             vertex_start: m.vertex_start,
             vertex_count: m.vertex_count,
         };
-        self.binrw(&h)?;
+        self.record(&h);
         let mut p = Pending::new(&m.unknown);
         self.flush(&mut p, |a| a.is_none())?;
         for (id, tex) in [
