@@ -74,6 +74,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod layout;
 mod model;
 mod read;
 mod write;

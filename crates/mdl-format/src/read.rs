@@ -5,6 +5,7 @@
 //! anything is allocated from it.
 
 use crate::error::{Error, Warning};
+use crate::layout::*;
 use crate::model::*;
 use binio::{Cursor, Eof};
 use bytemuck::Pod;
@@ -14,16 +15,25 @@ use std::collections::HashSet;
 pub const LEGACY_LAYOUT: &str =
     "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them; read it with `LegacyMdl`)";
 
-// Minimum sizes in bytes of each array element, used to check counts before allocating.
-const MIN_BONE_V1: u64 = 76;
-const MIN_BONE_V2: u64 = 52;
-const MIN_MESH: u64 = 8;
-const MIN_DIVIDED: u64 = 16;
-const MIN_MATERIAL: u64 = 8;
-const MIN_SOURCE: u64 = 8;
-const MIN_CURVE: u64 = 8;
-const MIN_CLIP: u64 = 8;
-const MATRIX: u64 = 64;
+// Minimum sizes in bytes of each array element, used to check counts before allocating: the
+// fixed records (`layout.rs`) plus one count for each string or array an element holds.
+const MIN_BONE_V1: u64 = COUNT_SIZE + BONE_V1_SIZE;
+const MIN_BONE_V2: u64 = COUNT_SIZE + BONE_V2_SIZE;
+const MIN_LEGACY_BONE: u64 = COUNT_SIZE + LEGACY_BONE_SIZE;
+/// Divided meshes and materials.
+const MIN_MESH: u64 = 2 * COUNT_SIZE;
+/// Vertices, faces, material runs and connectors.
+const MIN_DIVIDED: u64 = 4 * COUNT_SIZE;
+/// Type and one path.
+const MIN_MATERIAL: u64 = 2 * COUNT_SIZE;
+/// Name and curves.
+const MIN_SOURCE: u64 = 2 * COUNT_SIZE;
+/// Target and keys.
+const MIN_CURVE: u64 = 2 * COUNT_SIZE;
+/// Name and source index.
+const MIN_CLIP: u64 = 2 * COUNT_SIZE;
+/// Meshes, bones and materials.
+const MIN_LEGACY_GROUP: u64 = 3 * COUNT_SIZE;
 
 fn truncated(what: &'static str) -> impl Fn(Eof) -> Error {
     move |e| Error::Truncated {
@@ -149,8 +159,9 @@ impl<'a> Reader<'a> {
         Ok((items, start))
     }
 
-    fn f32s<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N], Error> {
-        self.c.f32s::<N>().map_err(truncated(what))
+    /// Reads a fixed record (`layout.rs`).
+    fn record<T: Pod>(&mut self, what: &'static str) -> Result<T, Error> {
+        self.c.record().map_err(truncated(what))
     }
 
     fn document(mut self) -> Result<(Mdl, Vec<Warning>), Error> {
@@ -223,7 +234,22 @@ impl<'a> Reader<'a> {
         for i in 0..n {
             let name = self.string("bone name")?;
             let offset = self.c.offset();
-            let parent = self.i32("bone parent")?;
+            let (parent, rotation_order, transform) = if self.version >= 2 {
+                let b: BoneV2 = self.record("bone")?;
+                let transform = BoneTransform::Trs {
+                    translation: b.translation.into(),
+                    rotation: b.rotation.into(),
+                    scaling: b.scaling.into(),
+                };
+                (b.parent, b.rotation_order, transform)
+            } else {
+                let b: BoneV1 = self.record("bone")?;
+                (
+                    b.parent,
+                    b.rotation_order,
+                    BoneTransform::Matrix(Matrix44(b.matrix)),
+                )
+            };
             if parent != -1 && usize::try_from(parent).map_or(true, |p| p >= i) {
                 return Err(Error::IndexOutOfRange {
                     offset,
@@ -232,8 +258,8 @@ impl<'a> Reader<'a> {
                     range: format!("-1 or in 0..{i}, below the bone's own index {i}"),
                 });
             }
-            let offset = self.c.offset();
-            let rotation_order = RotationOrder(self.i32("bone rotation order")?);
+            let offset = offset + BONE_ROTATION_ORDER;
+            let rotation_order = RotationOrder(rotation_order);
             let note = match rotation_order.0 {
                 0 => Some("unset (FBX SphericXYZ); the engine builds an identity transform"),
                 14 => Some("ZYX is miscomputed by the engine (X is never applied)"),
@@ -247,18 +273,6 @@ impl<'a> Reader<'a> {
                     note,
                 });
             }
-            let transform = if self.version >= 2 {
-                let translation = self.f32s::<3>("bone translation")?;
-                let rotation = self.f32s::<4>("bone rotation")?;
-                let scaling = self.f32s::<3>("bone scaling")?;
-                BoneTransform::Trs {
-                    translation: translation.into(),
-                    rotation: rotation.into(),
-                    scaling: scaling.into(),
-                }
-            } else {
-                BoneTransform::Matrix(Matrix44(self.f32s::<16>("bone matrix")?))
-            };
             bones.push(Bone {
                 name,
                 parent,
@@ -308,7 +322,7 @@ impl<'a> Reader<'a> {
         for (i, conn) in connectors.iter().enumerate() {
             if usize::try_from(conn.bone_index).map_or(true, |b| b >= bone_count) {
                 return Err(Error::IndexOutOfRange {
-                    offset: connectors_at + 68 * i as u64,
+                    offset: connectors_at + CONNECTOR_SIZE * i as u64,
                     what: "bone connector's bone index",
                     index: conn.bone_index.into(),
                     range: format!("in 0..{bone_count}"),
@@ -324,11 +338,11 @@ impl<'a> Reader<'a> {
         let nc = connectors.len();
         let mut bad_sums: Option<(u64, u64, u32)> = None;
         for (i, v) in vertices.iter().enumerate() {
-            let at = vertices_at + 68 * i as u64;
+            let at = vertices_at + VERTEX_SIZE * i as u64;
             for (k, (&w, &b)) in v.weights.iter().zip(&v.bone_indices).enumerate() {
                 if w > 0 && usize::from(b) >= nc {
                     return Err(Error::IndexOutOfRange {
-                        offset: at + 60 + k as u64,
+                        offset: at + VERTEX_BONE_INDICES + k as u64,
                         what: "vertex bone index (with a non-zero weight)",
                         index: b.into(),
                         range: format!("in 0..{nc}, the divided mesh's connector count"),
@@ -337,7 +351,7 @@ impl<'a> Reader<'a> {
             }
             let sum: u32 = v.weights.iter().map(|&w| u32::from(w)).sum();
             if sum != 255 {
-                let entry = bad_sums.get_or_insert((at + 56, 0, sum));
+                let entry = bad_sums.get_or_insert((at + VERTEX_WEIGHTS, 0, sum));
                 entry.1 += 1;
             }
         }
@@ -407,9 +421,11 @@ impl<'a> Reader<'a> {
             let mut decreasing: Option<u64> = None;
             let mut prev: Option<f32> = None;
             for (k, key) in curve.keys.iter().enumerate() {
-                let at = keys_at + 28 * k as u64;
+                let at = keys_at + KEYFRAME_SIZE * k as u64;
                 if !key.interpolation.is_known() {
-                    unknown.get_or_insert((at + 24, key.interpolation.0, 0)).2 += 1;
+                    unknown
+                        .get_or_insert((at + KEYFRAME_INTERPOLATION, key.interpolation.0, 0))
+                        .2 += 1;
                 }
                 if prev.is_some_and(|p| key.time < p) && decreasing.is_none() {
                     decreasing = Some(at);
@@ -435,7 +451,7 @@ fn check_faces(faces: &[Face], faces_at: u64, vertex_count: usize) -> Result<(),
         for (j, &index) in face.0.iter().enumerate() {
             if usize::try_from(index).map_or(true, |v| v >= vertex_count) {
                 return Err(Error::IndexOutOfRange {
-                    offset: faces_at + 12 * i as u64 + 4 * j as u64,
+                    offset: faces_at + FACE_SIZE * i as u64 + FACE_INDEX_SIZE * j as u64,
                     what: "face vertex index",
                     index: index.into(),
                     range: format!("in 0..{vertex_count}"),
@@ -455,7 +471,7 @@ fn check_runs(
 ) -> Result<(), Error> {
     let mut sum: i64 = 0;
     for (k, run) in runs.iter().enumerate() {
-        let at = runs_at + 8 * k as u64;
+        let at = runs_at + MATERIAL_RUN_SIZE * k as u64;
         if usize::try_from(run.material_index).map_or(true, |m| m >= material_count) {
             return Err(Error::IndexOutOfRange {
                 offset: at,
@@ -466,7 +482,7 @@ fn check_runs(
         }
         if run.face_count < 0 {
             return Err(Error::BadCount {
-                offset: at + 4,
+                offset: at + MATERIAL_RUN_FACE_COUNT,
                 what: "material run face count",
                 count: run.face_count.into(),
             });
@@ -475,7 +491,7 @@ fn check_runs(
     }
     if sum != face_count as i64 {
         return Err(Error::CountMismatch {
-            offset: runs_at.saturating_sub(4),
+            offset: runs_at.saturating_sub(COUNT_SIZE),
             what: "material run face counts must sum to the face count",
             expected: face_count as i64,
             found: sum,
@@ -506,7 +522,7 @@ impl Reader<'_> {
     /// `Array<MeshGroup>, Array<AnimationSource>, Array<AnimationClip>`, where a mesh group is
     /// `Array<Mesh>, Array<Bone>, Array<Material>`.
     fn legacy_document(mut self) -> Result<(LegacyMdl, Vec<Warning>), Error> {
-        let (n, _) = self.count("mesh group count", 12)?;
+        let (n, _) = self.count("mesh group count", MIN_LEGACY_GROUP)?;
         let mut mesh_groups = Vec::with_capacity(n);
         for _ in 0..n {
             mesh_groups.push(self.legacy_group()?);
@@ -549,20 +565,17 @@ impl Reader<'_> {
                 bone_offsets,
             });
         }
-        let (n, _) = self.count("bone count", 12 + 2 * MATRIX)?;
+        let (n, _) = self.count("bone count", MIN_LEGACY_BONE)?;
         let mut bones = Vec::with_capacity(n);
         for _ in 0..n {
             let name = self.string("bone name")?;
-            let parent = self.i32("bone parent")?;
-            let rotation_order = RotationOrder(self.i32("bone rotation order")?);
-            let local = Matrix44(self.f32s::<16>("bone local matrix")?);
-            let inverse_global = Matrix44(self.f32s::<16>("bone inverse global matrix")?);
+            let b: LegacyBoneRecord = self.record("bone")?;
             bones.push(LegacyBone {
                 name,
-                parent,
-                rotation_order,
-                local,
-                inverse_global,
+                parent: b.parent,
+                rotation_order: RotationOrder(b.rotation_order),
+                local: Matrix44(b.local),
+                inverse_global: Matrix44(b.inverse_global),
             });
         }
         let (n, _) = self.count("material count", MIN_MATERIAL)?;

@@ -5,6 +5,7 @@
 //! is not 1, and that every count fits in an `i32`. Indices are written as they are.
 
 use crate::error::Error;
+use crate::layout::*;
 use crate::model::*;
 use binio::put::PutLe;
 use bytemuck::Pod;
@@ -26,10 +27,13 @@ pub(crate) fn write(doc: &Mdl) -> Result<Vec<u8>, Error> {
     w.count(doc.bones.len(), "bone count")?;
     for bone in &doc.bones {
         w.string(&bone.name, "bone name")?;
-        w.out.put_i32(bone.parent);
-        w.out.put_i32(bone.rotation_order.0);
+        let (parent, rotation_order) = (bone.parent, bone.rotation_order.0);
         match (&bone.transform, doc.version) {
-            (BoneTransform::Matrix(m), 1) => w.out.put_f32s(&m.0),
+            (BoneTransform::Matrix(m), 1) => w.out.put_record(&BoneV1 {
+                parent,
+                rotation_order,
+                matrix: m.0,
+            }),
             (
                 BoneTransform::Trs {
                     translation,
@@ -37,14 +41,16 @@ pub(crate) fn write(doc: &Mdl) -> Result<Vec<u8>, Error> {
                     scaling,
                 },
                 2,
-            ) => {
-                w.out.put_f32s(&<[f32; 3]>::from(*translation));
-                w.out.put_f32s(&<[f32; 4]>::from(*rotation));
-                w.out.put_f32s(&<[f32; 3]>::from(*scaling));
-            }
+            ) => w.out.put_record(&BoneV2 {
+                parent,
+                rotation_order,
+                translation: (*translation).into(),
+                rotation: (*rotation).into(),
+                scaling: (*scaling).into(),
+            }),
             (_, version) => {
                 return Err(Error::UnexpectedPart {
-                    offset: w.out.len() as u64,
+                    offset: w.out.len() as u64 + BONE_TRANSFORM,
                     what: format!(
                         "bone {:?}: a version {version} file needs {} transforms",
                         bone.name.to_string_lossy(),
@@ -94,10 +100,12 @@ pub(crate) fn write_legacy(doc: &LegacyMdl) -> Result<Vec<u8>, Error> {
         w.count(g.bones.len(), "bone count")?;
         for b in &g.bones {
             w.string(&b.name, "bone name")?;
-            w.out.put_i32(b.parent);
-            w.out.put_i32(b.rotation_order.0);
-            w.out.put_f32s(&b.local.0);
-            w.out.put_f32s(&b.inverse_global.0);
+            w.out.put_record(&LegacyBoneRecord {
+                parent: b.parent,
+                rotation_order: b.rotation_order.0,
+                local: b.local.0,
+                inverse_global: b.inverse_global.0,
+            });
         }
         w.materials(&g.materials)?;
     }
@@ -185,30 +193,37 @@ impl Writer {
 
 /// The exact output size when the document is valid (used to reserve once).
 fn estimate(doc: &Mdl) -> usize {
-    let s = |s: &MdlString| 4 + 2 * s.units.len();
-    let bone = if doc.version == 2 { 48 } else { 72 };
-    let mut n = 8 + 4 * 4;
+    const COUNT: usize = COUNT_SIZE as usize;
+    let s = |s: &MdlString| COUNT + 2 * s.units.len();
+    let bone = if doc.version == 2 {
+        BONE_V2_SIZE
+    } else {
+        BONE_V1_SIZE
+    } as usize;
+    let mut n = MAGIC.len() + 4 + 4 * COUNT;
     n += doc.bones.iter().map(|b| s(&b.name) + bone).sum::<usize>();
     for m in &doc.meshes {
-        n += 8;
+        n += 2 * COUNT;
         for d in &m.divided {
-            n += 16 + 68 * d.vertices.len() + 12 * d.faces.len();
-            n += 8 * d.material_runs.len() + 68 * d.connectors.len();
+            n += 4 * COUNT;
+            n += VERTEX_SIZE as usize * d.vertices.len() + FACE_SIZE as usize * d.faces.len();
+            n += MATERIAL_RUN_SIZE as usize * d.material_runs.len();
+            n += CONNECTOR_SIZE as usize * d.connectors.len();
         }
         n += m
             .materials
             .iter()
-            .map(|m| 4 + m.paths().into_iter().map(s).sum::<usize>())
+            .map(|m| COUNT + m.paths().into_iter().map(s).sum::<usize>())
             .sum::<usize>();
     }
     for src in &doc.animation_sources {
-        n += s(&src.name) + 4;
+        n += s(&src.name) + COUNT;
         n += src
             .curves
             .iter()
-            .map(|c| s(&c.target) + 4 + 28 * c.keys.len())
+            .map(|c| s(&c.target) + COUNT + KEYFRAME_SIZE as usize * c.keys.len())
             .sum::<usize>();
     }
-    n += doc.clips.iter().map(|c| s(&c.name) + 4).sum::<usize>();
+    n += doc.clips.iter().map(|c| s(&c.name) + COUNT).sum::<usize>();
     n
 }

@@ -376,6 +376,35 @@ fn hostile_counts_fail_fast() {
     ));
 }
 
+/// A bone whose fixed part (parent, rotation order, transform) is cut short fails as one
+/// record, at the byte where that record starts.
+#[test]
+fn a_truncated_bone_record_names_its_start() {
+    for (version, size) in [(1i32, 72u64), (2, 48)] {
+        let mut bytes = b"MDL\0".to_vec();
+        bytes.extend_from_slice(&version.to_le_bytes());
+        bytes.extend_from_slice(&1i32.to_le_bytes()); // one bone
+        bytes.extend_from_slice(&10i32.to_le_bytes()); // a 10-unit name
+        bytes.extend_from_slice(&[b'a', 0].repeat(10));
+        let start = bytes.len() as u64;
+        // Enough for the bone count check (name + the fixed part of a smaller bone), too
+        // little for this version's bone record.
+        bytes.extend_from_slice(&vec![0; size as usize - 4]);
+        match Mdl::from_bytes(&bytes) {
+            Err(Error::Truncated {
+                offset,
+                what,
+                needed,
+                available,
+            }) => {
+                assert_eq!((offset, what), (start, "bone"), "version {version}");
+                assert_eq!((needed, available), (size, size - 4), "version {version}");
+            }
+            other => panic!("version {version}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn every_truncation_is_an_error() {
     let mut inputs: Vec<(String, Vec<u8>)> = fixtures("mdl", "mdl")
