@@ -131,6 +131,7 @@ mod error;
 mod lex;
 mod model;
 mod read;
+mod rules;
 mod write;
 
 pub use binio::Model;

@@ -7,7 +7,7 @@
 use crate::error::{Error, Pos};
 use crate::lex::QNAN;
 use crate::model::{Encoding, Name, Skm};
-use crate::read::{attribute_problem, bad_influence, guess_encoding, names, parent_cycle};
+use crate::rules::{attribute_problem, bad_influence, guess_encoding, names, parent_cycle};
 use std::io::Write as _;
 
 fn invalid(what: String) -> Error {
