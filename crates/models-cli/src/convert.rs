@@ -237,7 +237,7 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
             gltf::Error::Output(e) => e.to_string(),
             other => format!("{}: {other}", input.display()),
         })?;
-    let mut warnings = parsed.warnings;
+    let mut warnings: Vec<String> = parsed.warnings.iter().map(ToString::to_string).collect();
     warnings.extend(conversion.warnings.iter().map(ToString::to_string));
     warnings.extend(written.iter().map(ToString::to_string));
     Ok(warnings)

@@ -1,7 +1,7 @@
 //! A parsed file of any enabled format.
 
 use crate::formats::{with_document, with_format, FormatModel};
-use crate::{detect, detect_with_hint, Error, Format, Model, Summary};
+use crate::{detect, detect_with_hint, Error, Format, Model, Summary, Warning};
 use std::path::Path;
 
 /// A parsed document of one of the enabled formats.
@@ -30,8 +30,8 @@ pub enum Document {
 pub struct Parsed {
     /// The document.
     pub document: Document,
-    /// The reader's warnings, formatted (each names its position).
-    pub warnings: Vec<String>,
+    /// The reader's typed warnings (`Display` names the position).
+    pub warnings: Vec<Warning>,
 }
 
 impl Document {
@@ -57,12 +57,12 @@ impl Document {
     }
 }
 
-/// Parses `bytes` as the format of `T`, keeping the reader's warnings as text.
+/// Parses `bytes` as the format of `T`.
 fn parse<T: FormatModel>(bytes: &[u8]) -> Result<Parsed, Error> {
     let (document, warnings) = T::from_bytes_with_warnings(bytes).map_err(Into::into)?;
     Ok(Parsed {
         document: document.into_document(),
-        warnings: warnings.iter().map(ToString::to_string).collect(),
+        warnings: warnings.into_iter().map(Into::into).collect(),
     })
 }
 

@@ -72,6 +72,7 @@ pub mod input;
 pub mod output;
 pub mod scene;
 mod summary;
+mod warning;
 
 pub use binio::Model;
 pub use container::{detect_container, Container};
@@ -81,6 +82,7 @@ pub use document::{
 pub use error::{Error, Position};
 pub use format::{detect, detect_with_hint, Format, MAGIC};
 pub use summary::Summary;
+pub use warning::Warning;
 
 /// BaseCross `.bmf` (the `bmf-block` crate).
 #[cfg(feature = "bmf")]

@@ -186,3 +186,33 @@ fn summary_snapshots_of_every_fixture() {
         }
     }
 }
+
+/// The facade keeps each reader's warnings typed, and prints them as the crate does.
+#[test]
+fn reader_warnings_stay_typed_and_print_as_the_crate_prints_them() {
+    let mut seen = 0;
+    for (format, path) in every_fixture_and_sample() {
+        let Ok(parsed) = models::open_with_warnings(&path) else {
+            continue; // the legacy MDL sample, tested above
+        };
+        let bytes = test_support::read(&path);
+        let own = match format {
+            Format::Bmf => own_warnings::<models::bmf::Bmf>(&bytes),
+            Format::Smf => own_warnings::<models::smf::Smf>(&bytes),
+            Format::Mdl => own_warnings::<models::mdl::Mdl>(&bytes),
+            Format::Elem => own_warnings::<models::elem::Elem>(&bytes),
+            Format::Skm => own_warnings::<models::skm::Skm>(&bytes),
+        };
+        let facade: Vec<String> = parsed.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(facade, own, "{}", path.display());
+        assert!(parsed.warnings.iter().all(|w| w.format() == format));
+        seen += parsed.warnings.len();
+    }
+    assert!(seen > 0, "no fixture or sample gave a warning to compare");
+}
+
+/// The warnings of a format crate's own reader, as text.
+fn own_warnings<T: models::Model>(bytes: &[u8]) -> Vec<String> {
+    let (_, warnings) = T::from_bytes_with_warnings(bytes).unwrap();
+    warnings.iter().map(ToString::to_string).collect()
+}

@@ -12,7 +12,8 @@
 //!
 //! Adding a format: its crate implements [`crate::Model`]; here, a `formats/<name>.rs` with the
 //! [`FormatModel`] impl and one arm in each macro; a [`Document`] variant, a [`Format`] variant
-//! (with its name, extension and magic) and an [`Error`](crate::Error) variant; the feature and
+//! (with its name, extension and magic), an [`Error`](crate::Error) variant and a
+//! [`Warning`](crate::Warning) variant; the feature and
 //! the optional dependency in `Cargo.toml`.
 
 use crate::scene::{Budget, Conversion, SceneOptions};
@@ -31,7 +32,9 @@ pub(crate) mod smf;
 
 /// A format crate's document as the facade sees it: the crate's [`Model`] plus what needs the
 /// facade's types.
-pub(crate) trait FormatModel: Model<Error: Into<crate::Error>> {
+pub(crate) trait FormatModel:
+    Model<Error: Into<crate::Error>, Warning: Into<crate::Warning>>
+{
     /// The facade's name for the format.
     const FORMAT: Format;
 
