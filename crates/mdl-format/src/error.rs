@@ -121,7 +121,8 @@ impl Error {
 
 /// Something unusual that does not stop a file from being read.
 ///
-/// Warnings are returned by [`Mdl::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings), never printed.
+/// Warnings are returned by
+/// [`Mdl::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings), never printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Warning {

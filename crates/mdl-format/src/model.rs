@@ -547,8 +547,8 @@ pub struct AnimationClip {
 /// A file in the 2014 development layout (written by FBX2MDL between about April and June
 /// 2014). It claims version 1 like the stable layout but orders its parts differently:
 /// mesh groups first, each holding its meshes, its own bones and its materials. Read it with
-/// [`LegacyMdl::from_bytes`](crate::LegacyMdl::from_bytes); [`Mdl::from_bytes`](crate::Model::from_bytes) rejects it with
-/// `UnsupportedLayout`.
+/// [`LegacyMdl::from_bytes`](crate::LegacyMdl::from_bytes);
+/// [`Mdl::from_bytes`](crate::Model::from_bytes) rejects it with `UnsupportedLayout`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LegacyMdl {
     /// Always 1 in known files.

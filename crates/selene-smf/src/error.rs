@@ -269,8 +269,8 @@ pub enum WarningKind {
     MaterialWithoutDiffuse,
 }
 
-/// A problem that does not stop reading. Returned by [`Smf::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings),
-/// never printed.
+/// A problem that does not stop reading. Returned by
+/// [`Smf::from_bytes_with_warnings`](crate::Model::from_bytes_with_warnings), never printed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Warning {
     /// Absolute byte offset the warning concerns.
