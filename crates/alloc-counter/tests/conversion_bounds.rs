@@ -5,6 +5,7 @@
 //! `Scene::from_document_with` plus `to_glb`. No timing assertions: the figures printed with
 //! `--nocapture` are for the README/commit messages.
 
+use bmf_block::Model as _;
 mod hostile;
 
 use alloc_counter::{measure, Counting};

@@ -4,6 +4,7 @@
 //! and no message quotes more than about 60 bytes of a token.
 
 use alloc_counter::{measure, Counting};
+use elfreina_elem::Model as _;
 use elfreina_elem::{Elem, Error, Warning, WarningKind, MAX_SUBJECTS, TREE_BUDGET_FACTOR};
 
 #[global_allocator]

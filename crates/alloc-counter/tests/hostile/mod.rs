@@ -10,6 +10,7 @@ use bmf_block as bmf;
 use mdl_format as mdl;
 use selene_smf as smf;
 use skm_text as skm;
+use skm_text::Model as _;
 
 /// A BMF of one skinned triangle whose BoneCount is `bones` and whose AnimeMatrix is empty.
 pub fn bmf_many_bones(bones: u32) -> Vec<u8> {

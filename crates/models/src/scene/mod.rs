@@ -450,7 +450,7 @@ impl Scene {
         options: &SceneOptions,
     ) -> Result<Conversion, crate::Error> {
         let mut budget = options.budget;
-        let conversion = crate::formats::with_document!(
+        let conversion: Conversion = crate::formats::with_document!(
             *doc,
             d => crate::formats::FormatModel::to_scene(d, options, &mut budget)?
         );
