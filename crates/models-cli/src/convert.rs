@@ -67,18 +67,32 @@ pub(crate) struct Args {
     /// `..` or a link).
     #[arg(long)]
     allow_outside_textures: bool,
-    /// BMF animation samples per second (BMF files do not store it).
-    #[arg(long, default_value_t = 30.0, value_parser = positive_fps, value_name = "N")]
+    /// BMF animation samples per second (BMF files do not store it): a number from 1 to 1000.
+    #[arg(long, default_value_t = 30.0, value_parser = rate_parser(1.0, 1000.0, "frames per second"), value_name = "N")]
     bmf_fps: f32,
+    /// SMF animation key ticks per second (SMF files do not store it; 4800 is the DirectX
+    /// `.x` default, a guess): a number from 1 to 1000000.
+    #[arg(long, default_value_t = 4800.0, value_parser = rate_parser(1.0, 1_000_000.0, "ticks per second"), value_name = "N")]
+    smf_ticks_per_second: f32,
+    /// MDL keyframes per second (FBX2MDL bakes at 60): a number from 1 to 1000.
+    #[arg(long, default_value_t = 60.0, value_parser = rate_parser(1.0, 1000.0, "frames per second"), value_name = "N")]
+    mdl_fps: f32,
     #[command(flatten)]
     password: crate::pack::PasswordArg,
 }
 
-fn positive_fps(s: &str) -> Result<f32, String> {
-    match s.parse::<f32>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+/// A parser for a rate option: a finite number in `min..=max`. The bounds keep the rate
+/// sensible: a tiny rate such as `1e-40` would put every key past `f32`'s range and collapse
+/// them, a huge one would squeeze a clip into nothing.
+fn rate_parser(
+    min: f32,
+    max: f32,
+    unit: &'static str,
+) -> impl Fn(&str) -> Result<f32, String> + Clone + Send + Sync + 'static {
+    move |s: &str| match s.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() && (min..=max).contains(&v) => Ok(v),
         _ => Err(format!(
-            "{s:?} is not a positive number of frames per second"
+            "{s:?} is not a number of {unit} from {min} to {max}"
         )),
     }
 }
@@ -216,8 +230,9 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
     let options = SceneOptions {
         bmf_fps: args.bmf_fps,
+        smf_ticks_per_second: args.smf_ticks_per_second,
+        mdl_fps: args.mdl_fps,
         budget: models::scene::Budget::for_input(input_len),
-        ..SceneOptions::default()
     };
     let conversion = Scene::from_document_with(&parsed.document, &options)
         .map_err(|e| e.at(input).to_string())?;
@@ -238,7 +253,13 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
             other => format!("{}: {other}", input.display()),
         })?;
     let mut warnings: Vec<String> = parsed.warnings.iter().map(ToString::to_string).collect();
-    warnings.extend(conversion.warnings.iter().map(ToString::to_string));
+    warnings.extend(conversion.warnings.iter().map(|w| match w.kind() {
+        // The library names no option; the CLI names its own.
+        models::scene::SceneWarningKind::SmfRateGuess => {
+            format!("{w} (set it with --smf-ticks-per-second)")
+        }
+        _ => w.to_string(),
+    }));
     warnings.extend(written.iter().map(ToString::to_string));
     Ok(warnings)
 }

@@ -181,3 +181,56 @@ fn convert_into_a_missing_folder_fails_cleanly() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no/such/dir"), "{}", stderr(&out));
 }
+
+#[test]
+fn rate_options_accept_only_sensible_numbers() {
+    let input = fixture("bmf", "static_cube.bmf");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.glb");
+    for option in ["--bmf-fps", "--mdl-fps", "--smf-ticks-per-second"] {
+        for bad in ["1e-40", "0", "-30", "nan", "inf", "abc", "0.5", "1e9"] {
+            let o = models(&[&"convert", &format!("{option}={bad}"), &input, &out]);
+            assert_eq!(o.status.code(), Some(2), "{option} {bad}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains("from 1 to"),
+                "{option} {bad}: {}",
+                stderr(&o)
+            );
+            assert!(!out.exists());
+        }
+    }
+    let o = models(&[
+        &"convert",
+        &"--bmf-fps",
+        &"29.97",
+        &"--mdl-fps",
+        &"1000",
+        &"--smf-ticks-per-second",
+        &"160",
+        &input,
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn the_smf_rate_guess_names_the_cli_option() {
+    let input = fixture("smf", "skinned_animated.smf");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.glb");
+    let o = models(&[&"convert", &input, &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("4800 ticks per second is a guess (set it with --smf-ticks-per-second)"),
+        "{}",
+        stderr(&o)
+    );
+    let out2 = dir.path().join("o2.glb");
+    let o = models(&[&"convert", &"--smf-ticks-per-second", &"160", &input, &out2]);
+    assert!(
+        stderr(&o).contains("160 ticks per second is a guess"),
+        "{}",
+        stderr(&o)
+    );
+}

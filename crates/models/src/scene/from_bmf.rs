@@ -30,6 +30,7 @@
 
 use super::budget::{Budget, Place, JSON_OBJECT};
 use super::shared::SharedTriangles;
+use super::BMF_TANGENT_NOTE;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
@@ -93,8 +94,8 @@ pub(crate) fn convert(
     }
     if tangents_dropped > 0 {
         warnings.push(SceneWarning(format!(
-            "bmf: stored tangents of {tangents_dropped} mesh(es) not exported (raw FBX values, \
-             not in the file's coordinate system; bmf.md §4)"
+            "{BMF_TANGENT_NOTE}{tangents_dropped} mesh(es) not exported (raw FBX values, \
+             not in the file's coordinate system)"
         )));
     }
     if !animation.channels.is_empty() {

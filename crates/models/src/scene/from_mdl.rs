@@ -43,6 +43,7 @@
 //!   a clip costs a few bytes in the file, its channels can cost kilobytes.
 
 use super::budget::{Budget, JSON_OBJECT};
+use super::MDL_BINORMAL_NOTE;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
     normalize_quat, quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion,
@@ -180,10 +181,9 @@ pub(crate) fn convert(
         }
     }
     if binormals {
-        warnings.push(SceneWarning(
-            "mdl: vertex binormals not exported (glTF has no binormal; tangents are not derived)"
-                .into(),
-        ));
+        warnings.push(SceneWarning(format!(
+            "{MDL_BINORMAL_NOTE} (glTF has no binormal; tangents are not derived)"
+        )));
     }
 
     // Animations: one per clip. Each source is resampled once, by the first clip that plays

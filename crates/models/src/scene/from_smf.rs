@@ -40,6 +40,7 @@ use super::{
     normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
     Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices,
 };
+use super::{SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -147,13 +148,12 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
     }
     if tangents_dropped > 0 {
         warnings.push(SceneWarning(format!(
-            "smf: V_B tangents of {tangents_dropped} mesh(es) not exported (no handedness sign \
-             stored)"
+            "{SMF_VB_NOTE}{tangents_dropped} mesh(es) not exported (no handedness sign stored)"
         )));
     }
     if obbs > 0 {
         warnings.push(SceneWarning(format!(
-            "smf: {obbs} OBB(s) kept only in extras (smf_obb; no glTF meaning)"
+            "{SMF_OBB_NOTE} (smf_obb; no glTF meaning): {obbs}"
         )));
     }
 
@@ -172,8 +172,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
     }
     if !doc.animation_sets.is_empty() {
         warnings.push(SceneWarning(format!(
-            "smf: animation key times are raw ticks and the file stores no rate; {tps} ticks \
-             per second is a guess (set it with the ticks-per-second option)"
+            "{SMF_RATE_GUESS} and the file stores no rate; {tps} ticks per second is a guess"
         )));
     }
     for u in &doc.unknown {

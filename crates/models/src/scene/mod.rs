@@ -406,6 +406,50 @@ impl Default for SceneOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SceneWarning(pub String);
 
+/// The start of the warning an SMF conversion gives when it guessed the tick rate.
+pub(crate) const SMF_RATE_GUESS: &str = "smf: animation key times are raw ticks";
+
+/// The starts of the warnings that say what a conversion always does with a part of the
+/// format glTF has no place for: true of every file that has that part, not a sign that
+/// something is wrong with this one (see [`SceneWarningKind::Note`]).
+pub(crate) const NOTES: [&str; 4] = [
+    SMF_VB_NOTE,
+    SMF_OBB_NOTE,
+    MDL_BINORMAL_NOTE,
+    BMF_TANGENT_NOTE,
+];
+pub(crate) const SMF_VB_NOTE: &str = "smf: V_B tangents of ";
+pub(crate) const SMF_OBB_NOTE: &str = "smf: OBB(s) kept only in extras";
+pub(crate) const MDL_BINORMAL_NOTE: &str = "mdl: vertex binormals not exported";
+pub(crate) const BMF_TANGENT_NOTE: &str = "bmf: stored tangents of ";
+
+/// What a [`SceneWarning`] is about, for front ends that group warnings or add their own
+/// advice (such as the name of their option for a guessed rate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SceneWarningKind {
+    /// A rate the file does not store was guessed: [`SceneOptions::smf_ticks_per_second`].
+    SmfRateGuess,
+    /// A systematic note: what the conversion always does with a part glTF cannot carry
+    /// (SMF V_B tangents and OBBs, MDL binormals, BMF stored tangents).
+    Note,
+    /// Anything else.
+    Other,
+}
+
+impl SceneWarning {
+    /// What this warning is about.
+    pub fn kind(&self) -> SceneWarningKind {
+        if self.0.starts_with(SMF_RATE_GUESS) {
+            SceneWarningKind::SmfRateGuess
+        } else if NOTES.iter().any(|n| self.0.starts_with(n)) {
+            SceneWarningKind::Note
+        } else {
+            SceneWarningKind::Other
+        }
+    }
+}
+
 impl std::fmt::Display for SceneWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
