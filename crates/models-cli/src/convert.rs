@@ -1,6 +1,7 @@
 //! `models convert`: one file (`IN OUT`), or a batch (`--out-dir DIR INPUT...`) converted in
 //! parallel.
 
+use crate::said::{self, Said};
 use clap::{CommandFactory, ValueEnum};
 use models::gltf::{self, GltfOptions};
 use models::output::Overwrite;
@@ -123,7 +124,7 @@ fn overwrite(args: &Args) -> Overwrite {
 }
 
 /// What one conversion printed as warnings, or why it failed.
-type Outcome = Result<Vec<String>, String>;
+type Outcome = Result<Vec<Said>, String>;
 
 /// Exits with a usage error (status 2) unless `output` ends in `.glb`, `.gltf` or the
 /// extension of one of the five formats: anything else would have no writer.
@@ -164,9 +165,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     };
     match outcome {
         Ok(warnings) => {
-            for w in warnings {
-                eprintln!("warning: {}: {w}", input.display());
-            }
+            said::print(input, &warnings);
             let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
             eprintln!("wrote {} ({size} bytes)", output.display());
             true
@@ -252,15 +251,9 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
             gltf::Error::Output(e) => e.to_string(),
             other => format!("{}: {other}", input.display()),
         })?;
-    let mut warnings: Vec<String> = parsed.warnings.iter().map(ToString::to_string).collect();
-    warnings.extend(conversion.warnings.iter().map(|w| match w.kind() {
-        // The library names no option; the CLI names its own.
-        models::scene::SceneWarningKind::SmfRateGuess => {
-            format!("{w} (set it with --smf-ticks-per-second)")
-        }
-        _ => w.to_string(),
-    }));
-    warnings.extend(written.iter().map(ToString::to_string));
+    let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
+    warnings.extend(conversion.warnings.iter().map(Said::scene));
+    warnings.extend(written.iter().map(Said::scene));
     Ok(warnings)
 }
 
@@ -342,12 +335,10 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         match outcome {
             Ok(warnings) => {
                 converted.fetch_add(1, Ordering::Relaxed);
-                if !warnings.is_empty() {
+                if said::any_warning(&warnings) {
                     warned.fetch_add(1, Ordering::Relaxed);
                 }
-                for w in warnings {
-                    lines.push(format!("warning: {}: {w}", job.input.display()));
-                }
+                lines.extend(said::lines(&job.input, &warnings));
             }
             Err(e) => {
                 failed_jobs.fetch_add(1, Ordering::Relaxed);

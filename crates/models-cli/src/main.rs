@@ -12,12 +12,20 @@ use std::process::ExitCode;
 
 mod convert;
 mod pack;
+mod said;
 
 #[derive(Parser)]
 #[command(name = "models", version, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// List every warning, and the notes (what a conversion always does with a part glTF
+    /// cannot carry); by default warnings of one kind are one line with a count.
+    #[arg(short, long, global = true)]
+    verbose: bool,
+    /// Print no warnings or notes (errors still are).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -64,6 +72,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    said::set_verbosity(if cli.quiet {
+        said::Verbosity::Quiet
+    } else if cli.verbose {
+        said::Verbosity::Verbose
+    } else {
+        said::Verbosity::Grouped
+    });
     let ok = match cli.command {
         Command::Detect { files, password } => detect(&files, &password),
         Command::Info {
@@ -166,9 +181,8 @@ fn info(files: &[PathBuf], as_json: bool, password: &pack::PasswordArg) -> bool 
 
 /// A document's warnings on stderr, its summary on stdout.
 fn print_parsed(path: &Path, parsed: &models::Parsed, as_json: bool) {
-    for w in &parsed.warnings {
-        eprintln!("warning: {}: {w}", path.display());
-    }
+    let said: Vec<said::Said> = parsed.warnings.iter().map(said::Said::reader).collect();
+    said::print(path, &said);
     let summary = parsed.document.summary();
     if as_json {
         println!("{}", summary_json(path, &summary));

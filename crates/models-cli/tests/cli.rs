@@ -234,3 +234,69 @@ fn the_smf_rate_guess_names_the_cli_option() {
         stderr(&o)
     );
 }
+
+/// The warning lines of stderr (grouped by default), of `-v` and of `--quiet`.
+fn warning_lines(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<String> {
+    let o = models(args);
+    stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("warning: ") || l.starts_with("note: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn warnings_are_grouped_by_kind_listed_with_v_and_hidden_with_quiet() {
+    let input = fixture("smf", "unknown_chunks.smf");
+    let grouped = warning_lines(&[&"info", &input]);
+    let each = warning_lines(&[&"info", &"-v", &input]);
+    let quiet = warning_lines(&[&"info", &"--quiet", &input]);
+    assert!(each.len() > 2, "{each:?}");
+    let (chunks, others): (Vec<&String>, Vec<&String>) =
+        each.iter().partition(|l| l.contains("unknown chunk"));
+    assert!(chunks.len() > 2 && others.len() == 1, "{each:?}");
+    // One line per kind, the first of its kind with the count of the others.
+    assert_eq!(
+        grouped,
+        [
+            format!(
+                "{} (and {} more like it; -v lists each)",
+                chunks[0],
+                chunks.len() - 1
+            ),
+            others[0].clone()
+        ],
+        "{each:?}"
+    );
+    assert!(quiet.is_empty(), "{quiet:?}");
+    // --quiet and -v together are a usage error.
+    assert_eq!(
+        models(&[&"info", &"-q", &"-v", &input]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn systematic_notes_show_only_with_v() {
+    // Every SMF with OBBs gets the OBB note; every MDL with binormals the binormal note.
+    for (format, name, note) in [
+        ("smf", "collision_box.smf", "OBB(s) kept only in extras"),
+        ("mdl", "static_quad_v1.mdl", "binormals not exported"),
+        ("bmf", "static_tangent_quad.bmf", "stored tangents of"),
+    ] {
+        let input = fixture(format, name);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o.glb");
+        let grouped = warning_lines(&[&"convert", &input, &out]);
+        assert!(!grouped.iter().any(|l| l.contains(note)), "{grouped:?}");
+        let out = dir.path().join("v.glb");
+        let each = warning_lines(&[&"convert", &"-v", &input, &out]);
+        assert!(
+            each.iter()
+                .any(|l| l.starts_with("note: ") && l.contains(note)),
+            "{name}: {each:?}"
+        );
+        let out = dir.path().join("q.glb");
+        assert!(warning_lines(&[&"convert", &"-q", &input, &out]).is_empty());
+    }
+}

@@ -551,11 +551,9 @@ fn triangles(
              material"
         ));
     }
-    if m.attributes.is_empty() && m.face_count() > 0 {
-        cx.warn(format!(
-            "{place}: no Attributes; faces drawn without material"
-        ));
-    } else if m.attributes.len() < m.face_count() {
+    // A mesh with no Attributes at all is reported by the reader (with its line), which is
+    // where the problem is; the converter only draws its faces without material.
+    if !m.attributes.is_empty() && m.attributes.len() < m.face_count() {
         cx.warn(format!(
             "{place}: fewer Attributes than faces; the rest drawn without material"
         ));

@@ -1,0 +1,195 @@
+//! Warnings as the CLI prints them: grouped by kind (one line per kind with a count) by
+//! default, each one with `-v`, none with `--quiet`. Notes (what a conversion always does with
+//! a part glTF cannot carry, true of every file that has it) are shown only with `-v`.
+
+use models::scene::{SceneWarning, SceneWarningKind};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// How much the CLI says about warnings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Verbosity {
+    /// No warnings or notes.
+    Quiet,
+    /// One line per kind of warning; no notes.
+    #[default]
+    Grouped,
+    /// Every warning and note.
+    Verbose,
+}
+
+static VERBOSITY: OnceLock<Verbosity> = OnceLock::new();
+
+pub(crate) fn set_verbosity(v: Verbosity) {
+    // Set once, from main, before anything is printed.
+    let _ = VERBOSITY.set(v);
+}
+
+fn verbosity() -> Verbosity {
+    VERBOSITY.get().copied().unwrap_or_default()
+}
+
+/// One warning: its text, the key of its kind (warnings of one kind differ only in numbers
+/// and quoted names), and whether it is a note.
+#[derive(Debug, Clone)]
+pub(crate) struct Said {
+    text: String,
+    kind: String,
+    note: bool,
+}
+
+impl Said {
+    /// A reader's typed warning: its kind is its variant (`Mdl(CurveTarget…)`).
+    pub(crate) fn reader(w: &models::Warning) -> Self {
+        // `Mdl(NonBoneCurve { .. })` → `Mdl(NonBoneCurve`; a crate whose warning is a struct
+        // with a `kind` field (`Smf(Warning { offset: 24, kind: UnknownChunk { .. } })`) →
+        // `Smf(UnknownChunk`.
+        let debug = format!("{w:?}");
+        let variant = |s: &str| -> String {
+            s.split([' ', '{', ',', '('])
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let format = variant(&debug);
+        let inner = match debug.find("kind: ") {
+            Some(at) => variant(&debug[at + "kind: ".len()..]),
+            None => variant(debug.get(format.len() + 1..).unwrap_or_default()),
+        };
+        let kind = format!("{format}({inner}");
+        Self {
+            text: escape(&w.to_string()),
+            kind,
+            note: false,
+        }
+    }
+
+    /// A conversion's (or the glTF writer's) warning.
+    pub(crate) fn scene(w: &SceneWarning) -> Self {
+        let text = match w.kind() {
+            // The library names no option; the CLI names its own.
+            SceneWarningKind::SmfRateGuess => {
+                format!("{w} (set it with --smf-ticks-per-second)")
+            }
+            _ => w.to_string(),
+        };
+        Self {
+            kind: kind_of_text(&text),
+            text: escape(&text),
+            note: w.kind() == SceneWarningKind::Note,
+        }
+    }
+}
+
+/// The text with its numbers and quoted names blanked: `bone 3 "Arm"` → `bone # "…"`.
+fn kind_of_text(text: &str) -> String {
+    let mut kind = String::with_capacity(text.len());
+    let mut in_quote = false;
+    let mut in_number = false;
+    for c in text.chars() {
+        // A number runs on through hex digits, `x` and `.` (`0x1a`, `1.5`).
+        if in_number && (c.is_ascii_hexdigit() || c == 'x' || c == '.') {
+            continue;
+        }
+        in_number = false;
+        if c == '"' {
+            in_quote = !in_quote;
+            if in_quote {
+                kind.push_str("\"…");
+            } else {
+                kind.push('"');
+            }
+        } else if in_quote {
+        } else if c.is_ascii_digit() {
+            in_number = true;
+            kind.push('#');
+        } else {
+            kind.push(c);
+        }
+    }
+    kind
+}
+
+/// Control characters (from names inside a file) written as escapes, so that a file cannot
+/// move the cursor or recolour the terminal.
+pub(crate) fn escape(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The lines to print for `path`'s warnings at the current verbosity.
+pub(crate) fn lines(path: &Path, said: &[Said]) -> Vec<String> {
+    let path = escape(&path.display().to_string());
+    match verbosity() {
+        Verbosity::Quiet => Vec::new(),
+        Verbosity::Verbose => said
+            .iter()
+            .map(|s| {
+                let label = if s.note { "note" } else { "warning" };
+                format!("{label}: {path}: {}", s.text)
+            })
+            .collect(),
+        Verbosity::Grouped => {
+            // Kinds in the order they first appear, each with its first text and a count.
+            let mut groups: Vec<(&str, &str, usize)> = Vec::new();
+            for s in said.iter().filter(|s| !s.note) {
+                match groups.iter_mut().find(|g| g.0 == s.kind) {
+                    Some(g) => g.2 += 1,
+                    None => groups.push((&s.kind, &s.text, 1)),
+                }
+            }
+            groups
+                .into_iter()
+                .map(|(_, text, n)| match n {
+                    1 => format!("warning: {path}: {text}"),
+                    n => format!(
+                        "warning: {path}: {text} (and {} more like it; -v lists each)",
+                        n - 1
+                    ),
+                })
+                .collect()
+        }
+    }
+}
+
+/// Whether any of `said` is printed as a warning (not a note) at the current verbosity's
+/// grouping: what the batch summary counts as "warned".
+pub(crate) fn any_warning(said: &[Said]) -> bool {
+    said.iter().any(|s| !s.note)
+}
+
+/// Prints `path`'s warnings on stderr.
+pub(crate) fn print(path: &Path, said: &[Said]) {
+    for line in lines(path, said) {
+        eprintln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_blank_numbers_and_quoted_names() {
+        assert_eq!(
+            kind_of_text("at byte 0x1a: curve target \"Lamp.x\" of 12"),
+            "at byte #: curve target \"…\" of #"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\\n");
+        assert_eq!(escape("plain"), "plain");
+    }
+}
