@@ -11,9 +11,11 @@ use binio::{Cursor, Eof};
 use bytemuck::Pod;
 use std::collections::HashSet;
 
-/// The description used for the legacy layout in [`Error::UnsupportedLayout`].
+/// The description used for the legacy layout in [`Error::UnsupportedLayout`]. It names no
+/// type: the message reaches users of programs built on this crate, who cannot use one (a
+/// library user reads such a file with [`LegacyMdl`](crate::LegacyMdl)).
 pub const LEGACY_LAYOUT: &str =
-    "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them; read it with `LegacyMdl`)";
+    "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them)";
 
 // Minimum sizes in bytes of each array element, used to check counts before allocating: the
 // fixed records (`layout.rs`) plus one count for each string or array an element holds.
