@@ -145,6 +145,14 @@ fn require_known_extension(output: &Path) {
 }
 
 fn single(args: &Args, input: &Path, output: &Path) -> bool {
+    if input.is_dir() {
+        eprintln!(
+            "error: {} is a folder; to convert the models in it, use --out-dir DIR (and \
+             --recursive for its sub-folders)",
+            said::escape(&input.display().to_string())
+        );
+        return false;
+    }
     require_known_extension(output);
     let is_gltf = gltf::Container::from_path(output).is_some();
     if args.dry_run {
@@ -204,8 +212,27 @@ fn regular_input(path: &Path) -> Result<(), models::Error> {
     }
 }
 
+/// A `.glb`/`.gltf` input: there is no conversion from glTF into the five formats yet.
+/// A model file named `.glb` is still converted (named files are read by their content): only
+/// a file that is none of the five formats and is glTF by its magic or its name is refused.
+fn refuse_gltf_input(input: &Path) -> Result<(), String> {
+    let Ok(head) = models::input::read_head(input, 64) else {
+        return Ok(()); // a pack member, or an error the reader reports
+    };
+    let is_gltf = models::detect_with_hint(&head, input).is_none()
+        && (head.starts_with(b"glTF") || gltf::Container::from_path(input).is_some());
+    match is_gltf {
+        true => Err(format!(
+            "{}: glTF input is not supported yet (convert reads .smf, .skm, .elem, .mdl and .bmf)",
+            said::escape(&input.display().to_string())
+        )),
+        false => Ok(()),
+    }
+}
+
 /// Same-format rewrite through the format's writer.
 fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
+    refuse_gltf_input(input)?;
     let document = crate::pack::open_with_warnings(input, &args.password)?
         .0
         .document;
@@ -225,6 +252,7 @@ fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
 
 /// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
 fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
+    refuse_gltf_input(input)?;
     // The conversion budget derives from the input's size (see models::scene::Budget).
     let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
     let options = SceneOptions {
@@ -411,7 +439,8 @@ fn gather(args: &Args) -> Gathered {
             Err(e) => match crate::pack::batch_input(path) {
                 Some((path, rel)) => gathered.inputs.push(Input { path, rel }),
                 None => {
-                    eprintln!("error: {}: {e}", path.display());
+                    let folder = path.as_os_str().to_string_lossy().ends_with(['/', '\\']);
+                    eprintln!("error: {}", said::io_text(path, &e, folder));
                     gathered.failed += 1;
                 }
             },
@@ -426,6 +455,15 @@ fn gather(args: &Args) -> Gathered {
         walk_folder(folder, folder, prefix, args.recursive, &mut gathered);
     }
     gathered
+}
+
+/// The model files directly in `dir` (by extension, sorted), as a batch finds them; how many
+/// entries failed or were skipped (each already reported).
+pub(crate) fn models_in_folder(dir: &Path) -> (Vec<PathBuf>, usize) {
+    let mut found = Gathered::default();
+    walk_folder(dir, dir, Path::new(""), false, &mut found);
+    let paths = found.inputs.into_iter().map(|i| i.path).collect();
+    (paths, found.failed)
 }
 
 /// The deepest folder that contains every path given (all absolute).

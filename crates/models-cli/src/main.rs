@@ -41,7 +41,8 @@ enum Command {
     /// Print a summary of each file: meshes, vertices, faces, materials, bones, animations,
     /// textures.
     Info {
-        /// Files to read. For a `.Pack` archive, every model inside it (as `PACK::NAME`).
+        /// Files to read; a folder stands for the model files in it. For a `.Pack` archive, every
+        /// model inside it (as `PACK::NAME`).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// One JSON object per line instead of text.
@@ -129,7 +130,7 @@ fn report(result: Result<(), models::Error>) -> bool {
     match result {
         Ok(()) => true,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", said::error_text(&e));
             false
         }
     }
@@ -159,7 +160,18 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
 
 fn info(files: &[PathBuf], as_json: bool, password: &pack::PasswordArg) -> bool {
     let mut ok = true;
+    // A folder stands for the model files in it, as for `convert --out-dir`.
+    let mut expanded = Vec::with_capacity(files.len());
     for path in files {
+        if path.is_dir() {
+            let (models, failed) = convert::models_in_folder(path);
+            ok &= failed == 0;
+            expanded.extend(models);
+        } else {
+            expanded.push(path.clone());
+        }
+    }
+    for path in &expanded {
         if pack::is_pack(path) {
             let each = |inner: &Path, parsed: &models::Parsed| print_parsed(inner, parsed, as_json);
             match pack::info(path, password, each) {

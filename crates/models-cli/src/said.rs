@@ -127,6 +127,29 @@ pub(crate) fn escape(text: &str) -> String {
         .collect()
 }
 
+/// What went wrong with `path`, in words a user acts on: "file does not exist" rather than the
+/// system's "No such file or directory" (or "entity not found"); `folder` when a folder was
+/// expected.
+pub(crate) fn io_text(path: &Path, e: &std::io::Error, folder: bool) -> String {
+    let path = escape(&path.display().to_string());
+    if e.kind() == std::io::ErrorKind::NotFound {
+        let what = if folder { "folder" } else { "file" };
+        format!("{path}: {what} does not exist")
+    } else {
+        format!("{path}: {e}")
+    }
+}
+
+/// A library error as printed: a missing file said plainly, control characters escaped.
+pub(crate) fn error_text(e: &models::Error) -> String {
+    if let models::Error::Path { path, source } = e {
+        if let models::Error::Io(io) = source.as_ref() {
+            return io_text(path, io, false);
+        }
+    }
+    escape(&e.to_string())
+}
+
 /// The lines to print for `path`'s warnings at the current verbosity.
 pub(crate) fn lines(path: &Path, said: &[Said]) -> Vec<String> {
     let path = escape(&path.display().to_string());

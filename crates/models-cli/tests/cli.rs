@@ -300,3 +300,64 @@ fn systematic_notes_show_only_with_v() {
         assert!(warning_lines(&[&"convert", &"-q", &input, &out]).is_empty());
     }
 }
+
+#[test]
+fn messages_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.glb");
+    // A folder to single-file convert: suggests --out-dir; nothing written.
+    let models_dir = test_support::workspace_root().join("fixtures").join("bmf");
+    let o = models(&[&"convert", &models_dir, &out]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("is a folder; to convert the models in it, use --out-dir"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    // A missing file or folder says so plainly.
+    let missing = dir.path().join("missing.smf");
+    let o = models(&[&"info", &missing]);
+    assert!(
+        stderr(&o).contains("missing.smf: file does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    let missing_dir = format!("{}/", dir.path().join("nope").display());
+    let o = models(&[&"convert", &"--out-dir", &dir.path(), &missing_dir]);
+    assert!(
+        stderr(&o).contains("nope/: folder does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    // glTF input.
+    let glb = dir.path().join("in.glb");
+    std::fs::write(&glb, b"glTF").unwrap();
+    let o = models(&[&"convert", &glb, &out]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("glTF input is not supported yet"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn info_of_a_folder_lists_its_models() {
+    let folder = test_support::workspace_root().join("fixtures").join("bmf");
+    let o = models(&[&"info", &"--json", &folder]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let files = std::fs::read_dir(&folder)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "bmf")
+        })
+        .count();
+    assert!(files > 1);
+    assert_eq!(stdout(&o).lines().count(), files, "{}", stdout(&o));
+}

@@ -507,8 +507,14 @@ fn named_inputs_that_are_not_regular_files_are_refused_at_once() {
             let o = models(&args);
             let err = stderr(&o);
             assert_eq!(o.status.code(), Some(1), "{err}");
+            // A folder is told to use --out-dir instead.
+            let why = if input == folder {
+                "is a folder; to convert the models in it, use --out-dir"
+            } else {
+                "not a regular file"
+            };
             assert!(
-                err.contains(&*input.to_string_lossy()) && err.contains("not a regular file"),
+                err.contains(&*input.to_string_lossy()) && err.contains(why),
                 "{err}"
             );
             assert!(!out.exists());
