@@ -10,13 +10,13 @@ use std::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// The first bytes are not a BMF header (`BDV1.` + digit + NUL).
-    #[error("at byte {offset}: not a BMF file (expected the header `BDV1.0` or `BDV1.1` followed by NUL padding)")]
+    #[error("at byte {offset:#x}: not a BMF file (expected the header `BDV1.0` or `BDV1.1` followed by NUL padding)")]
     NotThisFormat {
         /// Where the mismatch is.
         offset: u64,
     },
     /// A `BDV1.x` header with a version other than 1.0 or 1.1.
-    #[error("at byte {offset}: unsupported BMF version `{found}` (supported: BDV1.0, BDV1.1)")]
+    #[error("at byte {offset:#x}: unsupported BMF version `{found}` (supported: BDV1.0, BDV1.1)")]
     UnsupportedVersion {
         /// Where the version text is.
         offset: u64,
@@ -25,7 +25,7 @@ pub enum Error {
     },
     /// The input ends inside a structure, or a declared size or count needs more bytes than
     /// remain.
-    #[error("at byte {offset}: truncated {what}: needs {needed} bytes, {available} remain")]
+    #[error("at byte {offset:#x}: truncated {what}: needs {needed} bytes, {available} remain")]
     Truncated {
         /// Where the structure starts.
         offset: u64,
@@ -38,7 +38,7 @@ pub enum Error {
     },
     /// A block of another type than the grammar allows at this point (unknown, out of order,
     /// or a missing End).
-    #[error("at byte {offset}: expected {expected}, found block type {found}")]
+    #[error("at byte {offset:#x}: expected {expected}, found block type {found}")]
     UnexpectedBlock {
         /// Where the block header is.
         offset: u64,
@@ -48,7 +48,7 @@ pub enum Error {
         found: u32,
     },
     /// A block size that is not a multiple of its element size or otherwise impossible.
-    #[error("at byte {offset}: {what} size {size} {reason}")]
+    #[error("at byte {offset:#x}: {what} size {size} {reason}")]
     BadSize {
         /// Where the block header (or field) is.
         offset: u64,
@@ -60,7 +60,7 @@ pub enum Error {
         reason: String,
     },
     /// A count that is not allowed, e.g. zero meshes or zero bones.
-    #[error("at byte {offset}: {what} is {count}, which is not allowed")]
+    #[error("at byte {offset:#x}: {what} is {count}, which is not allowed")]
     BadCount {
         /// Where the count is.
         offset: u64,
@@ -70,7 +70,7 @@ pub enum Error {
         count: u64,
     },
     /// An index that points outside its target array.
-    #[error("at byte {offset}: {what} {index} is out of range (must be below {limit})")]
+    #[error("at byte {offset:#x}: {what} {index} is out of range (must be below {limit})")]
     IndexOutOfRange {
         /// Where the offending value is.
         offset: u64,
@@ -82,7 +82,7 @@ pub enum Error {
         limit: u64,
     },
     /// A material texture name that is not a valid NUL-terminated UTF-16LE string.
-    #[error("at byte {offset}: texture name {reason}")]
+    #[error("at byte {offset:#x}: texture name {reason}")]
     BadString {
         /// Where the name starts.
         offset: u64,
@@ -90,7 +90,7 @@ pub enum Error {
         reason: &'static str,
     },
     /// Bytes after the last End block.
-    #[error("at byte {offset}: {len} trailing bytes after the last End block")]
+    #[error("at byte {offset:#x}: {len} trailing bytes after the last End block")]
     TrailingData {
         /// Where the extra bytes start.
         offset: u64,
@@ -189,38 +189,38 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Warning::HeaderPadding { offset } => {
-                write!(f, "at byte {offset}: header padding bytes 7..15 are not zero")
+                write!(f, "at byte {offset:#x}: header padding bytes 7..15 are not zero")
             }
             Warning::NameAfterNul { offset } => {
-                write!(f, "at byte {offset}: texture name has data after its NUL")
+                write!(f, "at byte {offset:#x}: texture name has data after its NUL")
             }
             Warning::NameNotUtf16 { offset } => {
-                write!(f, "at byte {offset}: texture name is not valid UTF-16")
+                write!(f, "at byte {offset:#x}: texture name is not valid UTF-16")
             }
             Warning::MaterialRanges { offset } => write!(
                 f,
-                "at byte {offset}: material index ranges are not contiguous or do not cover the indices"
+                "at byte {offset:#x}: material index ranges are not contiguous or do not cover the indices"
             ),
             Warning::SuspiciousVertex { offset, reason } => {
-                write!(f, "at byte {offset}: referenced vertex {reason}")
+                write!(f, "at byte {offset:#x}: referenced vertex {reason}")
             }
             Warning::NoAnimationSamples { offset } => {
-                write!(f, "at byte {offset}: AnimeMatrix block holds no samples")
+                write!(f, "at byte {offset:#x}: AnimeMatrix block holds no samples")
             }
             Warning::NotAffine { offset } => write!(
                 f,
-                "at byte {offset}: skinning matrix column 3 is not (0, 0, 0, 1)"
+                "at byte {offset:#x}: skinning matrix column 3 is not (0, 0, 0, 1)"
             ),
             Warning::TooManyBones { offset, bones } => write!(
                 f,
-                "at byte {offset}: {bones} bones exceed the BaseCross shader limit of 72"
+                "at byte {offset:#x}: {bones} bones exceed the BaseCross shader limit of 72"
             ),
             Warning::EndSize { offset, size } => {
-                write!(f, "at byte {offset}: End block has size {size} instead of 0")
+                write!(f, "at byte {offset:#x}: End block has size {size} instead of 0")
             }
             Warning::MixedMeshes { offset } => write!(
                 f,
-                "at byte {offset}: mesh differs from mesh 0 in vertex kind or sample count"
+                "at byte {offset:#x}: mesh differs from mesh 0 in vertex kind or sample count"
             ),
         }
     }

@@ -94,7 +94,7 @@ fn a_bad_file_is_reported_with_path_and_offset_and_the_others_still_run() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains("broken.bmf") && err.contains("at byte 16"),
+        err.contains("broken.bmf") && err.contains("at byte 0x10"),
         "{err}"
     );
     assert!(

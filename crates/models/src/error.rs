@@ -16,7 +16,7 @@ pub enum Position {
 impl std::fmt::Display for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Position::Byte(o) => write!(f, "byte {o}"),
+            Position::Byte(o) => write!(f, "byte {o:#x}"),
             Position::LineColumn(l, c) => write!(f, "{l}:{c}"),
         }
     }

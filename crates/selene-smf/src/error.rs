@@ -99,7 +99,7 @@ fn version_text(found: u32) -> String {
 #[non_exhaustive]
 pub enum Error {
     /// The input does not start with an `SMF` chunk (`FMS\0`).
-    #[error("at byte 0x{offset:X}: expected an SMF chunk (bytes 46 4D 53 00), found {found:02X?}")]
+    #[error("at byte {offset:#x}: expected an SMF chunk (bytes 46 4D 53 00), found {found:02X?}")]
     NotThisFormat {
         /// Offset of the first chunk id.
         offset: u64,
@@ -107,7 +107,7 @@ pub enum Error {
         found: Vec<u8>,
     },
     /// A Selene SMF file with another GUID.
-    #[error("at byte 0x{offset:X}: SMF GUID {}", version_text(*found))]
+    #[error("at byte {offset:#x}: SMF GUID {}", version_text(*found))]
     UnsupportedVersion {
         /// Offset of the GUID field.
         offset: u64,
@@ -115,7 +115,7 @@ pub enum Error {
         found: u32,
     },
     /// The input ends inside a structure.
-    #[error("at byte 0x{offset:X}: truncated {what}: needed {needed} bytes, {available} left")]
+    #[error("at byte {offset:#x}: truncated {what}: needed {needed} bytes, {available} left")]
     Truncated {
         /// Where the read started.
         offset: u64,
@@ -128,7 +128,7 @@ pub enum Error {
     },
     /// A chunk size is negative, overruns its parent, has the wrong fixed size or does not
     /// divide by its element size.
-    #[error("at byte 0x{offset:X}: {chunk} chunk size {size} {problem}")]
+    #[error("at byte {offset:#x}: {chunk} chunk size {size} {problem}")]
     BadSize {
         /// Offset of the chunk header.
         offset: u64,
@@ -140,7 +140,7 @@ pub enum Error {
         problem: SizeProblem,
     },
     /// Two numbers that must agree disagree (e.g. a head count and the chunks present).
-    #[error("at byte 0x{offset:X}: {what}: declared {declared}, found {found}")]
+    #[error("at byte {offset:#x}: {what}: declared {declared}, found {found}")]
     CountMismatch {
         /// Offset of the declared value (or the chunk that disagrees).
         offset: u64,
@@ -152,7 +152,7 @@ pub enum Error {
         found: i64,
     },
     /// An index or range points outside its target.
-    #[error("at byte 0x{offset:X}: {what}")]
+    #[error("at byte {offset:#x}: {what}")]
     IndexOutOfRange {
         /// Offset of the offending value.
         offset: u64,
@@ -160,7 +160,7 @@ pub enum Error {
         what: String,
     },
     /// A required chunk is absent.
-    #[error("at byte 0x{offset:X}: {parent} chunk has no {part}")]
+    #[error("at byte {offset:#x}: {parent} chunk has no {part}")]
     MissingPart {
         /// Offset of the parent chunk header.
         offset: u64,
@@ -170,7 +170,7 @@ pub enum Error {
         part: &'static str,
     },
     /// A chunk appears where it is not allowed or twice.
-    #[error("at byte 0x{offset:X}: unexpected {chunk} chunk: {reason}")]
+    #[error("at byte {offset:#x}: unexpected {chunk} chunk: {reason}")]
     UnexpectedPart {
         /// Offset of the chunk header.
         offset: u64,
@@ -180,7 +180,7 @@ pub enum Error {
         reason: &'static str,
     },
     /// A name that cannot be written (not 64 bytes).
-    #[error("at byte 0x{offset:X}: {what}")]
+    #[error("at byte {offset:#x}: {what}")]
     BadString {
         /// Offset of the field.
         offset: u64,
@@ -188,7 +188,7 @@ pub enum Error {
         what: String,
     },
     /// A size or nesting limit.
-    #[error("at byte 0x{offset:X}: {what} exceeds the limit of {limit}")]
+    #[error("at byte {offset:#x}: {what} exceeds the limit of {limit}")]
     LimitExceeded {
         /// Where the limit was hit.
         offset: u64,
@@ -285,7 +285,7 @@ fn parent_name(p: &Option<ChunkId>) -> String {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at byte 0x{:X}: ", self.offset)?;
+        write!(f, "at byte {:#x}: ", self.offset)?;
         match &self.kind {
             WarningKind::UnknownChunk { chunk, parent } => write!(
                 f,
