@@ -174,8 +174,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     match outcome {
         Ok(warnings) => {
             said::print(input, &warnings);
-            let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-            eprintln!("wrote {} ({size} bytes)", output.display());
+            eprintln!("wrote {}", written_files(args, output));
             true
         }
         Err(e) => {
@@ -183,6 +182,26 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
             false
         }
     }
+}
+
+/// `x.gltf (N bytes), x.bin (M bytes), x_textures/ (K files)`: every file a conversion wrote.
+fn written_files(args: &Args, output: &Path) -> String {
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let files = gltf::output_files(output).unwrap_or_else(|_| vec![output.to_path_buf()]);
+    let mut parts: Vec<String> = files
+        .iter()
+        .map(|f| format!("{} ({} bytes)", f.display(), size(f)))
+        .collect();
+    if gltf::Container::from_path(output).is_some() {
+        if let Some(folder) = texture_folder(args, output) {
+            let dir = output.with_file_name(folder);
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                let n = entries.filter_map(Result::ok).count();
+                parts.push(format!("{}/ ({n} images)", dir.display()));
+            }
+        }
+    }
+    parts.join(", ")
 }
 
 /// Prints `IN -> OUT…` for a dry run; false when an output exists and --force is not given.

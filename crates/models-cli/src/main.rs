@@ -15,7 +15,14 @@ mod pack;
 mod said;
 
 #[derive(Parser)]
-#[command(name = "models", version, about, long_about = None)]
+#[command(
+    name = "models",
+    version,
+    about = "Detect, inspect and convert legacy Japanese hobby-engine 3D models: Selene .smf, \
+             EditAnimation .skm, Elfreina .elem, Altseed .mdl and BaseCross .bmf (and Selene \
+             .Pack archives), to glTF 2.0 (.glb/.gltf).",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -54,6 +61,7 @@ enum Command {
     /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), or re-write a model in
     /// its own format.
     ///
+    /// Two forms:
     ///   models convert IN OUT.glb|OUT.gltf|OUT.<same format>
     ///   models convert [--to glb|gltf] --out-dir DIR [--recursive] INPUT...
     ///
@@ -63,6 +71,7 @@ enum Command {
     ///
     /// A model inside a Selene `.Pack` is named PACK::NAME (e.g. `Data.Pack::Model\x.smf`);
     /// a pack given to --out-dir converts every model inside it, keeping its folders.
+    #[command(verbatim_doc_comment)]
     Convert(convert::Args),
     /// Selene/Lue `.Pack` archives: list, extract, create.
     Pack {

@@ -361,3 +361,26 @@ fn info_of_a_folder_lists_its_models() {
     assert!(files > 1);
     assert_eq!(stdout(&o).lines().count(), files, "{}", stdout(&o));
 }
+
+#[test]
+fn help_names_the_formats_and_wrote_names_every_file() {
+    let help = stdout(&models(&[&"--help"]));
+    for ext in [".smf", ".skm", ".elem", ".mdl", ".bmf"] {
+        assert!(help.contains(ext), "{help}");
+    }
+    let help = stdout(&models(&[&"convert", &"--help"]));
+    assert!(help.contains("\n  models convert IN OUT"), "{help}");
+    assert!(
+        help.contains("\n  models convert [--to glb|gltf] --out-dir"),
+        "{help}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.gltf");
+    let o = models(&[&"convert", &fixture("bmf", "static_cube.bmf"), &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("x.gltf (") && stderr(&o).contains("x.bin ("),
+        "{}",
+        stderr(&o)
+    );
+}
