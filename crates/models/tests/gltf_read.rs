@@ -1,0 +1,437 @@
+//! The glTF reader: every fixture (and sample, when present) converted to `.glb` by our writer
+//! reads back into the scene it came from; hostile inputs are refused without panics and
+//! without allocations beyond the input.
+
+use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
+use models::scene::{Scene, SceneOptions, Transform};
+use std::path::PathBuf;
+
+const FORMATS: [&str; 5] = ["bmf", "smf", "mdl", "elem", "skm"];
+
+fn inputs() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for fmt in FORMATS {
+        files.extend(test_support::fixtures(fmt, fmt));
+        if let Some(s) = test_support::samples(fmt, fmt) {
+            files.extend(s);
+        }
+    }
+    files
+}
+
+fn scene_of(path: &std::path::Path) -> Option<Scene> {
+    match models::open(path) {
+        Ok(doc) => Some(Scene::from_document_with(&doc, &SceneOptions::default()).scene),
+        Err(e) if test_support::file_name(path).starts_with("altseed_legacy_") => {
+            eprintln!("skipping {}: {e}", path.display());
+            None
+        }
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+/// Our writer's output reads back with the source scene's structure: as many meshes,
+/// vertices, indices per primitive, materials, nodes, joints and animation channels, and
+/// bit-exact positions (the writer stores them as the f32 they are). Reading, writing and
+/// reading again gives the same scene.
+#[test]
+fn every_fixture_reads_back_into_its_scene() {
+    let mut checked = 0;
+    for path in inputs() {
+        let Some(scene) = scene_of(&path) else {
+            continue;
+        };
+        let name = path.display().to_string();
+        let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+        let read = gltf::read_glb(&glb).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let back = &read.scene;
+        for w in &read.warnings {
+            eprintln!("{name}: {w}");
+        }
+        assert_eq!(back.meshes.len(), scene.meshes.len(), "{name}: meshes");
+        assert_eq!(
+            back.materials.len(),
+            scene.materials.len(),
+            "{name}: materials"
+        );
+        assert!(back.nodes.len() >= scene.nodes.len(), "{name}: nodes");
+        for (i, (b, s)) in back.meshes.iter().zip(&scene.meshes).enumerate() {
+            assert_eq!(b.name, s.name, "{name}: mesh {i} name");
+            assert_eq!(
+                bits(&b.vertices.positions),
+                bits(&s.vertices.positions),
+                "{name}: mesh {i} positions"
+            );
+            let b_idx: Vec<usize> = b.primitives.iter().map(|p| p.indices.len()).collect();
+            let s_idx: Vec<usize> = s
+                .primitives
+                .iter()
+                .map(|p| p.indices.len())
+                .filter(|&n| n > 0)
+                .collect();
+            assert_eq!(b_idx, s_idx, "{name}: mesh {i} indices");
+            // (The writer may add UVs a textured material needs; it never drops them.)
+            assert!(
+                s.vertices.uv0.is_none() || b.vertices.uv0.is_some(),
+                "{name}: uv0"
+            );
+            if let (Some(b), Some(s)) = (&b.vertices.uv0, &s.vertices.uv0) {
+                assert_eq!(b, s, "{name}: mesh {i} uv0");
+            }
+        }
+        for (b, s) in back.nodes.iter().zip(&scene.nodes) {
+            assert_eq!(b.name, s.name, "{name}: node name");
+            assert_eq!(b.mesh, s.mesh, "{name}: node {} mesh", s.name);
+        }
+        assert_eq!(back.skins.len(), scene.skins.len(), "{name}: skins");
+        for (b, s) in back.skins.iter().zip(&scene.skins) {
+            assert_eq!(b.joints.len(), s.joints.len(), "{name}: joints");
+        }
+        let channels = |s: &Scene| -> Vec<usize> {
+            s.animations
+                .iter()
+                .map(|a| a.channels.len())
+                .filter(|&n| n > 0)
+                .collect()
+        };
+        assert_eq!(channels(back), channels(&scene), "{name}: channels");
+        // Idempotent from here on: what the reader gives, the writer keeps.
+        let again = gltf::to_glb(back, &GltfOptions::default()).unwrap();
+        let twice = gltf::read_glb(&again).unwrap();
+        assert_same(&twice.scene, back, &name);
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} inputs");
+}
+
+/// Equal scenes, or a panic naming the first part that differs (not a whole-scene dump).
+fn assert_same(a: &Scene, b: &Scene, name: &str) {
+    assert_eq!(a.nodes, b.nodes, "{name}: read → write → read: nodes");
+    assert_eq!(a.roots, b.roots, "{name}: read → write → read: roots");
+    assert_eq!(
+        a.materials, b.materials,
+        "{name}: read → write → read: materials"
+    );
+    assert_eq!(a.skins, b.skins, "{name}: read → write → read: skins");
+    assert_eq!(a.meshes.len(), b.meshes.len());
+    for (i, (x, y)) in a.meshes.iter().zip(&b.meshes).enumerate() {
+        let (u, v) = (&x.vertices, &y.vertices);
+        assert!(u.positions == v.positions, "{name}: mesh {i} positions");
+        // The writer renormalises normals and tangents: again within an ulp or two.
+        assert!(near(&u.normals, &v.normals), "{name}: mesh {i} normals");
+        assert!(near(&u.tangents, &v.tangents), "{name}: mesh {i} tangents");
+        assert!(u.uv0 == v.uv0 && u.uv1 == v.uv1, "{name}: mesh {i} uvs");
+        assert!(u.colors == v.colors, "{name}: mesh {i} colors");
+        assert!(u.joints == v.joints, "{name}: mesh {i} joints");
+        assert!(near(&u.weights, &v.weights), "{name}: mesh {i} weights");
+        assert!(x.primitives == y.primitives, "{name}: mesh {i} primitives");
+    }
+    assert_eq!(a.animations.len(), b.animations.len(), "{name}: animations");
+    for (x, y) in a.animations.iter().zip(&b.animations) {
+        assert_eq!(x.channels.len(), y.channels.len(), "{name}: channels");
+        for (c, d) in x.channels.iter().zip(&y.channels) {
+            assert_eq!(
+                (c.node, c.path, c.interpolation),
+                (d.node, d.path, d.interpolation)
+            );
+            assert_eq!(c.times, d.times, "{name}: key times");
+            // Rotations are renormalised by the writer.
+            let close = c.values.len() == d.values.len()
+                && c.values
+                    .iter()
+                    .zip(&d.values)
+                    .all(|(p, q)| (p - q).abs() <= 1e-6);
+            assert!(close, "{name}: key values");
+        }
+    }
+}
+
+fn near<const N: usize>(a: &Option<Vec<[f32; N]>>, b: &Option<Vec<[f32; N]>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .flatten()
+                    .zip(b.iter().flatten())
+                    .all(|(x, y)| (x - y).abs() <= 1e-6)
+        }
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+fn bits(v: &[[f32; 3]]) -> Vec<[u32; 3]> {
+    v.iter().map(|p| p.map(f32::to_bits)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-made glTF: layouts our writer never produces.
+
+/// A GLB from a JSON value and a binary chunk.
+fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    while j.len() % 4 != 0 {
+        j.push(b' ');
+    }
+    let mut b = bin.to_vec();
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    if !b.is_empty() {
+        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&b);
+    }
+    out
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Four vertices interleaved (position f32×3, then a normalised u16×2 UV, stride 16), drawn
+/// as a strip; a sparse accessor moves vertex 2; a POINTS primitive is skipped.
+#[test]
+fn interleaved_normalised_sparse_strip() {
+    let mut bin = Vec::new();
+    let pos = [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [1.0, 1.0, 0.0],
+    ];
+    let uv = [[0u16, 0], [65535, 0], [0, 65535], [65535, 65535]];
+    for (p, t) in pos.iter().zip(uv) {
+        bin.extend(f32s(p));
+        bin.extend(t.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    // 64: sparse index (u8, padded), 68: sparse value.
+    bin.extend([2, 0, 0, 0]);
+    bin.extend(f32s(&[0.0, 2.0, 0.0]));
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 64, "byteStride": 16},
+            {"buffer": 0, "byteOffset": 64, "byteLength": 1},
+            {"buffer": 0, "byteOffset": 68, "byteLength": 12}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3",
+             "sparse": {"count": 1, "indices": {"bufferView": 1, "componentType": 5121},
+                        "values": {"bufferView": 2}}},
+            {"bufferView": 0, "byteOffset": 12, "componentType": 5123, "normalized": true,
+             "count": 4, "type": "VEC2"}
+        ],
+        "meshes": [{"primitives": [
+            {"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "mode": 5},
+            {"attributes": {"POSITION": 0}, "mode": 0}
+        ]}],
+        "nodes": [{"mesh": 0, "matrix": [1,0,0,0, 0,1,0,0, 0,0,1,0, 5,0,0,1]}],
+        "scenes": [{"nodes": [0]}]
+    });
+    let read = gltf::read_glb(&glb(&json, &bin)).unwrap();
+    let mesh = &read.scene.meshes[0];
+    assert_eq!(mesh.vertices.positions[2], [0.0, 2.0, 0.0]);
+    assert_eq!(mesh.vertices.positions[3], [1.0, 1.0, 0.0]);
+    assert_eq!(mesh.vertices.uv0.as_ref().unwrap()[3], [1.0, 1.0]);
+    assert_eq!(mesh.primitives.len(), 1);
+    assert_eq!(mesh.primitives[0].indices, [0, 1, 2, 1, 3, 2]);
+    assert!(matches!(read.scene.nodes[0].transform, Transform::Matrix(m) if m[12] == 5.0));
+    assert!(read
+        .warnings
+        .iter()
+        .any(|w| w.at == "meshes[0].primitives[1]" && w.to_string().contains("POINTS")));
+}
+
+/// A required extension the reader does not know is refused with its name;
+/// KHR_mesh_quantization is accepted.
+#[test]
+fn required_extensions() {
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["EXT_meshopt_compression", "KHR_mesh_quantization"],
+        "extensionsRequired": ["KHR_mesh_quantization", "EXT_meshopt_compression"]
+    });
+    let e = gltf::read_glb(&glb(&json, &[])).unwrap_err();
+    assert!(
+        matches!(&e, ReadError::UnsupportedExtension { name, at } if name == "EXT_meshopt_compression" && at == "extensionsRequired[1]"),
+        "{e}"
+    );
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_mesh_quantization", "KHR_lights_punctual"],
+        "extensionsRequired": ["KHR_mesh_quantization"]
+    });
+    let read = gltf::read_glb(&glb(&json, &[])).unwrap();
+    assert!(read
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("KHR_lights_punctual")));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input.
+
+/// 100-odd bytes claiming 2³² - 1 vertices: refused before anything is allocated.
+#[test]
+fn huge_counts_are_refused_at_once() {
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": 12}],
+        "bufferViews": [{"buffer": 0, "byteLength": 12}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 4294967295u64, "type": "VEC3"}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}]
+    });
+    let e = gltf::read_glb(&glb(&json, &[0; 12])).unwrap_err();
+    assert!(e.to_string().starts_with("accessors[0]:"), "{e}");
+    // Without a buffer view (all zeros) the count is backed by nothing: the budget refuses it.
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "accessors": [{"componentType": 5126, "count": 4294967295u64, "type": "VEC3"}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}]
+    });
+    let e = gltf::read_glb(&glb(&json, &[])).unwrap_err();
+    assert!(matches!(e, ReadError::TooLarge { .. }), "{e}");
+    // A stride shorter than the element, a zero count, an offset overflowing.
+    for (view, accessor) in [
+        (
+            serde_json::json!({"buffer": 0, "byteLength": 12, "byteStride": 4}),
+            serde_json::json!({"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC3"}),
+        ),
+        (
+            serde_json::json!({"buffer": 0, "byteLength": 12}),
+            serde_json::json!({"bufferView": 0, "componentType": 5126, "count": 0, "type": "VEC3"}),
+        ),
+        (
+            serde_json::json!({"buffer": 0, "byteLength": 12}),
+            serde_json::json!({"bufferView": 0, "byteOffset": 18446744073709551615u64, "componentType": 5126, "count": 1, "type": "VEC3"}),
+        ),
+    ] {
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 12}],
+            "bufferViews": [view],
+            "accessors": [accessor],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}]
+        });
+        let _ = gltf::read_glb(&glb(&json, &[0; 12]));
+    }
+}
+
+#[test]
+fn node_cycles_and_shared_children_are_refused() {
+    for nodes in [
+        serde_json::json!([{"children": [1]}, {"children": [0]}]),
+        serde_json::json!([{"children": [0]}]),
+        serde_json::json!([{"children": [2]}, {"children": [2]}, {}]),
+    ] {
+        let json = serde_json::json!({"asset": {"version": "2.0"}, "nodes": nodes});
+        let e = gltf::read_glb(&glb(&json, &[])).unwrap_err();
+        assert!(e.to_string().starts_with("nodes["), "{e}");
+    }
+    // A chain deeper than the limit.
+    let n = models::gltf::MAX_NODE_DEPTH + 1;
+    let nodes: Vec<_> = (0..n)
+        .map(|i| {
+            if i + 1 < n {
+                serde_json::json!({"children": [i + 1]})
+            } else {
+                serde_json::json!({})
+            }
+        })
+        .collect();
+    let json = serde_json::json!({"asset": {"version": "2.0"}, "nodes": nodes});
+    let e = gltf::read_glb(&glb(&json, &[])).unwrap_err();
+    assert!(e.to_string().contains("deeper"), "{e}");
+}
+
+/// Every prefix of a real skinned, animated GLB is refused (or read) without a panic.
+#[test]
+fn truncated_glb_sweep() {
+    let path = test_support::fixtures("smf", "smf")
+        .into_iter()
+        .find(|p| test_support::file_name(p).contains("skinned"))
+        .unwrap();
+    let scene = scene_of(&path).unwrap();
+    let bytes = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    test_support::truncation_sweep("skinned glb", &bytes, gltf::read_glb, |_, _| false);
+    // Flipping each byte of the JSON's first 400 bytes and the binary chunk's first bytes.
+    for i in (12..bytes.len()).step_by(7) {
+        let mut b = bytes.clone();
+        b[i] ^= 0x5a;
+        let _ = gltf::read_glb(&b);
+    }
+}
+
+/// A `.gltf` with an external `.bin` reads through `read_path`; one escaping its folder is
+/// refused unless allowed; a `data:` URI needs no file.
+#[test]
+fn external_buffers_stay_in_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    let bin = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    std::fs::write(inner.join("tri.bin"), &bin).unwrap();
+    std::fs::write(dir.path().join("outside.bin"), &bin).unwrap();
+    let doc = |uri: &str| {
+        serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 36, "uri": uri}],
+            "bufferViews": [{"buffer": 0, "byteLength": 36}],
+            "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0
+        })
+        .to_string()
+    };
+    let file = inner.join("tri.gltf");
+    std::fs::write(&file, doc("tri.bin")).unwrap();
+    let read = gltf::read_path(&file, &ReadOptions::default()).unwrap();
+    assert_eq!(read.scene.meshes[0].primitives[0].indices, [0, 1, 2]);
+    assert_eq!(
+        gltf::detect(&std::fs::read(&file).unwrap()),
+        Some(gltf::Container::Gltf)
+    );
+
+    std::fs::write(&file, doc("../outside.bin")).unwrap();
+    let e = gltf::read_path(&file, &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("buffers[0].uri:"), "{e}");
+    assert!(gltf::read_path(
+        &file,
+        &ReadOptions {
+            allow_outside: true
+        }
+    )
+    .is_ok());
+
+    // From memory, an external buffer cannot be resolved.
+    assert!(gltf::read_glb(doc("tri.bin").as_bytes()).is_err());
+    let data = format!("data:application/octet-stream;base64,{}", base64(&bin));
+    let read = gltf::read_glb(doc(&data).as_bytes()).unwrap();
+    assert_eq!(read.scene.meshes[0].vertices.positions[1], [1.0, 0.0, 0.0]);
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..=c.len() {
+            out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+        }
+    }
+    out
+}
