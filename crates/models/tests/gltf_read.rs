@@ -435,3 +435,84 @@ fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Every number in the JSON of a skinned, animated GLB replaced in turn by hostile values
+/// (zero, negative, beyond u32, huge): each variant is refused or read, never a panic, and
+/// never more decoded data than the budget (the reader would return `TooLarge`).
+#[test]
+fn hostile_numbers_in_every_json_field() {
+    let path = test_support::fixtures("smf", "smf")
+        .into_iter()
+        .find(|p| test_support::file_name(p).contains("skinned"))
+        .unwrap();
+    let scene = scene_of(&path).unwrap();
+    let built = gltf::Gltf::from_scene(&scene, &GltfOptions::default()).unwrap();
+    let json = serde_json::to_value(&built.root).unwrap();
+    let mut paths = Vec::new();
+    number_paths(&json, &mut Vec::new(), &mut paths);
+    assert!(paths.len() > 50, "{} numbers", paths.len());
+    let hostile = [
+        serde_json::json!(0),
+        serde_json::json!(-1),
+        serde_json::json!(3),
+        serde_json::json!(4294967295u64),
+        serde_json::json!(18446744073709551615u64),
+        serde_json::json!(1e30),
+    ];
+    let (mut read, mut refused) = (0, 0);
+    for p in &paths {
+        for value in &hostile {
+            let mut j = json.clone();
+            *p.iter().fold(&mut j, |v, k| match k {
+                Key::Field(f) => &mut v[f.as_str()],
+                Key::Index(i) => &mut v[*i],
+            }) = value.clone();
+            match gltf::read_glb(&glb(&j, &built.bin)) {
+                Ok(r) => {
+                    read += 1;
+                    let _ = gltf::to_glb(&r.scene, &GltfOptions::default());
+                }
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    eprintln!(
+        "{} variants: {read} read, {refused} refused",
+        read + refused
+    );
+    assert!(refused > 0 && read > 0);
+}
+
+enum Key {
+    Field(String),
+    Index(usize),
+}
+
+fn number_paths(v: &serde_json::Value, here: &mut Vec<Key>, out: &mut Vec<Vec<Key>>) {
+    let copy = |h: &Vec<Key>| {
+        h.iter()
+            .map(|k| match k {
+                Key::Field(f) => Key::Field(f.clone()),
+                Key::Index(i) => Key::Index(*i),
+            })
+            .collect()
+    };
+    match v {
+        serde_json::Value::Number(_) => out.push(copy(here)),
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                here.push(Key::Index(i));
+                number_paths(x, here, out);
+                here.pop();
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                here.push(Key::Field(k.clone()));
+                number_paths(x, here, out);
+                here.pop();
+            }
+        }
+        _ => {}
+    }
+}
