@@ -516,3 +516,108 @@ fn number_paths(v: &serde_json::Value, here: &mut Vec<Key>, out: &mut Vec<Vec<Ke
         _ => {}
     }
 }
+
+/// Two JOINTS/WEIGHTS sets (6 influences) reduced to the 4 largest; STEP and CUBICSPLINE
+/// channels; a normalised-short rotation output; material fields; a camera named.
+#[test]
+fn skins_animations_and_materials() {
+    let mut bin = Vec::new();
+    // 0: positions (3 × vec3 f32) = 36 bytes
+    bin.extend(f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]));
+    // 36: JOINTS_0 u8 ×4 ×3, 48: JOINTS_1
+    bin.extend([0u8, 1, 2, 3].repeat(3));
+    bin.extend([4u8, 5, 0, 0].repeat(3));
+    // 60: WEIGHTS_0 f32, 108: WEIGHTS_1 f32
+    bin.extend(f32s(&[0.1, 0.3, 0.05, 0.15].repeat(3)));
+    bin.extend(f32s(&[0.25, 0.15, 0.0, 0.0].repeat(3)));
+    // 156: times (2 f32), 164: step translations (2 vec3), 188: cubic scale (2 × 3 vec3)
+    bin.extend(f32s(&[0.0, 1.0]));
+    bin.extend(f32s(&[0.0, 0.0, 0.0, 1.0, 2.0, 3.0]));
+    bin.extend(f32s(&[0.0; 3]));
+    bin.extend(f32s(&[1.0; 3]));
+    bin.extend(f32s(&[0.0; 3]));
+    bin.extend(f32s(&[0.0; 3]));
+    bin.extend(f32s(&[2.0; 3]));
+    bin.extend(f32s(&[0.0; 3]));
+    // 260: rotations as normalised i16 (2 × vec4)
+    for q in [[0i16, 0, 0, 32767], [32767, 0, 0, 0]] {
+        bin.extend(q.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    let view =
+        |o: usize, l: usize| serde_json::json!({"buffer": 0, "byteOffset": o, "byteLength": l});
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bin.len()}],
+        "bufferViews": [view(0, 36), view(36, 12), view(48, 12), view(60, 48), view(108, 48),
+                        view(156, 8), view(164, 24), view(188, 72), view(260, 16)],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"},
+            {"bufferView": 1, "componentType": 5121, "count": 3, "type": "VEC4"},
+            {"bufferView": 2, "componentType": 5121, "count": 3, "type": "VEC4"},
+            {"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC4"},
+            {"bufferView": 4, "componentType": 5126, "count": 3, "type": "VEC4"},
+            {"bufferView": 5, "componentType": 5126, "count": 2, "type": "SCALAR"},
+            {"bufferView": 6, "componentType": 5126, "count": 2, "type": "VEC3"},
+            {"bufferView": 7, "componentType": 5126, "count": 6, "type": "VEC3"},
+            {"bufferView": 8, "componentType": 5122, "normalized": true, "count": 2, "type": "VEC4"}
+        ],
+        "materials": [{"name": "m", "pbrMetallicRoughness": {"baseColorFactor": [0.5, 0.25, 1, 0.5]},
+                       "emissiveFactor": [0.1, 0.2, 0.3], "alphaMode": "MASK", "alphaCutoff": 0.3,
+                       "doubleSided": true}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "JOINTS_1": 2,
+                                                    "WEIGHTS_0": 3, "WEIGHTS_1": 4}, "material": 0}]}],
+        "skins": [{"joints": [1, 2, 3, 4, 5, 6]}],
+        "nodes": [{"mesh": 0, "skin": 0}, {"children": [2]}, {"children": [3]}, {}, {}, {}, {},
+                  {"camera": 0}],
+        "cameras": [{"type": "perspective", "perspective": {"yfov": 1.0, "znear": 0.1}}],
+        "animations": [{"name": "a", "samplers": [
+            {"input": 5, "output": 6, "interpolation": "STEP"},
+            {"input": 5, "output": 7, "interpolation": "CUBICSPLINE"},
+            {"input": 5, "output": 8}
+        ], "channels": [
+            {"sampler": 0, "target": {"node": 1, "path": "translation"}},
+            {"sampler": 1, "target": {"node": 2, "path": "scale"}},
+            {"sampler": 2, "target": {"node": 3, "path": "rotation"}}
+        ]}],
+        "scenes": [{"nodes": [0, 1, 4, 5, 6, 7]}]
+    });
+    let read = gltf::read_glb(&glb(&json, &bin)).unwrap();
+    let s = &read.scene;
+    let v = &s.meshes[0].vertices;
+    // Weights 0.3 (j1), 0.25 (j4), 0.15 (j3), 0.15 (j5) kept, renormalised by 0.85.
+    assert_eq!(v.joints.as_ref().unwrap()[0], [1, 4, 3, 5]);
+    let w = v.weights.as_ref().unwrap()[0];
+    assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6 && (w[0] - 0.3 / 0.85).abs() < 1e-6);
+    assert!(read.warnings.iter().any(|w| matches!(
+        w.kind,
+        models::gltf::ReadWarningKind::InfluencesReduced { vertices: 3 }
+    )));
+    assert!(read
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("camera")));
+    assert!(s.skins[0].inverse_bind_matrices.is_empty());
+    let a = &s.animations[0];
+    assert_eq!(a.channels.len(), 3);
+    assert_eq!(
+        a.channels[0].interpolation,
+        models::scene::Interpolation::Step
+    );
+    assert_eq!(
+        a.channels[1].interpolation,
+        models::scene::Interpolation::CubicSpline
+    );
+    assert_eq!(a.channels[1].values.len(), 18);
+    assert_eq!(
+        a.channels[2].values,
+        [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    );
+    let m = &s.materials[0];
+    assert_eq!(m.base_color, [0.5, 0.25, 1.0, 0.5]);
+    assert_eq!(m.emissive, [0.1, 0.2, 0.3]);
+    assert_eq!(m.alpha_mode, models::scene::AlphaMode::Mask);
+    assert_eq!(m.alpha_cutoff, Some(0.3));
+    assert!(m.double_sided);
+    // And the writer takes the scene as it is.
+    gltf::to_glb(s, &GltfOptions::default()).unwrap();
+}
