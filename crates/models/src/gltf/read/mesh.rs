@@ -121,8 +121,9 @@ pub(crate) fn mesh(
             }
             m => m.map(|m| m.value()),
         };
+        // A strip or fan of n indices makes at most 3 n.
+        reader.charge(&prim_at, local.len() as u64 * 12)?;
         let triangles = triangulate(mode, &local);
-        reader.charge(&prim_at, triangles.len() as u64 * 4)?;
         out.primitives.push(Primitive {
             indices: triangles.into_iter().map(|i| i + first).collect(),
             material,
