@@ -62,7 +62,9 @@ fn fixture_scene(fmt: &str, name: &str) -> Scene {
         .join(fmt)
         .join(name);
     let doc = models::open(&path).unwrap();
-    let mut scene = Scene::from_document_with(&doc, &SceneOptions::default()).scene;
+    let mut scene = Scene::from_document_with(&doc, &SceneOptions::default())
+        .unwrap()
+        .scene;
     // The tools load every image a file names; these tests are about geometry.
     for m in &mut scene.materials {
         m.color_texture = None;
@@ -139,7 +141,7 @@ fn gltf_transform_outputs_read_back() {
                         };
                         assert_eq!(bits(a), bits(b), "{label}: positions");
                         let idx = |m: &Mesh| -> Vec<Vec<u32>> {
-                            m.primitives.iter().map(|p| p.indices.clone()).collect()
+                            m.primitives.iter().map(|p| p.indices.to_vec()).collect()
                         };
                         assert_eq!(idx(a), idx(b), "{label}: indices");
                     }
@@ -212,7 +214,10 @@ fn sparse_accessors_read_back() {
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
-                indices: (0..n - 2).flat_map(|i| [i, i + 1, i + 2]).collect(),
+                indices: (0..n - 2)
+                    .flat_map(|i| [i, i + 1, i + 2])
+                    .collect::<Vec<u32>>()
+                    .into(),
                 material: None,
             }],
             ..Mesh::default()

@@ -5,17 +5,22 @@ use super::accessor::Reader;
 use super::buffers::{percent_decode, Asset, Loaded};
 use super::{mesh, Import, ReadError, ReadWarning, ReadWarningKind, MAX_NODE_DEPTH};
 use crate::gltf::json;
+use crate::scene::Keys;
 use crate::scene::{
     AlphaMode, Animation, Channel, ChannelPath, Interpolation, Material, Node, Scene, Skin,
     Transform,
 };
 use json::accessor::Type;
 use json::validation::Checked::{self, Valid};
+use std::collections::HashMap;
 
 struct Converter<'a> {
     root: &'a json::Root,
     reader: Reader<'a>,
     warnings: Vec<ReadWarning>,
+    /// Key accessors already decoded: samplers usually share their input times, and the
+    /// scene holds shared keys once.
+    keys: HashMap<(usize, usize), Keys>,
 }
 
 impl Converter<'_> {
@@ -37,6 +42,7 @@ pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, R
         root,
         reader: Reader::new(root, &loaded),
         warnings: asset.warnings.clone(),
+        keys: HashMap::new(),
     };
     let mut scene = Scene::default();
     for (i, m) in root.materials.iter().enumerate() {
@@ -303,6 +309,23 @@ impl Converter<'_> {
         })
     }
 
+    /// A key accessor, decoded once however many samplers use it.
+    fn keys(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+        ty: Type,
+    ) -> Result<Keys, ReadError> {
+        let key = (index.value(), ty.multiplicity());
+        if let Some(keys) = self.keys.get(&key) {
+            return Ok(keys.clone());
+        }
+        let (values, _) = self.reader.floats(index, at, &[ty])?;
+        let keys = Keys::from(values);
+        self.keys.insert(key, keys.clone());
+        Ok(keys)
+    }
+
     fn animation(&mut self, i: usize, a: &json::Animation) -> Result<Animation, ReadError> {
         let at = format!("animations[{i}]");
         let mut out = Animation {
@@ -331,13 +354,9 @@ impl Converter<'_> {
                 _ => Interpolation::Linear,
             };
             let s_at = format!("{at}.samplers[{}]", ch.sampler.value());
-            let (times, _) =
-                self.reader
-                    .floats(sampler.input, &format!("{s_at}.input"), &[Type::Scalar])?;
+            let times = self.keys(sampler.input, &format!("{s_at}.input"), Type::Scalar)?;
             let ty = if comps == 3 { Type::Vec3 } else { Type::Vec4 };
-            let (values, _) =
-                self.reader
-                    .floats(sampler.output, &format!("{s_at}.output"), &[ty])?;
+            let values = self.keys(sampler.output, &format!("{s_at}.output"), ty)?;
             let per_key = comps
                 * if interpolation == Interpolation::CubicSpline {
                     3

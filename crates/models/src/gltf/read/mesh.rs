@@ -125,7 +125,11 @@ pub(crate) fn mesh(
         reader.charge(&prim_at, local.len() as u64 * 12)?;
         let triangles = triangulate(mode, &local);
         out.primitives.push(Primitive {
-            indices: triangles.into_iter().map(|i| i + first).collect(),
+            indices: triangles
+                .into_iter()
+                .map(|i| i + first)
+                .collect::<Vec<u32>>()
+                .into(),
             material,
         });
     }
