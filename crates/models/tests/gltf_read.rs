@@ -83,6 +83,18 @@ fn every_fixture_reads_back_into_its_scene() {
                 assert_eq!(b, s, "{name}: mesh {i} uv0");
             }
         }
+        for (b, s) in back.materials.iter().zip(&scene.materials) {
+            assert_eq!(b.name, s.name, "{name}: material name");
+            assert_eq!(
+                (b.alpha_mode, b.double_sided),
+                (s.alpha_mode, s.double_sided),
+                "{name}: material {}",
+                s.name
+            );
+            if s.base_color.iter().all(|c| (0.0..=1.0).contains(c)) {
+                assert_eq!(b.base_color, s.base_color, "{name}: material {}", s.name);
+            }
+        }
         for (b, s) in back.nodes.iter().zip(&scene.nodes) {
             assert_eq!(b.name, s.name, "{name}: node name");
             assert_eq!(b.mesh, s.mesh, "{name}: node {} mesh", s.name);

@@ -13,8 +13,14 @@ use std::process::Command;
 
 const PACKAGES: &[&str] = &["@gltf-transform/cli@4", "obj2gltf@3"];
 
-/// The folder of the tools' executables, installing them if needed; `None` without npm.
+/// The folder of the tools' executables, installing them once (the tests of this file run in
+/// parallel and must not run `npm install` into one folder together); `None` without npm.
 fn tools() -> Option<PathBuf> {
+    static TOOLS: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(install).clone()
+}
+
+fn install() -> Option<PathBuf> {
     let root = test_support::workspace_root();
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) if !d.is_empty() => root.join(d),
