@@ -41,6 +41,7 @@ fn scene_of(path: &std::path::Path) -> Option<Scene> {
 #[test]
 fn every_fixture_reads_back_into_its_scene() {
     let mut checked = 0;
+    let mut textures = 0;
     for path in inputs() {
         let Some(scene) = scene_of(&path) else {
             continue;
@@ -91,6 +92,14 @@ fn every_fixture_reads_back_into_its_scene() {
                 "{name}: material {}",
                 s.name
             );
+            // A texture the writer referred to comes back as the path it wrote (relative, with
+            // `/`; an absolute source path keeps its file name only).
+            let file = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or("").to_string();
+            if let Some(t) = &b.color_texture {
+                let src = s.color_texture.as_deref().map(file);
+                assert_eq!(Some(file(t)), src, "{name}: texture of {}", s.name);
+                textures += 1;
+            }
             if s.base_color.iter().all(|c| (0.0..=1.0).contains(c)) {
                 assert_eq!(b.base_color, s.base_color, "{name}: material {}", s.name);
             }
@@ -118,6 +127,7 @@ fn every_fixture_reads_back_into_its_scene() {
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} inputs");
+    assert!(textures > 0, "no texture reference read back");
 }
 
 /// Equal scenes, or a panic naming the first part that differs (not a whole-scene dump).

@@ -123,6 +123,18 @@ pub(crate) fn mesh(
         };
         // A strip or fan of n indices makes at most 3 n.
         reader.charge(&prim_at, local.len() as u64 * 12)?;
+        if mode == Mode::Triangles && local.len() % 3 != 0 {
+            w.push(
+                prim_at.clone(),
+                ReadWarningKind::NotCarried {
+                    what: format!(
+                        "the last {} of {} indices (not a whole triangle)",
+                        local.len() % 3,
+                        local.len()
+                    ),
+                },
+            );
+        }
         let triangles = triangulate(mode, &local);
         out.primitives.push(Primitive {
             indices: triangles
