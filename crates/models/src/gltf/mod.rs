@@ -26,6 +26,7 @@
 
 mod build;
 mod indices;
+mod read;
 mod textures;
 
 use crate::output::{write_new_files, Overwrite};
@@ -33,6 +34,10 @@ use crate::scene::{Scene, SceneWarning};
 use std::path::{Path, PathBuf};
 
 pub use gltf_json as json;
+pub use read::{
+    detect, read_glb, read_path, Import, ReadError, ReadOptions, ReadWarning, ReadWarningKind,
+    ALLOCATION_FACTOR, MAX_NODE_DEPTH,
+};
 
 /// Options of the glTF writer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

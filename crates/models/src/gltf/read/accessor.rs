@@ -1,0 +1,326 @@
+//! Accessors decoded by hand: any byte stride, normalised integer components, sparse
+//! substitution, `KHR_mesh_quantization`'s integer positions. Every count is checked against
+//! the bytes backing it, and every decoded value is charged to the input's allocation budget
+//! before anything is allocated.
+
+use super::buffers::Loaded;
+use super::{ReadError, ALLOCATION_FACTOR};
+use crate::gltf::json;
+use json::accessor::{ComponentType, GenericComponentType, Type};
+use json::validation::Checked::Valid;
+
+/// Reads accessors of one document, within one allocation budget.
+pub(crate) struct Reader<'a> {
+    root: &'a json::Root,
+    loaded: &'a Loaded<'a>,
+    used: u64,
+    limit: u64,
+}
+
+/// Where an accessor's values are: a strided run of elements (or zeros), and sparse
+/// substitutions.
+struct Layout<'a> {
+    component: ComponentType,
+    normalized: bool,
+    comps: usize,
+    count: usize,
+    /// `count` elements, `stride` apart, from the start of this slice; `None`: all zeros.
+    base: Option<(&'a [u8], usize)>,
+    /// Sorted element indices and the tightly packed replacement elements.
+    sparse: Option<(Vec<usize>, &'a [u8])>,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(root: &'a json::Root, loaded: &'a Loaded<'a>) -> Self {
+        let limit = loaded
+            .input_len
+            .saturating_mul(ALLOCATION_FACTOR)
+            .saturating_add(1 << 20);
+        Self {
+            root,
+            loaded,
+            used: 0,
+            limit,
+        }
+    }
+
+    /// Charges `bytes` of decoded data to the budget.
+    pub fn charge(&mut self, at: &str, bytes: u64) -> Result<(), ReadError> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used > self.limit {
+            return Err(ReadError::TooLarge {
+                at: at.to_string(),
+                needed: self.used,
+                limit: self.limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// The accessor's values as floats (`count` × components, flattened), integer components
+    /// converted as the spec says: normalised ones to -1..1 or 0..1, others as they are.
+    pub fn floats(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+        types: &[Type],
+    ) -> Result<(Vec<f32>, usize), ReadError> {
+        let layout = self.layout(index, at, types)?;
+        let (c, n) = (layout.component, layout.normalized);
+        Ok((layout.collect(move |b| float(c, n, b)), layout.comps))
+    }
+
+    /// The accessor's values as unsigned integers (indices, joints); float and signed
+    /// components are refused.
+    pub fn uints(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+        types: &[Type],
+    ) -> Result<(Vec<u32>, usize), ReadError> {
+        let layout = self.layout(index, at, types)?;
+        let c = layout.component;
+        if !matches!(
+            c,
+            ComponentType::U8 | ComponentType::U16 | ComponentType::U32
+        ) {
+            return Err(ReadError::invalid(
+                accessor_at(index),
+                format!("{c:?} components where unsigned integers are required ({at})"),
+            ));
+        }
+        Ok((layout.collect(move |b| uint(c, b)), layout.comps))
+    }
+
+    fn layout(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+        types: &[Type],
+    ) -> Result<Layout<'a>, ReadError> {
+        let here = accessor_at(index);
+        let acc = self
+            .root
+            .accessors
+            .get(index.value())
+            .ok_or_else(|| ReadError::invalid(at, format!("no {here}")))?;
+        let (Valid(GenericComponentType(component)), Valid(ty)) = (acc.component_type, acc.type_)
+        else {
+            return Err(ReadError::invalid(here, "unknown componentType or type"));
+        };
+        if !types.contains(&ty) {
+            return Err(ReadError::invalid(
+                here,
+                format!("type {ty:?} where {types:?} is required ({at})"),
+            ));
+        }
+        let comps = ty.multiplicity();
+        let size = component.size();
+        if matches!(ty, Type::Mat2 | Type::Mat3) && size < 4 {
+            return Err(ReadError::invalid(
+                here,
+                "matrices with padded columns are not supported",
+            ));
+        }
+        let elem = comps * size;
+        let count = usize::try_from(acc.count.0)
+            .map_err(|_| ReadError::invalid(&here, "count beyond this machine's memory"))?;
+        let base = match acc.buffer_view {
+            Some(view) => {
+                let offset = acc.byte_offset.map_or(0, |o| o.0);
+                Some(self.elements(view, offset, count, elem, &here)?)
+            }
+            None => None,
+        };
+        // Charged after the base was checked against its bytes, before anything is decoded.
+        self.charge(&here, (count as u64).saturating_mul(comps as u64 * 4))?;
+        let sparse = match &acc.sparse {
+            Some(sparse) => Some(self.sparse(sparse, count, elem, &here)?),
+            None => None,
+        };
+        Ok(Layout {
+            component,
+            normalized: acc.normalized,
+            comps,
+            count,
+            base,
+            sparse,
+        })
+    }
+
+    /// `count` elements of `elem` bytes at `offset` in `view`, checked to fit the view and
+    /// the view to fit its buffer; returns the slice from the first element and the stride.
+    fn elements(
+        &self,
+        view_index: json::Index<json::buffer::View>,
+        offset: u64,
+        count: usize,
+        elem: usize,
+        here: &str,
+    ) -> Result<(&'a [u8], usize), ReadError> {
+        let view_at = format!("bufferViews[{}]", view_index.value());
+        let view = self
+            .root
+            .buffer_views
+            .get(view_index.value())
+            .ok_or_else(|| ReadError::invalid(here, format!("no {view_at}")))?;
+        let buffer = self.loaded.buffer(view.buffer.value()).ok_or_else(|| {
+            ReadError::invalid(&view_at, format!("no buffers[{}]", view.buffer.value()))
+        })?;
+        let start = view.byte_offset.map_or(0, |o| o.0);
+        let bytes = start
+            .checked_add(view.byte_length.0)
+            .and_then(|end| buffer.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?))
+            .ok_or_else(|| {
+                ReadError::invalid(
+                    &view_at,
+                    format!(
+                        "byteOffset {start} + byteLength {} runs past the buffer's {} bytes",
+                        view.byte_length.0,
+                        buffer.len()
+                    ),
+                )
+            })?;
+        let stride = view.byte_stride.map_or(elem, |s| s.0);
+        if stride < elem {
+            return Err(ReadError::invalid(
+                here,
+                format!("byteStride {stride} of {view_at} is shorter than the {elem}-byte element"),
+            ));
+        }
+        let need = if count == 0 {
+            Some(offset)
+        } else {
+            (count as u64 - 1)
+                .checked_mul(stride as u64)
+                .and_then(|n| n.checked_add(offset))
+                .and_then(|n| n.checked_add(elem as u64))
+        };
+        match need {
+            Some(need) if need <= bytes.len() as u64 => {
+                let from = usize::try_from(offset).unwrap_or(usize::MAX);
+                Ok((bytes.get(from..).unwrap_or_default(), stride))
+            }
+            _ => Err(ReadError::invalid(
+                here,
+                format!(
+                    "{count} elements of {elem} bytes, {stride} apart from byte {offset}, do not fit the {} bytes of {view_at}",
+                    bytes.len()
+                ),
+            )),
+        }
+    }
+
+    fn sparse(
+        &self,
+        sparse: &json::accessor::sparse::Sparse,
+        count: usize,
+        elem: usize,
+        here: &str,
+    ) -> Result<(Vec<usize>, &'a [u8]), ReadError> {
+        let at = format!("{here}.sparse");
+        let n = usize::try_from(sparse.count.0)
+            .ok()
+            .filter(|&n| n <= count)
+            .ok_or_else(|| {
+                ReadError::invalid(
+                    &at,
+                    format!("count {} exceeds the accessor's {count}", sparse.count.0),
+                )
+            })?;
+        let Valid(json::accessor::IndexComponentType(component)) = sparse.indices.component_type
+        else {
+            return Err(ReadError::invalid(&at, "unknown indices componentType"));
+        };
+        let (indices, _) = self.elements(
+            sparse.indices.buffer_view,
+            sparse.indices.byte_offset.0,
+            n,
+            component.size(),
+            &format!("{at}.indices"),
+        )?;
+        let (values, _) = self.elements(
+            sparse.values.buffer_view,
+            sparse.values.byte_offset.0,
+            n,
+            elem,
+            &format!("{at}.values"),
+        )?;
+        let mut list = Vec::with_capacity(n);
+        for chunk in indices.chunks(component.size()).take(n) {
+            let i = uint(component, chunk) as usize;
+            if i >= count || list.last().is_some_and(|&last| i <= last) {
+                return Err(ReadError::invalid(
+                    &at,
+                    format!("index {i} is out of range or not increasing"),
+                ));
+            }
+            list.push(i);
+        }
+        Ok((list, values))
+    }
+}
+
+impl Layout<'_> {
+    fn collect<T: Copy + Default>(&self, convert: impl Fn(&[u8]) -> T) -> Vec<T> {
+        let size = self.component.size();
+        let elem = self.comps * size;
+        let mut out = Vec::with_capacity(self.count * self.comps);
+        match self.base {
+            Some((bytes, stride)) => {
+                for element in bytes.chunks(stride.max(1)).take(self.count) {
+                    for c in 0..self.comps {
+                        out.push(element.get(c * size..).map_or_else(T::default, &convert));
+                    }
+                }
+            }
+            None => out.resize(self.count * self.comps, T::default()),
+        }
+        if let Some((indices, values)) = &self.sparse {
+            for (&i, element) in indices.iter().zip(values.chunks(elem.max(1))) {
+                for c in 0..self.comps {
+                    if let Some(slot) = out.get_mut(i * self.comps + c) {
+                        *slot = element.get(c * size..).map_or_else(T::default, &convert);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn accessor_at(index: json::Index<json::Accessor>) -> String {
+    format!("accessors[{}]", index.value())
+}
+
+fn bytes<const N: usize>(b: &[u8]) -> [u8; N] {
+    b.get(..N).and_then(|s| s.try_into().ok()).unwrap_or([0; N])
+}
+
+/// One component as a float (glTF 2.0 § 3.11 for the normalised ones).
+fn float(component: ComponentType, normalized: bool, b: &[u8]) -> f32 {
+    let raw = |v: f32, max: f32| {
+        if normalized {
+            (v / max).max(-1.0)
+        } else {
+            v
+        }
+    };
+    match component {
+        ComponentType::I8 => raw(f32::from(i8::from_le_bytes(bytes(b))), 127.0),
+        ComponentType::U8 => raw(f32::from(b.first().copied().unwrap_or(0)), 255.0),
+        ComponentType::I16 => raw(f32::from(i16::from_le_bytes(bytes(b))), 32767.0),
+        ComponentType::U16 => raw(f32::from(u16::from_le_bytes(bytes(b))), 65535.0),
+        ComponentType::U32 => raw(u32::from_le_bytes(bytes(b)) as f32, u32::MAX as f32),
+        ComponentType::F32 => f32::from_le_bytes(bytes(b)),
+    }
+}
+
+/// One unsigned component (u8, u16, u32).
+fn uint(component: ComponentType, b: &[u8]) -> u32 {
+    match component {
+        ComponentType::U8 | ComponentType::I8 => u32::from(b.first().copied().unwrap_or(0)),
+        ComponentType::U16 | ComponentType::I16 => u32::from(u16::from_le_bytes(bytes(b))),
+        ComponentType::U32 | ComponentType::F32 => u32::from_le_bytes(bytes(b)),
+    }
+}

@@ -1,0 +1,486 @@
+//! glTF meshes → scene meshes: attributes decoded, primitives triangulated, skin influences
+//! reduced to four.
+
+use super::accessor::Reader;
+use super::{ReadError, ReadWarning, ReadWarningKind};
+use crate::gltf::json;
+use crate::scene::{Mesh, Primitive, Vertices};
+use json::accessor::Type;
+use json::mesh::{Mode, Semantic};
+use json::validation::Checked::{self, Valid};
+use std::collections::BTreeMap;
+
+type Attributes = BTreeMap<Checked<Semantic>, json::Index<json::Accessor>>;
+
+/// Warnings of one mesh, each given once.
+struct MeshWarnings<'w> {
+    out: &'w mut Vec<ReadWarning>,
+    filled: Vec<&'static str>,
+    reduced: usize,
+    ignored: Vec<String>,
+}
+
+impl MeshWarnings<'_> {
+    fn push(&mut self, at: String, kind: ReadWarningKind) {
+        self.out.push(ReadWarning { at, kind });
+    }
+}
+
+/// Reads mesh `index`. Primitives that share the same attribute accessors share vertices
+/// (as the writer lays them out); others are appended, and attributes some have and others
+/// lack are filled in with a warning.
+pub(crate) fn mesh(
+    reader: &mut Reader<'_>,
+    index: usize,
+    mesh: &json::Mesh,
+    material_count: usize,
+    warnings: &mut Vec<ReadWarning>,
+) -> Result<Mesh, ReadError> {
+    let at = format!("meshes[{index}]");
+    let mut w = MeshWarnings {
+        out: warnings,
+        filled: Vec::new(),
+        reduced: 0,
+        ignored: Vec::new(),
+    };
+    let mut out = Mesh {
+        name: mesh.name.clone().unwrap_or_default(),
+        ..Mesh::default()
+    };
+    let mut blocks: Vec<(&Attributes, u32)> = Vec::new();
+    let mut morph = mesh.weights.as_ref().is_some_and(|v| !v.is_empty());
+    for (p, prim) in mesh.primitives.iter().enumerate() {
+        let prim_at = format!("{at}.primitives[{p}]");
+        morph |= prim.targets.as_ref().is_some_and(|t| !t.is_empty());
+        let mode = match prim.mode {
+            Valid(m) => m,
+            Checked::Invalid => return Err(ReadError::invalid(prim_at, "unknown mode")),
+        };
+        let skipped = match mode {
+            Mode::Points => Some("POINTS"),
+            Mode::Lines => Some("LINES"),
+            Mode::LineLoop => Some("LINE_LOOP"),
+            Mode::LineStrip => Some("LINE_STRIP"),
+            Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan => None,
+        };
+        if let Some(mode) = skipped {
+            w.push(prim_at, ReadWarningKind::PrimitiveSkipped { mode });
+            continue;
+        }
+        if !prim.attributes.contains_key(&Valid(Semantic::Positions)) {
+            w.push(
+                prim_at,
+                ReadWarningKind::NotCarried {
+                    what: "a primitive without POSITION".into(),
+                },
+            );
+            continue;
+        }
+        let (first, count) = match blocks.iter().find(|(a, _)| **a == prim.attributes) {
+            Some(&(_, first)) => (
+                first,
+                block_len(&blocks, first, out.vertices.positions.len()),
+            ),
+            None => {
+                let first = u32::try_from(out.vertices.positions.len()).map_err(|_| {
+                    ReadError::invalid(&prim_at, "more than 2^32 vertices in one mesh")
+                })?;
+                let block = vertices(reader, &prim.attributes, &prim_at, &mut w)?;
+                let count = block.positions.len() as u32;
+                append(&mut out.vertices, block, &mut w.filled);
+                blocks.push((&prim.attributes, first));
+                (first, count)
+            }
+        };
+        let local = match prim.indices {
+            Some(i) => {
+                reader
+                    .uints(i, &format!("{prim_at}.indices"), &[Type::Scalar])?
+                    .0
+            }
+            None => {
+                reader.charge(&prim_at, u64::from(count) * 4)?;
+                (0..count).collect()
+            }
+        };
+        if let Some(bad) = local.iter().find(|&&i| i >= count) {
+            return Err(ReadError::invalid(
+                format!("{prim_at}.indices"),
+                format!("index {bad} beyond the {count} vertices"),
+            ));
+        }
+        let material = match prim.material {
+            Some(m) if m.value() >= material_count => {
+                return Err(ReadError::invalid(
+                    format!("{prim_at}.material"),
+                    format!(
+                        "index {} out of range (there are {material_count})",
+                        m.value()
+                    ),
+                ))
+            }
+            m => m.map(|m| m.value()),
+        };
+        // A strip or fan of n indices makes at most 3 n.
+        reader.charge(&prim_at, local.len() as u64 * 12)?;
+        if mode == Mode::Triangles && local.len() % 3 != 0 {
+            w.push(
+                prim_at.clone(),
+                ReadWarningKind::NotCarried {
+                    what: format!(
+                        "the last {} of {} indices (not a whole triangle)",
+                        local.len() % 3,
+                        local.len()
+                    ),
+                },
+            );
+        }
+        let triangles = triangulate(mode, &local);
+        out.primitives.push(Primitive {
+            indices: triangles
+                .into_iter()
+                .map(|i| i + first)
+                .collect::<Vec<u32>>()
+                .into(),
+            material,
+        });
+    }
+    if morph {
+        w.push(
+            at.clone(),
+            ReadWarningKind::NotCarried {
+                what: "morph targets".into(),
+            },
+        );
+    }
+    for attribute in std::mem::take(&mut w.filled) {
+        let with = match attribute {
+            "NORMAL" => "(0, 0, 1)",
+            "TANGENT" => "(1, 0, 0, 1)",
+            "COLOR_0" => "white",
+            "JOINTS_0" => "joint 0 with weight 1",
+            _ => "zeros",
+        };
+        w.push(
+            at.clone(),
+            ReadWarningKind::AttributeFilled { attribute, with },
+        );
+    }
+    if w.reduced > 0 {
+        let vertices = w.reduced;
+        w.push(at.clone(), ReadWarningKind::InfluencesReduced { vertices });
+    }
+    for what in std::mem::take(&mut w.ignored) {
+        w.push(at.clone(), ReadWarningKind::NotCarried { what });
+    }
+    Ok(out)
+}
+
+/// The vertex count of the block starting at `first`.
+fn block_len(blocks: &[(&Attributes, u32)], first: u32, total: usize) -> u32 {
+    let next = blocks
+        .iter()
+        .map(|&(_, f)| f)
+        .filter(|&f| f > first)
+        .min()
+        .unwrap_or(total as u32);
+    next - first
+}
+
+/// The vertex attributes of one primitive.
+fn vertices(
+    reader: &mut Reader<'_>,
+    attributes: &Attributes,
+    at: &str,
+    w: &mut MeshWarnings<'_>,
+) -> Result<Vertices, ReadError> {
+    let mut v = Vertices::default();
+    let mut joints: BTreeMap<u32, (Vec<u32>, Vec<f32>)> = BTreeMap::new();
+    let mut weights: BTreeMap<u32, Vec<f32>> = BTreeMap::new();
+    for (semantic, &accessor) in attributes {
+        let name = match semantic {
+            Valid(s) => s.to_string(),
+            Checked::Invalid => "an unknown attribute".to_string(),
+        };
+        let here = format!("{at}.attributes.{name}");
+        let vec3 = &[Type::Vec3][..];
+        match semantic {
+            Valid(Semantic::Positions) => {
+                v.positions = arrays(reader.floats(accessor, &here, vec3)?.0)
+            }
+            Valid(Semantic::Normals) => {
+                v.normals = Some(arrays(reader.floats(accessor, &here, vec3)?.0))
+            }
+            Valid(Semantic::Tangents) => {
+                v.tangents = Some(arrays(reader.floats(accessor, &here, &[Type::Vec4])?.0))
+            }
+            Valid(Semantic::TexCoords(0)) => {
+                v.uv0 = Some(arrays(reader.floats(accessor, &here, &[Type::Vec2])?.0))
+            }
+            Valid(Semantic::TexCoords(1)) => {
+                v.uv1 = Some(arrays(reader.floats(accessor, &here, &[Type::Vec2])?.0))
+            }
+            Valid(Semantic::Colors(0)) => {
+                let (c, comps) = reader.floats(accessor, &here, &[Type::Vec3, Type::Vec4])?;
+                v.colors = Some(if comps == 3 {
+                    arrays::<3>(c)
+                        .into_iter()
+                        .map(|[r, g, b]| [r, g, b, 1.0])
+                        .collect()
+                } else {
+                    arrays(c)
+                });
+            }
+            Valid(Semantic::Joints(set)) => {
+                let (j, _) = reader.uints(accessor, &here, &[Type::Vec4])?;
+                joints.entry(*set).or_default().0 = j;
+            }
+            Valid(Semantic::Weights(set)) => {
+                weights.insert(*set, reader.floats(accessor, &here, &[Type::Vec4])?.0);
+            }
+            _ => {
+                if !w.ignored.iter().any(|i| i.ends_with(&name)) {
+                    w.ignored.push(format!("the attribute {name}"));
+                }
+            }
+        }
+    }
+    let n = v.positions.len();
+    let lens = [
+        v.normals.as_ref().map(Vec::len),
+        v.tangents.as_ref().map(Vec::len),
+        v.uv0.as_ref().map(Vec::len),
+        v.uv1.as_ref().map(Vec::len),
+        v.colors.as_ref().map(Vec::len),
+    ];
+    if lens.iter().flatten().any(|&l| l != n) {
+        return Err(ReadError::invalid(
+            at,
+            format!("attributes of different counts (POSITION has {n})"),
+        ));
+    }
+    for (set, list) in weights {
+        if let Some(entry) = joints.get_mut(&set) {
+            entry.1 = list;
+        }
+    }
+    skin_influences(&mut v, joints, n, at, w)?;
+    Ok(v)
+}
+
+/// JOINTS_n/WEIGHTS_n sets → four influences per vertex: one set is kept as it is; with
+/// more, the four largest weights are kept and renormalised.
+fn skin_influences(
+    v: &mut Vertices,
+    sets: BTreeMap<u32, (Vec<u32>, Vec<f32>)>,
+    n: usize,
+    at: &str,
+    w: &mut MeshWarnings<'_>,
+) -> Result<(), ReadError> {
+    let sets: Vec<_> = sets
+        .into_values()
+        .filter(|(j, wt)| !j.is_empty() && !wt.is_empty())
+        .collect();
+    if sets.is_empty() {
+        return Ok(());
+    }
+    if sets
+        .iter()
+        .any(|(j, wt)| j.len() != n * 4 || wt.len() != n * 4)
+    {
+        return Err(ReadError::invalid(
+            at,
+            format!("JOINTS/WEIGHTS counts differ from POSITION's {n}"),
+        ));
+    }
+    let too_big = |j: u32| {
+        u16::try_from(j).map_err(|_| ReadError::invalid(at, format!("joint {j} beyond 65535")))
+    };
+    let mut joints = Vec::with_capacity(n);
+    let mut weights = Vec::with_capacity(n);
+    let mut all: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);
+    for i in 0..n {
+        all.clear();
+        for (j, wt) in &sets {
+            for k in 0..4 {
+                let (Some(&jj), Some(&ww)) = (j.get(i * 4 + k), wt.get(i * 4 + k)) else {
+                    continue;
+                };
+                all.push((jj, ww));
+            }
+        }
+        if sets.len() > 1 {
+            // Stable: equal weights keep their order.
+            all.sort_by(|a, b| b.1.total_cmp(&a.1));
+            if all.iter().skip(4).any(|&(_, ww)| ww > 0.0) {
+                w.reduced += 1;
+                let kept: f32 = all.iter().take(4).map(|&(_, ww)| ww).sum();
+                if kept > 0.0 {
+                    for x in all.iter_mut().take(4) {
+                        x.1 /= kept;
+                    }
+                }
+            }
+        }
+        let mut jo = [0u16; 4];
+        let mut we = [0f32; 4];
+        for (k, &(jj, ww)) in all.iter().take(4).enumerate() {
+            if let (Some(a), Some(b)) = (jo.get_mut(k), we.get_mut(k)) {
+                *a = too_big(jj)?;
+                *b = ww;
+            }
+        }
+        joints.push(jo);
+        weights.push(we);
+    }
+    v.joints = Some(joints);
+    v.weights = Some(weights);
+    Ok(())
+}
+
+/// Flat values → fixed-size arrays (a ragged tail cannot happen: counts are whole elements).
+fn arrays<const N: usize>(flat: Vec<f32>) -> Vec<[f32; N]> {
+    flat.chunks_exact(N)
+        .map(|c| {
+            let mut a = [0.0; N];
+            a.copy_from_slice(c);
+            a
+        })
+        .collect()
+}
+
+/// Appends `block` to `mesh`, filling an attribute one side lacks (named in `filled`).
+fn append(mesh: &mut Vertices, block: Vertices, filled: &mut Vec<&'static str>) {
+    let before = mesh.positions.len();
+    let added = block.positions.len();
+    mesh.positions.extend(block.positions);
+    let mut fill = |name: &'static str| {
+        if !filled.contains(&name) {
+            filled.push(name);
+        }
+    };
+    merge(
+        &mut mesh.normals,
+        block.normals,
+        before,
+        added,
+        [0.0, 0.0, 1.0],
+        || fill("NORMAL"),
+    );
+    merge(
+        &mut mesh.tangents,
+        block.tangents,
+        before,
+        added,
+        [1.0, 0.0, 0.0, 1.0],
+        || fill("TANGENT"),
+    );
+    merge(&mut mesh.uv0, block.uv0, before, added, [0.0; 2], || {
+        fill("TEXCOORD_0")
+    });
+    merge(&mut mesh.uv1, block.uv1, before, added, [0.0; 2], || {
+        fill("TEXCOORD_1")
+    });
+    merge(
+        &mut mesh.colors,
+        block.colors,
+        before,
+        added,
+        [1.0; 4],
+        || fill("COLOR_0"),
+    );
+    merge(
+        &mut mesh.joints,
+        block.joints,
+        before,
+        added,
+        [0; 4],
+        || fill("JOINTS_0"),
+    );
+    merge(
+        &mut mesh.weights,
+        block.weights,
+        before,
+        added,
+        [1.0, 0.0, 0.0, 0.0],
+        || fill("JOINTS_0"),
+    );
+}
+
+fn merge<T: Copy>(
+    dst: &mut Option<Vec<T>>,
+    src: Option<Vec<T>>,
+    before: usize,
+    added: usize,
+    default: T,
+    mut filled: impl FnMut(),
+) {
+    match (dst.as_mut(), src) {
+        (Some(d), Some(s)) => d.extend(s),
+        (Some(d), None) => {
+            filled();
+            d.resize(before + added, default);
+        }
+        (None, Some(s)) => {
+            if before > 0 {
+                filled();
+            }
+            let mut d = vec![default; before];
+            d.extend(s);
+            *dst = Some(d);
+        }
+        (None, None) => {}
+    }
+}
+
+/// A triangle list from triangles, a strip or a fan (glTF 2.0 § 3.7.2.1 orders the
+/// vertices of a strip's odd triangles so that every face keeps the first one's winding).
+fn triangulate(mode: Mode, idx: &[u32]) -> Vec<u32> {
+    match mode {
+        Mode::TriangleStrip => {
+            let mut out = Vec::with_capacity(idx.len().saturating_sub(2) * 3);
+            for (i, w) in idx.windows(3).enumerate() {
+                if let [a, b, c] = *w {
+                    if i % 2 == 0 {
+                        out.extend_from_slice(&[a, b, c]);
+                    } else {
+                        out.extend_from_slice(&[a, c, b]);
+                    }
+                }
+            }
+            out
+        }
+        Mode::TriangleFan => {
+            let Some(&first) = idx.first() else {
+                return Vec::new();
+            };
+            let mut out = Vec::with_capacity(idx.len().saturating_sub(2) * 3);
+            for w in idx.get(1..).unwrap_or_default().windows(2) {
+                if let [b, c] = *w {
+                    out.extend_from_slice(&[b, c, first]);
+                }
+            }
+            out
+        }
+        _ => idx.get(..idx.len() / 3 * 3).unwrap_or_default().to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_and_fans_keep_the_winding() {
+        assert_eq!(
+            triangulate(Mode::TriangleStrip, &[0, 1, 2, 3, 4]),
+            [0, 1, 2, 1, 3, 2, 2, 3, 4]
+        );
+        assert_eq!(
+            triangulate(Mode::TriangleFan, &[0, 1, 2, 3]),
+            [1, 2, 0, 2, 3, 0]
+        );
+        assert_eq!(triangulate(Mode::Triangles, &[0, 1, 2, 3]), [0, 1, 2]);
+        assert!(triangulate(Mode::TriangleStrip, &[0, 1]).is_empty());
+    }
+}

@@ -1,0 +1,236 @@
+//! glTF 2.0 → [`Scene`]: the reading side, for `.glb` bytes and `.gltf` files with external
+//! `.bin` buffers or `data:` URIs.
+//!
+//! The JSON is deserialised and index-checked by `gltf-json` (the `gltf` crate's JSON layer);
+//! the container, the buffers and every accessor are decoded here, because the `gltf` crate's
+//! accessor iterators assume valid input (a zero count underflows, a stride shorter than the
+//! element or an overflowing offset panics). Every count is checked against the bytes of the
+//! buffer view backing it before anything is allocated, and all decoded data together is held
+//! to [`ALLOCATION_FACTOR`] × the input's bytes (plus 1 MiB), so a 100-byte `.glb` claiming
+//! 2³² vertices is refused at once. Errors carry a position: a byte offset in the GLB, a
+//! line and column in the JSON, or a JSON path such as `accessors[3]`.
+//!
+//! The scene model is already in glTF's conventions (right-handed, Y up, counter-clockwise,
+//! seconds), so nothing is converted: indices are kept (glTF node, mesh, material, skin i is
+//! scene node, mesh, material, skin i). Whatever the scene model has no place for is named in
+//! a [`ReadWarning`].
+//!
+//! ```
+//! use models::gltf::{read_glb, to_glb, GltfOptions};
+//! use models::scene::Scene;
+//! let glb = to_glb(&Scene::default(), &GltfOptions::default())?;
+//! let read = read_glb(&glb)?;
+//! assert!(read.scene.meshes.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod accessor;
+mod buffers;
+mod convert;
+mod mesh;
+
+use crate::scene::Scene;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use buffers::detect;
+
+/// Decoded data (vertices, indices, keys, matrices) is held to this many times the input's
+/// bytes (the GLB, or the `.gltf` and its buffers), plus 1 MiB. A `u8` texture coordinate
+/// becomes an `f32` (×4); one accessor shared by several primitives is decoded once per use.
+pub const ALLOCATION_FACTOR: u64 = 32;
+
+/// Nodes may nest this deep (a longer parent chain is refused).
+pub const MAX_NODE_DEPTH: usize = 1024;
+
+/// Options of the glTF reader.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Also read buffer URIs that are absolute or lead out of the `.gltf`'s folder through
+    /// `..` (refused by default, as texture paths are).
+    pub allow_outside: bool,
+}
+
+/// Why a glTF file could not be read. Each variant says where.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The GLB container is broken at `offset`.
+    #[error("GLB byte {offset}: {message}")]
+    Glb {
+        /// Byte offset in the `.glb`.
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The JSON does not parse or does not match the glTF schema.
+    #[error("glTF JSON line {line}, column {column}: {message}")]
+    Json {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The glTF is well-formed JSON but invalid (an index out of range, a count beyond its
+    /// bytes, a cycle, …).
+    #[error("{at}: {message}")]
+    Invalid {
+        /// JSON path, e.g. `accessors[3]` or `meshes[0].primitives[1].indices`.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An extension the file requires (`extensionsRequired`) that this reader does not
+    /// support.
+    #[error("{at}: the file requires the extension {name}, which is not supported")]
+    UnsupportedExtension {
+        /// JSON path of the entry.
+        at: String,
+        /// The extension's name.
+        name: String,
+    },
+    /// The decoded data would exceed [`ALLOCATION_FACTOR`] × the input.
+    #[error("{at}: {needed} bytes of decoded data would exceed the limit of {limit} bytes for this input")]
+    TooLarge {
+        /// JSON path of the accessor that went over.
+        at: String,
+        /// Bytes needed so far.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// An external buffer could not be read (refused URI, missing or unreadable file).
+    #[error("{at}: {message}")]
+    Resource {
+        /// JSON path of the buffer.
+        at: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Reading the input file failed.
+    #[error(transparent)]
+    Input(#[from] crate::Error),
+}
+
+impl ReadError {
+    pub(crate) fn invalid(at: impl Into<String>, message: impl Into<String>) -> Self {
+        ReadError::Invalid {
+            at: at.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Something the reader left out or changed, and where (a JSON path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadWarning {
+    /// JSON path, e.g. `meshes[2].primitives[0]`.
+    pub at: String,
+    /// What.
+    pub kind: ReadWarningKind,
+}
+
+/// What a [`ReadWarning`] is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadWarningKind {
+    /// A primitive of a mode the scene model does not hold (points, lines) was skipped.
+    PrimitiveSkipped {
+        /// `POINTS`, `LINES`, `LINE_LOOP` or `LINE_STRIP`.
+        mode: &'static str,
+    },
+    /// Something glTF has and the scene model does not (morph targets, cameras, lights, an
+    /// extension, a vertex attribute, a texture slot, …) was left out.
+    NotCarried {
+        /// What it is.
+        what: String,
+    },
+    /// Vertices with more than four joint influences kept their four largest (renormalised).
+    InfluencesReduced {
+        /// How many vertices.
+        vertices: usize,
+    },
+    /// Primitives of one mesh had different attributes; the missing ones were filled in.
+    AttributeFilled {
+        /// The attribute (`NORMAL`, `TEXCOORD_0`, …).
+        attribute: &'static str,
+        /// The value used.
+        with: &'static str,
+    },
+    /// Another scene than the one read, or nodes outside it.
+    SceneChoice {
+        /// What was chosen and what was left.
+        message: String,
+    },
+    /// An animation channel that could not be read was skipped.
+    ChannelSkipped {
+        /// Why.
+        reason: String,
+    },
+    /// The GLB has bytes after its stated length, or an unknown chunk.
+    Container {
+        /// What.
+        message: String,
+    },
+}
+
+impl fmt::Display for ReadWarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadWarningKind::PrimitiveSkipped { mode } => {
+                write!(f, "a {mode} primitive is not a triangle list; skipped")
+            }
+            ReadWarningKind::NotCarried { what } => write!(f, "{what} not read (the scene model has no place for it)"),
+            ReadWarningKind::InfluencesReduced { vertices } => write!(
+                f,
+                "{vertices} vertices have more than 4 joint influences; the 4 largest kept and renormalised"
+            ),
+            ReadWarningKind::AttributeFilled { attribute, with } => write!(
+                f,
+                "some primitives have no {attribute} and others do; filled with {with}"
+            ),
+            ReadWarningKind::SceneChoice { message }
+            | ReadWarningKind::ChannelSkipped { reason: message }
+            | ReadWarningKind::Container { message } => f.write_str(message),
+        }
+    }
+}
+
+impl fmt::Display for ReadWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.kind)
+    }
+}
+
+/// A scene read from glTF, and the reader's warnings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Import {
+    /// The scene.
+    pub scene: Scene,
+    /// What was left out or changed, each saying where.
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// Reads a `.glb` (or a self-contained `.gltf` JSON whose buffers are all `data:` URIs) from
+/// memory. A buffer that names an external file is refused: use [`read_path`].
+pub fn read_glb(bytes: &[u8]) -> Result<Import, ReadError> {
+    let asset = buffers::Asset::parse(bytes)?;
+    let loaded = asset.load_buffers(None, &ReadOptions::default())?;
+    convert::convert(&asset, loaded)
+}
+
+/// Reads the `.glb` or `.gltf` file `path` (chosen by its content), with external buffers
+/// resolved relative to its folder: only regular files, only inside that folder unless
+/// [`ReadOptions::allow_outside`].
+pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Import, ReadError> {
+    let bytes = crate::input::read_regular_file(path)?;
+    let asset = buffers::Asset::parse(&bytes)?;
+    let base = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let loaded = asset.load_buffers(Some(&base), options)?;
+    convert::convert(&asset, loaded)
+}

@@ -1,0 +1,316 @@
+//! glTF written by other tools reads into the scene model: npm's `@gltf-transform/cli`
+//! (interleaved vertex buffers, quantization, reordering, unwelding, sparse accessors, a
+//! `.gltf` with an external `.bin`; meshopt compression refused by name) and `obj2gltf`.
+//!
+//! The tools are installed on first use into `<target>/gltf-tools` with `npm` (as
+//! `cargo xtask validate-gltf` installs the validator). Without `npm` the tests skip with a
+//! message, unless `MODELS_REQUIRE_GLTF_TOOLS` is set (as `.ci/run` does once it has node).
+
+use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
+use models::scene::{Mesh, Node, Primitive, Scene, SceneOptions, Vertices};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PACKAGES: &[&str] = &["@gltf-transform/cli@4", "obj2gltf@3"];
+
+/// The folder of the tools' executables, installing them once (the tests of this file run in
+/// parallel and must not run `npm install` into one folder together); `None` without npm.
+fn tools() -> Option<PathBuf> {
+    static TOOLS: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(install).clone()
+}
+
+fn install() -> Option<PathBuf> {
+    let root = test_support::workspace_root();
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => root.join(d),
+        _ => root.join("target"),
+    };
+    let dir = target.join("gltf-tools");
+    let bin = dir.join("node_modules/.bin");
+    if bin.join("gltf-transform").exists() && bin.join("obj2gltf").exists() {
+        return Some(bin);
+    }
+    if Command::new("npm").arg("--version").output().is_err() {
+        // CI runs this file again once it has installed node and npm, and then requires them.
+        assert!(
+            std::env::var_os("MODELS_REQUIRE_GLTF_TOOLS").is_none(),
+            "npm not found, and MODELS_REQUIRE_GLTF_TOOLS is set"
+        );
+        eprintln!("skipping: npm not found (needed to install {PACKAGES:?})");
+        return None;
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new("npm")
+        .arg("install")
+        .arg("--prefix")
+        .arg(&dir)
+        .args(["--no-audit", "--no-fund", "--loglevel=error"])
+        .args(PACKAGES)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "npm install {PACKAGES:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(bin)
+}
+
+fn run(bin: &Path, tool: &str, args: &[&Path]) {
+    let out = Command::new(bin.join(tool)).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{tool} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn fixture_scene(fmt: &str, name: &str) -> Scene {
+    let path = test_support::workspace_root()
+        .join("fixtures")
+        .join(fmt)
+        .join(name);
+    let doc = models::open(&path).unwrap();
+    let mut scene = Scene::from_document_with(&doc, &SceneOptions::default())
+        .unwrap()
+        .scene;
+    // The tools load every image a file names; these tests are about geometry.
+    for m in &mut scene.materials {
+        m.color_texture = None;
+        m.normal_texture = None;
+    }
+    scene
+}
+
+fn triangles(s: &Scene) -> Vec<usize> {
+    s.meshes
+        .iter()
+        .map(|m| m.primitives.iter().map(|p| p.indices.len() / 3).sum())
+        .collect()
+}
+
+fn channels(s: &Scene) -> Vec<usize> {
+    s.animations.iter().map(|a| a.channels.len()).collect()
+}
+
+fn joints(s: &Scene) -> Vec<usize> {
+    s.skins.iter().map(|k| k.joints.len()).collect()
+}
+
+/// Each fixture through `copy` (interleaved), `copy` to `.gltf` + `.bin`, `quantize`,
+/// `reorder` and `unweld`: the same meshes, triangles, joints and channels; `copy` keeps every
+/// position bit for bit.
+#[test]
+fn gltf_transform_outputs_read_back() {
+    let Some(bin) = tools() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for (fmt, name) in [
+        ("smf", "skinned_animated.smf"),
+        ("bmf", "skinned_arm.bmf"),
+        ("bmf", "multi_three_meshes.bmf"),
+        ("elem", "uv2_colors_quads.elem"),
+        ("mdl", "skinned_arm_v2.mdl"),
+    ] {
+        let glb = gltf::to_glb(&fixture_scene(fmt, name), &GltfOptions::default()).unwrap();
+        let input = dir.path().join(format!("{name}.glb"));
+        std::fs::write(&input, &glb).unwrap();
+        let ours = gltf::read_glb(&glb).unwrap().scene;
+        for command in ["copy", "copy-gltf", "quantize", "reorder", "unweld"] {
+            let ext = if command == "copy-gltf" {
+                "gltf"
+            } else {
+                "glb"
+            };
+            let output = dir.path().join(format!("{name}.{command}.{ext}"));
+            let tool_command = command.trim_end_matches("-gltf");
+            run(
+                &bin,
+                "gltf-transform",
+                &[Path::new(tool_command), &input, &output],
+            );
+            let label = format!("{name} via gltf-transform {command}");
+            let read = gltf::read_path(&output, &ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            for w in &read.warnings {
+                eprintln!("{label}: {w}");
+            }
+            let theirs = &read.scene;
+            assert_eq!(triangles(theirs), triangles(&ours), "{label}: triangles");
+            assert_eq!(joints(theirs), joints(&ours), "{label}: joints");
+            assert_eq!(channels(theirs), channels(&ours), "{label}: channels");
+            match command {
+                "copy" | "copy-gltf" => {
+                    for (a, b) in theirs.meshes.iter().zip(&ours.meshes) {
+                        let bits = |m: &Mesh| -> Vec<[u32; 3]> {
+                            m.vertices
+                                .positions
+                                .iter()
+                                .map(|p| p.map(f32::to_bits))
+                                .collect()
+                        };
+                        assert_eq!(bits(a), bits(b), "{label}: positions");
+                        let idx = |m: &Mesh| -> Vec<Vec<u32>> {
+                            m.primitives.iter().map(|p| p.indices.to_vec()).collect()
+                        };
+                        assert_eq!(idx(a), idx(b), "{label}: indices");
+                    }
+                }
+                "unweld" => {
+                    for m in &theirs.meshes {
+                        let n: usize = m.primitives.iter().map(|p| p.indices.len()).sum();
+                        assert_eq!(m.vertices.positions.len(), n, "{label}: unwelded");
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `meshopt` makes EXT_meshopt_compression required: refused with its name.
+#[test]
+fn meshopt_is_refused_by_name() {
+    let Some(bin) = tools() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let glb = gltf::to_glb(
+        &fixture_scene("smf", "skinned_animated.smf"),
+        &GltfOptions::default(),
+    )
+    .unwrap();
+    let input = dir.path().join("in.glb");
+    let output = dir.path().join("out.glb");
+    std::fs::write(&input, glb).unwrap();
+    run(
+        &bin,
+        "gltf-transform",
+        &[Path::new("meshopt"), &input, &output],
+    );
+    let e = gltf::read_path(&output, &ReadOptions::default()).unwrap_err();
+    assert!(
+        matches!(&e, ReadError::UnsupportedExtension { name, .. } if name == "EXT_meshopt_compression"),
+        "{e}"
+    );
+}
+
+/// `sparse` stores a mostly-zero accessor sparsely (here UVs, three quarters at the origin): the
+/// values read back exactly.
+#[test]
+fn sparse_accessors_read_back() {
+    let Some(bin) = tools() else { return };
+    let n = 30u32;
+    let positions: Vec<[f32; 3]> = (0..n).map(|i| [i as f32, (i % 3) as f32, 0.0]).collect();
+    let uv0: Vec<[f32; 2]> = (0..n)
+        .map(|i| {
+            if i % 4 == 0 {
+                [0.25, i as f32 / 30.0]
+            } else {
+                [0.0, 0.0]
+            }
+        })
+        .collect();
+    let scene = Scene {
+        nodes: vec![Node {
+            name: "n".into(),
+            mesh: Some(0),
+            ..Node::default()
+        }],
+        roots: vec![0],
+        meshes: vec![Mesh {
+            name: "m".into(),
+            vertices: Vertices {
+                positions,
+                uv0: Some(uv0.clone()),
+                ..Vertices::default()
+            },
+            primitives: vec![Primitive {
+                indices: (0..n - 2)
+                    .flat_map(|i| [i, i + 1, i + 2])
+                    .collect::<Vec<u32>>()
+                    .into(),
+                material: None,
+            }],
+            ..Mesh::default()
+        }],
+        ..Scene::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.glb");
+    let output = dir.path().join("out.gltf");
+    std::fs::write(
+        &input,
+        gltf::to_glb(&scene, &GltfOptions::default()).unwrap(),
+    )
+    .unwrap();
+    run(
+        &bin,
+        "gltf-transform",
+        &[Path::new("sparse"), &input, &output],
+    );
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        text.contains("\"sparse\""),
+        "gltf-transform wrote no sparse accessor"
+    );
+    let read = gltf::read_path(&output, &ReadOptions::default()).unwrap();
+    assert_eq!(read.scene.meshes[0].vertices.uv0.as_deref(), Some(&uv0[..]));
+}
+
+/// `obj2gltf` on a small OBJ (quads, two materials, normals and UVs), as `.gltf` with `data:`
+/// URIs and as `.glb`.
+#[test]
+fn obj2gltf_outputs_read_back() {
+    let Some(bin) = tools() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("cube.obj");
+    std::fs::write(
+        dir.path().join("cube.mtl"),
+        "newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n",
+    )
+    .unwrap();
+    let mut text = String::from("mtllib cube.mtl\n");
+    for v in 0..8 {
+        let c = |bit: u32| if v & bit != 0 { 1.0 } else { -1.0 };
+        text += &format!("v {} {} {}\n", c(1), c(2), c(4));
+    }
+    text += "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n";
+    text += "vn 0 0 1\n";
+    let faces = [
+        [1, 2, 4, 3],
+        [5, 7, 8, 6],
+        [1, 5, 6, 2],
+        [3, 4, 8, 7],
+        [1, 3, 7, 5],
+        [2, 6, 8, 4],
+    ];
+    for (k, f) in faces.iter().enumerate() {
+        if k == 0 {
+            text += "usemtl red\n";
+        }
+        if k == 3 {
+            text += "usemtl blue\n";
+        }
+        text += &format!("f {}/1/1 {}/2/1 {}/3/1 {}/4/1\n", f[0], f[1], f[2], f[3]);
+    }
+    std::fs::write(&obj, text).unwrap();
+    for (out, binary) in [("cube.gltf", false), ("cube.glb", true)] {
+        let output = dir.path().join(out);
+        let mut args: Vec<&Path> = vec![Path::new("-i"), &obj, Path::new("-o"), &output];
+        if binary {
+            args.push(Path::new("-b"));
+        }
+        run(&bin, "obj2gltf", &args);
+        let read = gltf::read_path(&output, &ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{out}: {e}"));
+        for w in &read.warnings {
+            eprintln!("{out}: {w}");
+        }
+        let s = &read.scene;
+        assert_eq!(triangles(s).iter().sum::<usize>(), 12, "{out}: triangles");
+        assert_eq!(s.materials.len(), 2, "{out}: materials");
+        let red = s.materials.iter().find(|m| m.name == "red").unwrap();
+        assert_eq!(&red.base_color[..3], &[1.0, 0.0, 0.0], "{out}: red");
+        assert!(s.meshes.iter().all(|m| m.vertices.normals.is_some()));
+    }
+}
