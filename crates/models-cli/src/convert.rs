@@ -78,6 +78,11 @@ pub(crate) struct Args {
     /// MDL keyframes per second (FBX2MDL bakes at 60): a number from 1 to 1000.
     #[arg(long, default_value_t = 60.0, value_parser = rate_parser(1.0, 1000.0, "frames per second"), value_name = "N")]
     mdl_fps: f32,
+    /// Merge the animations of several files of one character (same meshes, same bones; e.g.
+    /// one BaseCross .bmf per animation) into one glTF: INPUT... OUT, one clip per input,
+    /// named after its file.
+    #[arg(long, conflicts_with = "out_dir")]
+    merge_clips: bool,
     #[command(flatten)]
     password: crate::pack::PasswordArg,
 }
@@ -99,6 +104,9 @@ fn rate_parser(
 }
 
 pub(crate) fn run(args: &Args) -> bool {
+    if args.merge_clips {
+        return merge(args);
+    }
     match &args.out_dir {
         Some(dir) => batch(args, dir),
         None => {
@@ -286,6 +294,15 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     if scene.name.is_empty() {
         scene.name = crate::pack::model_stem(input);
     }
+    let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
+    warnings.extend(conversion.warnings.iter().map(Said::scene));
+    warnings.extend(write_gltf(args, &scene, input, output)?);
+    Ok(warnings)
+}
+
+/// Writes `scene`, converted from `input`, to `output` (.glb or .gltf + .bin); returns the
+/// writer's warnings.
+fn write_gltf(args: &Args, scene: &Scene, input: &Path, output: &Path) -> Outcome {
     let gltf_options = GltfOptions {
         texture_folder: texture_folder(args, output),
         embed_textures: args.embed_textures || texture_folder(args, output).is_none(),
@@ -294,13 +311,104 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
         ..GltfOptions::for_source(crate::pack::source_file(input))
     };
     let written =
-        gltf::write_file(&scene, output, &gltf_options, overwrite(args)).map_err(|e| match e {
+        gltf::write_file(scene, output, &gltf_options, overwrite(args)).map_err(|e| match e {
             gltf::Error::Output(e) => e.to_string(),
             other => format!("{}: {other}", input.display()),
         })?;
-    let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
-    warnings.extend(conversion.warnings.iter().map(Said::scene));
-    warnings.extend(written.iter().map(Said::scene));
+    Ok(written.iter().map(Said::scene).collect())
+}
+
+/// `--merge-clips INPUT... OUT`: one glTF with one clip per input (see
+/// [`models::scene::merge_clips`]); each input is converted within its own budget and the
+/// merged scene within the budget of all inputs together.
+fn merge(args: &Args) -> bool {
+    let Some((output, inputs)) = args.paths.split_last().filter(|(_, i)| !i.is_empty()) else {
+        crate::Cli::command()
+            .error(
+                clap::error::ErrorKind::WrongNumberOfValues,
+                "--merge-clips takes INPUT... OUT",
+            )
+            .exit();
+    };
+    if gltf::Container::from_path(output).is_none() {
+        crate::Cli::command()
+            .error(
+                clap::error::ErrorKind::InvalidValue,
+                format!("{}: --merge-clips writes .glb or .gltf", output.display()),
+            )
+            .exit();
+    }
+    if args.dry_run {
+        let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+        let files = gltf::output_files(output).unwrap_or_default();
+        return dry_run_line(args, Path::new(&names.join(" + ")), &files);
+    }
+    match merged_gltf(args, inputs, output) {
+        Ok(said) => {
+            for (path, warnings) in said {
+                said::print(&path, &warnings);
+            }
+            eprintln!("wrote {}", written_files(args, output));
+            true
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            false
+        }
+    }
+}
+
+/// Converts and merges `inputs` and writes `output`; returns the warnings of each input (and
+/// of the merge and the writer, under the output's name).
+fn merged_gltf(
+    args: &Args,
+    inputs: &[PathBuf],
+    output: &Path,
+) -> Result<Vec<(PathBuf, Vec<Said>)>, String> {
+    let (mut sources, mut warnings, mut total_len) = (Vec::new(), Vec::new(), 0u64);
+    for input in inputs {
+        let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
+        total_len = total_len.saturating_add(input_len);
+        let options = SceneOptions {
+            bmf_fps: args.bmf_fps,
+            smf_ticks_per_second: args.smf_ticks_per_second,
+            mdl_fps: args.mdl_fps,
+            budget: models::scene::Budget::for_input(input_len),
+        };
+        let conversion = Scene::from_document_with(&parsed.document, &options)
+            .map_err(|e| e.at(input).to_string())?;
+        let mut said: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
+        said.extend(conversion.warnings.iter().map(Said::scene));
+        warnings.push((input.clone(), said));
+        sources.push(models::scene::ClipSource {
+            clip: crate::pack::model_stem(input),
+            scene: conversion.scene,
+        });
+    }
+    let mut budget = models::scene::Budget::for_input(total_len);
+    let merged = models::scene::merge_clips(sources, &mut budget).map_err(|e| match e {
+        models::scene::MergeError::Mismatch {
+            index, difference, ..
+        } => {
+            let name = |i: usize| inputs.get(i).map(|p| p.display().to_string());
+            format!(
+                "{}: cannot merge its clips with {}: {difference} (--merge-clips needs files \
+                 of one character: same meshes, same bones)",
+                name(index).unwrap_or_default(),
+                name(0).unwrap_or_default()
+            )
+        }
+        other => other.to_string(),
+    })?;
+    let mut merge_said: Vec<Said> = merged.warnings.iter().map(Said::scene).collect();
+    let mut scene = merged.scene;
+    scene.name = output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let first = inputs.first().map_or(output, PathBuf::as_path);
+    merge_said.extend(write_gltf(args, &scene, first, output)?);
+    warnings.push((output.to_path_buf(), merge_said));
     Ok(warnings)
 }
 

@@ -10,18 +10,25 @@
 //!   emissive; specular and ambient colours go to the material's `extras` (`specular`,
 //!   `ambient`) and the specular colour also to [`Material::specular`](super::Material) with
 //!   power 0 (the file has none).
-//! * **Skinning:** the file has no skeleton, only baked skinning matrices, so every skinned mesh
-//!   gets a flat skeleton: one root node `mesh<m>_skeleton` whose children are the joints
-//!   `bone_<b>`. Inverse bind matrices are the identity, so a joint's global transform *is* the
-//!   skinning matrix; its rest transform is the TRS decomposition of the converted (z-mirrored)
-//!   sample-0 matrix. The mesh itself hangs on its own untransformed root node. Without any
-//!   AnimeMatrix sample a bone carries nothing but its number, so only the bones up to the
-//!   highest one a vertex is weighted to are exported (warning); the bones are charged to the
-//!   conversion budget before they are made, and a refusal names the BoneCount block's offset.
+//! * **Skinning:** the file has no skeleton, only baked skinning matrices
+//!   (`inverse(bindPose) × globalPose(t)`, bmf.md §3.6), so skinned meshes get a flat skeleton:
+//!   one root node whose children are the joints `bone_00`, `bone_01`, … (two digits, more when
+//!   there are 100 bones or more). Inverse bind matrices are the identity, so a joint's global
+//!   transform *is* the skinning matrix, and the **rest pose is the bind pose**: every joint's
+//!   rest transform is the identity (the skinning matrix of the bind pose), not the first
+//!   animation sample. The meshes of a multi-mesh file that have the same bone count and the same
+//!   matrices (as the tool writes them: one FBX skeleton) share **one** skeleton `skeleton` and
+//!   skin `skin`; otherwise each skinned mesh gets its own (`mesh<m>_skeleton`, joints
+//!   `mesh<m>_bone_00`… when there are several). Each mesh hangs on its own untransformed root
+//!   node. Without any AnimeMatrix sample a bone carries nothing but its number, so only the
+//!   bones up to the highest one a vertex is weighted to are exported (warning); the bones are
+//!   charged to the conversion budget before they are made, and a refusal names the BoneCount
+//!   block's offset.
 //! * **Animation:** one animation (`animation`) with translation/rotation/scale channels per
 //!   joint (LINEAR), key `s` at `s / options.bmf_fps` seconds, values the TRS decomposition of
-//!   each converted matrix. Where the decomposition is not exact (error > 1e-4: shear or
-//!   projection), a warning names the mesh, the bone, the first such sample and the error.
+//!   each converted matrix. The file stores no rate, so a warning states the one used. Where
+//!   the decomposition is not exact (error > 1e-4: shear or projection), a warning names the
+//!   mesh, the bone, the first such sample and the error.
 //! * **Unreferenced vertices** (which hold garbage such as `0xCDCDCDCD` in real files) are
 //!   **sanitised in place**, not removed: position (0, 0, 0), normal (0, 1, 0), uv (0, 0),
 //!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's. Referenced
@@ -34,7 +41,7 @@ use super::BMF_TANGENT_NOTE;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
-    Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices, IDENTITY,
+    Primitive, Scene, SceneOptions, SceneWarning, Skin, Vertices, IDENTITY,
 };
 use crate::{Error, Position};
 use serde_json::{json, Map};
@@ -74,6 +81,7 @@ pub(crate) fn convert(
         } else {
             0
         };
+    let mut skinned = Vec::new();
     for (m, mesh) in doc.meshes.iter().enumerate() {
         let (bone_count_at, next) = block_offsets(mesh, mesh_at);
         mesh_at = next;
@@ -83,15 +91,17 @@ pub(crate) fn convert(
         ) {
             tangents_dropped += 1;
         }
-        convert_mesh(
-            (m, bone_count_at),
-            mesh,
-            fps,
-            (&mut scene, &mut animation),
-            budget,
-            &mut warnings,
-        )?;
+        if let Some(s) = convert_mesh((m, bone_count_at), mesh, &mut scene, &mut warnings) {
+            skinned.push(s);
+        }
     }
+    add_skeletons(
+        &skinned,
+        fps,
+        (&mut scene, &mut animation),
+        budget,
+        &mut warnings,
+    )?;
     if tangents_dropped > 0 {
         warnings.push(SceneWarning(format!(
             "{BMF_TANGENT_NOTE}{tangents_dropped} mesh(es) not exported (raw FBX values, \
@@ -99,6 +109,10 @@ pub(crate) fn convert(
         )));
     }
     if !animation.channels.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "bmf: the file stores no sample rate; the animation is timed at {fps} samples per \
+             second, a guess unless chosen (option bmf_fps, --bmf-fps on the command line)"
+        )));
         animation
             .extras
             .insert("bmf_samples_per_second".into(), json!(fps));
@@ -107,15 +121,26 @@ pub(crate) fn convert(
     Ok(Conversion { scene, warnings })
 }
 
-fn convert_mesh(
+/// A converted skinned mesh whose skeleton is still to be made.
+struct SkinnedMesh<'a> {
+    /// The mesh's number in the file.
+    m: usize,
+    /// Its BoneCount block's byte offset.
+    bone_count_at: u64,
+    skin: &'a bmf_block::Skin,
+    /// Its scene node.
+    node: usize,
+    /// How many bones to export.
+    exported: usize,
+}
+
+/// Converts one mesh into `scene`; a skinned mesh is returned for [`add_skeletons`].
+fn convert_mesh<'a>(
     (m, bone_count_at): (usize, u64),
-    mesh: &bmf_block::Mesh,
-    fps: f32,
-    out_scene: (&mut Scene, &mut Animation),
-    budget: &mut Budget,
+    mesh: &'a bmf_block::Mesh,
+    scene: &mut Scene,
     warnings: &mut Vec<SceneWarning>,
-) -> Result<(), Error> {
-    let (scene, animation) = out_scene;
+) -> Option<SkinnedMesh<'a>> {
     let vertex_count = mesh.vertices.len();
     let bone_count = mesh
         .skin
@@ -267,7 +292,7 @@ fn convert_mesh(
         warnings.push(SceneWarning(format!(
             "bmf mesh {m}: no triangles; mesh not exported"
         )));
-        return Ok(());
+        return None;
     }
     let mesh_index = scene.meshes.len();
     let mut extras = Map::new();
@@ -287,9 +312,7 @@ fn convert_mesh(
     });
     scene.roots.push(mesh_node);
 
-    let Some(skin) = mesh.skin.as_ref().filter(|_| skinned) else {
-        return Ok(());
-    };
+    let skin = mesh.skin.as_ref().filter(|_| skinned)?;
     // Bones with no AnimeMatrix sample carry nothing but their number: without samples, only
     // the bones up to the highest one a vertex is weighted to are exported (a BoneCount of
     // 2^31 - 1 with an empty AnimeMatrix must not make 2^31 - 1 nodes).
@@ -306,40 +329,134 @@ fn convert_mesh(
         }
         used.min(bone_count)
     };
-    let samples = skin.sample_count() as u64;
-    // Per bone: its node, joint and inverse bind matrix, three channels (a channel and a
-    // sampler object each) and 40 bytes of TRS values per sample (the file backs each
-    // bone-sample with a 64-byte matrix).
-    let per_bone = JSON_OBJECT + 8 + 64 + 3 * 2 * JSON_OBJECT + samples.saturating_mul(40);
-    budget.charge(
-        (exported as u64).saturating_mul(per_bone),
-        || format!("{exported} bones × {samples} samples"),
-        || Place {
-            text: format!("bmf mesh {m}: BoneCount {bone_count}"),
-            position: Some(Position::Byte(bone_count_at)),
-        },
-    )?;
-    convert_skin(
-        m, skin, exported, mesh_node, fps, scene, animation, warnings,
-    );
+    Some(SkinnedMesh {
+        m,
+        bone_count_at,
+        skin,
+        node: mesh_node,
+        exported,
+    })
+}
+
+/// Makes the skeletons of the skinned meshes: one shared by all when they have the same bone
+/// count and the same matrices (one FBX skeleton, as the tool writes a multi-mesh file),
+/// otherwise one per mesh. Each is charged to the budget before it is made.
+fn add_skeletons(
+    skinned: &[SkinnedMesh<'_>],
+    fps: f32,
+    out_scene: (&mut Scene, &mut Animation),
+    budget: &mut Budget,
+    warnings: &mut Vec<SceneWarning>,
+) -> Result<(), Error> {
+    let (scene, animation) = out_scene;
+    let shared = skinned.len() > 1
+        && skinned.windows(2).all(|w| match w {
+            [a, b] => a.skin == b.skin,
+            _ => true,
+        });
+    let groups: Vec<&[SkinnedMesh<'_>]> = if shared {
+        vec![skinned]
+    } else {
+        skinned.chunks(1).collect()
+    };
+    for group in groups {
+        let Some(first) = group.first() else {
+            continue;
+        };
+        // Joints index the bones of their own mesh; a shared skeleton has the most any mesh
+        // needs (all of them unless there are no samples).
+        let exported = group.iter().map(|s| s.exported).max().unwrap_or(0);
+        let samples = first.skin.sample_count() as u64;
+        // Per bone: its node, joint and inverse bind matrix, three channels (a channel and a
+        // sampler object each) and 40 bytes of TRS values per sample (the file backs each
+        // bone-sample with a 64-byte matrix).
+        let per_bone = JSON_OBJECT + 8 + 64 + 3 * 2 * JSON_OBJECT + samples.saturating_mul(40);
+        budget.charge(
+            (exported as u64).saturating_mul(per_bone),
+            || format!("{exported} bones × {samples} samples"),
+            || Place {
+                text: format!("bmf mesh {}: BoneCount {}", first.m, first.skin.bone_count),
+                position: Some(Position::Byte(first.bone_count_at)),
+            },
+        )?;
+        let names = if shared {
+            Names::shared()
+        } else if skinned.len() > 1 {
+            Names::of_mesh(first.m)
+        } else {
+            Names::single(first.m)
+        };
+        let skin_index = convert_skin(
+            &names,
+            first.skin,
+            exported,
+            fps,
+            (&mut *scene, &mut *animation),
+            warnings,
+        );
+        for s in group {
+            if let Some(n) = scene.nodes.get_mut(s.node) {
+                n.skin = Some(skin_index);
+            }
+        }
+    }
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The names of one skeleton's nodes and skin, and the label of its warnings.
+struct Names {
+    skeleton: String,
+    skin: String,
+    bone_prefix: String,
+    label: String,
+}
+
+impl Names {
+    /// One skeleton for all the meshes.
+    fn shared() -> Self {
+        Self {
+            skeleton: "skeleton".into(),
+            skin: "skin".into(),
+            bone_prefix: String::new(),
+            label: "bmf skeleton".into(),
+        }
+    }
+
+    /// The only skinned mesh's skeleton: plain `bone_00` names.
+    fn single(m: usize) -> Self {
+        Self {
+            bone_prefix: String::new(),
+            ..Self::of_mesh(m)
+        }
+    }
+
+    /// One of several skeletons: the bones are prefixed with their mesh so names stay unique.
+    fn of_mesh(m: usize) -> Self {
+        Self {
+            skeleton: format!("mesh{m}_skeleton"),
+            skin: format!("mesh{m}_skin"),
+            bone_prefix: format!("mesh{m}_"),
+            label: format!("bmf mesh {m}"),
+        }
+    }
+}
+
+/// Makes one flat skeleton of `bone_count` joints at rest in the bind pose (identity), its skin
+/// and its animation channels; returns the skin's index.
 fn convert_skin(
-    m: usize,
+    names: &Names,
     skin: &bmf_block::Skin,
     bone_count: usize,
-    mesh_node: usize,
     fps: f32,
-    scene: &mut Scene,
-    animation: &mut Animation,
+    out_scene: (&mut Scene, &mut Animation),
     warnings: &mut Vec<SceneWarning>,
-) {
+) -> usize {
+    let (scene, animation) = out_scene;
+    let label = &names.label;
     let samples = skin.sample_count();
     let root = scene.nodes.len();
     scene.nodes.push(Node {
-        name: format!("mesh{m}_skeleton"),
+        name: names.skeleton.clone(),
         ..Node::default()
     });
     scene.roots.push(root);
@@ -348,20 +465,11 @@ fn convert_skin(
         let i = s.checked_mul(bone_count)?.checked_add(b)?;
         skin.matrices.get(i).map(|&m| mirror_z_matrix(m))
     };
+    // The rest transform is the identity: with identity inverse bind matrices that is the bind
+    // pose, the pose the vertices are stored in (a skinning matrix of identity).
     for b in 0..bone_count {
-        let (t, q, s, err) = decompose(matrix(0, b).unwrap_or(IDENTITY));
-        let transform = if err.is_finite() {
-            Transform::Trs {
-                translation: t,
-                rotation: q,
-                scale: s,
-            }
-        } else {
-            Transform::default()
-        };
         scene.nodes.push(Node {
-            name: format!("bone_{b}"),
-            transform,
+            name: format!("{}bone_{b:02}", names.bone_prefix),
             ..Node::default()
         });
     }
@@ -371,19 +479,16 @@ fn convert_skin(
     }
     let skin_index = scene.skins.len();
     scene.skins.push(Skin {
-        name: format!("mesh{m}_skin"),
+        name: names.skin.clone(),
         joints: joints.clone(),
         inverse_bind_matrices: vec![IDENTITY; bone_count],
         skeleton: Some(root),
     });
-    if let Some(n) = scene.nodes.get_mut(mesh_node) {
-        n.skin = Some(skin_index);
-    }
     if samples == 0 {
         warnings.push(SceneWarning(format!(
-            "bmf mesh {m}: skinned but no animation samples; rest pose is the identity"
+            "{label}: skinned but no animation samples; no animation"
         )));
-        return;
+        return skin_index;
     }
     let times = Keys::from((0..samples).map(|s| s as f32 / fps).collect::<Vec<f32>>());
     for (b, &node) in joints.iter().enumerate() {
@@ -413,7 +518,7 @@ fn convert_skin(
         }
         if let Some(s) = first_bad {
             warnings.push(SceneWarning(format!(
-                "bmf mesh {m} bone {b}: {inexact} of {samples} skinning matrices are not exactly \
+                "{label} bone {b}: {inexact} of {samples} skinning matrices are not exactly \
                  translation·rotation·scale (first at sample {s}, largest error {worst:e}); \
                  the nearest TRS is used"
             )));
@@ -433,6 +538,7 @@ fn convert_skin(
             });
         }
     }
+    skin_index
 }
 
 fn convert_material(

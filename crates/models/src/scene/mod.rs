@@ -25,10 +25,12 @@ pub(crate) mod from_skm;
 #[cfg(feature = "smf")]
 pub(crate) mod from_smf;
 mod math;
+mod merge;
 pub(crate) mod shared;
 
 pub use budget::{cost, Budget};
 pub use math::*;
+pub use merge::{merge_clips, ClipSource, MergeError};
 
 /// A whole converted model.
 #[derive(Debug, Clone, Default, PartialEq)]
