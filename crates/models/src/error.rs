@@ -61,6 +61,28 @@ pub enum Error {
         /// Requested target format.
         to: Format,
     },
+    /// Writing this format from a scene (glTF or another format) is not supported yet.
+    #[error("converting into {0} is not supported yet")]
+    ImportUnsupported(Format),
+    /// A `--base` document is not of the format being written.
+    #[error("the base file is {base}, but the output is {target}: a base must be of the output's format")]
+    BaseFormatMismatch {
+        /// The base's format.
+        base: Format,
+        /// The output's format.
+        target: Format,
+    },
+    /// The scene does not fit a limit of the target format (bones per mesh, index range, name
+    /// length or encoding, …) and the writer has no documented way around it.
+    #[error("cannot write {format}: {place}: {what}")]
+    FormatLimit {
+        /// The target format.
+        format: Format,
+        /// The mesh, bone, material, clip, … concerned.
+        place: String,
+        /// The limit and the value that exceeds it.
+        what: String,
+    },
     /// Converting the file would take more memory or output than its size allows (see
     /// [`scene::Budget`](crate::scene::Budget): the scene may cost 16 × the input + 4 MiB, so
     /// that conversion and glTF writing stay within 64 × the input + 16 MiB).

@@ -16,7 +16,7 @@
 //! [`Warning`](crate::Warning) variant; the feature and
 //! the optional dependency in `Cargo.toml`.
 
-use crate::scene::{Budget, Conversion, SceneOptions};
+use crate::scene::{Budget, Conversion, ImportOptions, Imported, SceneOptions, ValidScene};
 use crate::{Document, Error, Format, Model, Summary};
 
 #[cfg(feature = "bmf")]
@@ -48,6 +48,26 @@ pub(crate) trait FormatModel:
     /// charging `budget` where the format declares a large allocation (see
     /// [`Scene::from_document_with`](crate::scene::Scene::from_document_with)).
     fn to_scene(&self, options: &SceneOptions, budget: &mut Budget) -> Result<Conversion, Error>;
+
+    /// Builds a document of this format from a validated scene (the import direction,
+    /// `scene/to_<fmt>.rs`), with `base` filling in what the scene does not carry. Formats
+    /// without an importer yet refuse with [`Error::ImportUnsupported`].
+    fn from_scene(
+        scene: &ValidScene,
+        base: Option<&Self>,
+        options: &ImportOptions,
+    ) -> Result<Imported<Self>, Error> {
+        let _ = (scene, base, options);
+        Err(Error::ImportUnsupported(Self::FORMAT))
+    }
+
+    /// `doc` as this format's document, if it is one (for `--base`).
+    fn downcast<U: std::any::Any>(doc: &U) -> Option<&Self>
+    where
+        Self: 'static,
+    {
+        (doc as &dyn std::any::Any).downcast_ref::<Self>()
+    }
 }
 
 /// Evaluates an expression with the document inside a [`Document`]; see the module docs.

@@ -24,13 +24,17 @@ pub(crate) mod from_mdl;
 pub(crate) mod from_skm;
 #[cfg(feature = "smf")]
 pub(crate) mod from_smf;
+mod import;
 mod math;
 mod merge;
 pub(crate) mod shared;
+mod validate;
 
 pub use budget::{cost, Budget};
+pub use import::{ImportOptions, Imported};
 pub use math::*;
 pub use merge::{merge_clips, ClipSource, MergeError};
+pub use validate::{validate, ValidScene, Validated};
 
 /// A whole converted model.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -12,6 +12,7 @@ use crate::scene::{
 };
 use json::accessor::Type;
 use json::validation::Checked::{self, Valid};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 struct Converter<'a> {
@@ -116,8 +117,23 @@ impl Converter<'_> {
                 .skin
                 .map(|s| in_range(&at, "skin", s.value(), root.skins.len()))
                 .transpose()?,
-            extras: Default::default(),
+            extras: self.extras(&at, &n.extras),
         })
+    }
+
+    /// An object's `extras` as a map (where the export put what glTF has no place for); extras
+    /// that are not a JSON object are named in a warning and left out.
+    fn extras(&mut self, at: &str, extras: &json::Extras) -> Map<String, Value> {
+        let Some(raw) = extras else {
+            return Map::new();
+        };
+        match serde_json::from_str::<Value>(raw.get()) {
+            Ok(Value::Object(map)) => map,
+            _ => {
+                self.not_carried(at, "extras that are not a JSON object");
+                Map::new()
+            }
+        }
     }
 
     /// The default scene, else the first; with none, every parentless node.
@@ -134,6 +150,7 @@ impl Converter<'_> {
             Some((s, chosen)) => {
                 scene.name = chosen.name.clone().unwrap_or_default();
                 let at = format!("scenes[{s}]");
+                scene.extras = self.extras(&at, &chosen.extras);
                 scene.roots = chosen
                     .nodes
                     .iter()
@@ -207,7 +224,8 @@ impl Converter<'_> {
                 self.not_carried(&at, format!("the {name}"));
             }
         }
-        Material {
+        let mut extras = self.extras(&at, &m.extras);
+        let mut material = Material {
             name: m.name.clone().unwrap_or_default(),
             base_color: pbr.base_color_factor.0,
             emissive: m.emissive_factor.0,
@@ -220,7 +238,10 @@ impl Converter<'_> {
             color_texture,
             normal_texture,
             ..Material::default()
-        }
+        };
+        take_material_extras(&mut material, &mut extras);
+        material.extras = extras;
+        material
     }
 
     /// The image path a texture refers to (its URI, percent-decoded); embedded images have
@@ -330,6 +351,7 @@ impl Converter<'_> {
         let at = format!("animations[{i}]");
         let mut out = Animation {
             name: a.name.clone().unwrap_or_default(),
+            extras: self.extras(&at, &a.extras),
             ..Animation::default()
         };
         for (k, ch) in a.channels.iter().enumerate() {
@@ -466,5 +488,47 @@ fn in_range(at: &str, field: &str, i: usize, len: usize) -> Result<usize, ReadEr
             at,
             format!("index {i} out of range (there are {len})"),
         ))
+    }
+}
+
+/// Takes back the material fields the glTF writer keeps in `extras` (the source's colours
+/// where they were clamped, specular colour and power, light and specular maps, texture paths
+/// that were not found), so that an exported material reads back as it was.
+fn take_material_extras(m: &mut Material, extras: &mut Map<String, Value>) {
+    fn floats<const N: usize>(v: Option<Value>) -> Option<[f32; N]> {
+        let list = v?;
+        let list = list.as_array()?;
+        let mut out = [0.0; N];
+        if list.len() != N {
+            return None;
+        }
+        for (o, x) in out.iter_mut().zip(list) {
+            *o = x.as_f64()? as f32;
+        }
+        Some(out)
+    }
+    fn text(v: Option<Value>) -> Option<String> {
+        v.and_then(|v| v.as_str().map(str::to_owned))
+    }
+    if let Some(c) = floats::<4>(extras.remove("sourceBaseColor")) {
+        m.base_color = c;
+    }
+    if let Some(c) = floats::<3>(extras.remove("sourceEmissive")) {
+        m.emissive = c;
+    }
+    if let Some(color) = floats::<4>(extras.remove("specular")) {
+        let power = extras
+            .remove("specularPower")
+            .and_then(|p| p.as_f64())
+            .unwrap_or(0.0) as f32;
+        m.specular = Some((color, power));
+    }
+    m.light_map = text(extras.remove("lightMap")).or(m.light_map.take());
+    m.specular_texture = text(extras.remove("specularMap")).or(m.specular_texture.take());
+    if m.color_texture.is_none() {
+        m.color_texture = text(extras.remove("colorTexture"));
+    }
+    if m.normal_texture.is_none() {
+        m.normal_texture = text(extras.remove("normalTexture"));
     }
 }

@@ -1,0 +1,90 @@
+//! The import direction's shared types: a [`ValidScene`] becomes a document of one of the five
+//! formats (`scene::to_<fmt>`), optionally on top of a `--base` document of that format that
+//! fills in what the scene does not carry.
+
+use super::{SceneWarning, ValidScene};
+use crate::formats::{with_document, with_format, FormatModel};
+use crate::{Document, Error, Format};
+
+/// Options of the conversion from a scene into a format. The rates are the same units, with
+/// the same defaults, as the export's [`SceneOptions`](super::SceneOptions), so that a file
+/// exported and imported with the same options keeps its key times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportOptions {
+    /// BMF AnimeMatrix samples per second (animations are baked at this rate). Default 30.
+    pub bmf_fps: f32,
+    /// SMF key ticks per second. Default 4800.
+    pub smf_ticks_per_second: f32,
+    /// MDL keyframes per second. Default 60.
+    pub mdl_fps: f32,
+    /// For formats that hold one animation (BMF): the clip to take by name. `None`: every clip,
+    /// one after the other, with a warning that lists each clip's time range.
+    pub clip: Option<String>,
+    /// A name the format cannot encode or hold (CP932 fixed fields) is replaced, with a
+    /// warning, instead of refused.
+    pub replace_bad_names: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        let rates = super::SceneOptions::default();
+        Self {
+            bmf_fps: rates.bmf_fps,
+            smf_ticks_per_second: rates.smf_ticks_per_second,
+            mdl_fps: rates.mdl_fps,
+            clip: None,
+            replace_bad_names: false,
+        }
+    }
+}
+
+/// A document made from a scene, and what the conversion could not carry over.
+#[derive(Debug, Clone)]
+pub struct Imported<T> {
+    /// The document.
+    pub document: T,
+    /// What the target format could not hold, or what was guessed, each saying what and where.
+    pub warnings: Vec<SceneWarning>,
+}
+
+impl Document {
+    /// Builds a document of `format` from a validated scene. With `base` (a document of the
+    /// same format, usually the file the scene was exported from), whatever the scene does
+    /// not carry comes from the base: anchor frames, collision, unknown chunks, render states.
+    pub fn from_scene(
+        format: Format,
+        scene: &ValidScene,
+        base: Option<&Document>,
+        options: &ImportOptions,
+    ) -> Result<Imported<Document>, Error> {
+        if let Some(b) = base {
+            if b.format() != format {
+                return Err(Error::BaseFormatMismatch {
+                    base: b.format(),
+                    target: format,
+                });
+            }
+        }
+        with_format!(
+            format,
+            T => import::<T>(scene, base, options),
+            _ => Err(Error::FormatDisabled(format))
+        )
+    }
+}
+
+fn import<T: FormatModel + 'static>(
+    scene: &ValidScene,
+    base: Option<&Document>,
+    options: &ImportOptions,
+) -> Result<Imported<Document>, Error> {
+    let base: Option<&T> = match base {
+        Some(doc) => with_document!(*doc, d => T::downcast(d)),
+        None => None,
+    };
+    let imported = T::from_scene(scene, base, options)?;
+    Ok(Imported {
+        document: imported.document.into_document(),
+        warnings: imported.warnings,
+    })
+}
