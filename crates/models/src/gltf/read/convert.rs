@@ -124,16 +124,10 @@ impl Converter<'_> {
     /// An object's `extras` as a map (where the export put what glTF has no place for); extras
     /// that are not a JSON object are named in a warning and left out.
     fn extras(&mut self, at: &str, extras: &json::Extras) -> Map<String, Value> {
-        let Some(raw) = extras else {
-            return Map::new();
-        };
-        match serde_json::from_str::<Value>(raw.get()) {
-            Ok(Value::Object(map)) => map,
-            _ => {
-                self.not_carried(at, "extras that are not a JSON object");
-                Map::new()
-            }
-        }
+        extras_map(extras).unwrap_or_else(|| {
+            self.not_carried(at, "extras that are not a JSON object");
+            Map::new()
+        })
     }
 
     /// The default scene, else the first; with none, every parentless node.
@@ -530,5 +524,16 @@ fn take_material_extras(m: &mut Material, extras: &mut Map<String, Value>) {
     }
     if m.normal_texture.is_none() {
         m.normal_texture = text(extras.remove("normalTexture"));
+    }
+}
+
+/// `extras` as a map: empty when absent, `None` when they are not a JSON object.
+pub(super) fn extras_map(extras: &json::Extras) -> Option<Map<String, Value>> {
+    let Some(raw) = extras else {
+        return Some(Map::new());
+    };
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(Value::Object(map)) => Some(map),
+        _ => None,
     }
 }

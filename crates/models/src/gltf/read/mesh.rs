@@ -43,8 +43,18 @@ pub(crate) fn mesh(
         reduced: 0,
         ignored: Vec::new(),
     };
+    let extras = super::convert::extras_map(&mesh.extras).unwrap_or_else(|| {
+        w.out.push(ReadWarning {
+            at: at.clone(),
+            kind: ReadWarningKind::NotCarried {
+                what: "extras that are not a JSON object".into(),
+            },
+        });
+        Default::default()
+    });
     let mut out = Mesh {
         name: mesh.name.clone().unwrap_or_default(),
+        extras,
         ..Mesh::default()
     };
     let mut blocks: Vec<(&Attributes, u32)> = Vec::new();
