@@ -31,17 +31,29 @@ pub struct Summary {
 }
 
 /// Collects the distinct non-empty strings of `names`, keeping the order of first appearance.
+/// (A set of the names seen keeps this linear: a file may name one texture per material, and
+/// materials are counted in the thousands in hostile files.)
 pub(crate) fn distinct_in_order<I, S>(names: I) -> Vec<String>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
+    let mut seen = std::collections::HashSet::new();
     let mut out: Vec<String> = Vec::new();
     for name in names {
         let name = name.as_ref();
-        if !name.is_empty() && !out.iter().any(|n| n == name) {
+        if !name.is_empty() && seen.insert(name.to_owned()) {
             out.push(name.to_owned());
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn distinct_names_keep_their_first_order() {
+        let names = ["b", "", "a", "b", "c", "a"];
+        assert_eq!(super::distinct_in_order(names), ["b", "a", "c"]);
+    }
 }
