@@ -72,6 +72,7 @@ mod error;
 mod model;
 mod number;
 mod read;
+mod rules;
 pub mod tree;
 mod write;
 

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use crate::error::Error;
-use crate::read::typed::UV_TAGS;
+use crate::rules::UV_TAGS;
 
 /// What a bulk scope holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 use crate::error::{clip, Error, Warning, WarningKind};
 use crate::number::{parse_f64, Num};
 use crate::read::bulk::{self, Kind, Rows, Table};
+use crate::rules::is_ident;
 use crate::tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
 use crate::{HEADER, MAX_DEPTH};
 
@@ -17,13 +18,6 @@ pub(crate) fn syntax(line: u32, column: u32, message: impl Into<String>) -> Erro
 
 fn is_ws(c: char) -> bool {
     c == ' ' || c == '\t'
-}
-
-/// `( letter | "_" ) { letter | digit | "_" }`, letters including non-ASCII letters.
-pub(crate) fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Splits text into lines on CRLF, LF or CR.
