@@ -9,10 +9,10 @@ use std::collections::HashSet;
 use crate::error::{clip, Error, Grouper, Warning, WarningKind};
 use crate::model::*;
 use crate::number::{is_int, parse_f64, Num};
-use crate::read::bulk::{self, Rows, Table};
-use crate::read::lex::syntax;
+use crate::read::scan;
+use crate::read::spans::{syntax, AtomRef, Budget, Data, Entry, Item, Scope, Tree, Vals};
 use crate::rules::{known, UV_TAGS};
-use crate::tree::{Atom, Data, Entry, Item, Pos, Scope, Tree, Values};
+use crate::tree::{self, Pos};
 
 type Result<T> = std::result::Result<T, Error>;
 
@@ -20,30 +20,24 @@ struct Ctx<'w> {
     warnings: &'w mut Vec<Warning>,
     /// Groups repeated warnings (see [`Warning`]).
     grouper: Grouper,
-    /// Bulk scopes already parsed by the fast path (empty on the tree path).
-    bulk: Table,
+    /// What is left of the memory budget, for the owned nodes a document keeps.
+    budget: Budget,
     node_names: HashSet<String>,
     /// (container name, its material names).
     containers: Vec<(Option<String>, Vec<String>)>,
 }
 
-/// Converts a tree into the typed model.
-pub(crate) fn elem(tree: Tree, warnings: &mut Vec<Warning>) -> Result<Elem> {
-    elem_with(tree, warnings, Table::default())
-}
-
-/// [`elem`] with the bulk scopes the fast path parsed; fails unless the typed reader used every
-/// one of them.
-pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table) -> Result<Elem> {
+/// Converts a tree into the typed model; the unknown items it keeps are charged to `budget`.
+pub(crate) fn elem(tree: Tree<'_>, budget: Budget, warnings: &mut Vec<Warning>) -> Result<Elem> {
     let mut cx = Ctx {
-        bulk,
+        budget,
         warnings,
         grouper: Grouper::default(),
         node_names: HashSet::new(),
         containers: Vec::new(),
     };
     let mut doc = Elem {
-        version: tree.version.text,
+        version: tree.version.0.to_owned(),
         ..Elem::default()
     };
     let mut seen = Seen::default();
@@ -52,11 +46,11 @@ pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table
     let mut hierarchy = None;
     let mut rendering = None;
     let mut animation = None;
-    let items = cx.sift(&mut tree.items, known::TOP);
-    doc.extra = std::mem::take(&mut tree.items);
+    let (items, extra) = cx.sift(tree.items, known::TOP)?;
+    doc.extra = extra;
     for item in items {
         match item {
-            Item::Scope(s) => match s.tag.as_str() {
+            Item::Scope(s) => match s.tag {
                 "Setting" => {
                     seen.once("Setting", s.pos)?;
                     setting = Some(s);
@@ -104,9 +98,6 @@ pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table
     }
     if let Some(s) = animation {
         doc.animation = Some(cx.animations(s)?);
-    }
-    if !cx.bulk.is_empty() {
-        return Err(bulk::refused());
     }
     Ok(doc)
 }
@@ -160,6 +151,20 @@ fn out_of_range(pos: Pos, what: &str, index: i64, len: usize) -> Error {
     }
 }
 
+/// True when every group holds exactly one atom (a plain `a:b:c` row).
+fn is_simple(atoms: &[AtomRef<'_>]) -> bool {
+    atoms.iter().skip(1).all(|a| a.group_start)
+}
+
+/// The number of `:`-separated groups.
+fn group_count(atoms: &[AtomRef<'_>]) -> usize {
+    atoms
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| *i == 0 || a.group_start)
+        .count()
+}
+
 /// A declared count with the position of its key.
 type Count = Option<(u64, Pos)>;
 
@@ -169,35 +174,42 @@ impl Ctx<'_> {
             .push(self.warnings, Warning::new(pos.line, pos.column, kind));
     }
 
-    /// Splits a scope's items: returns those whose name the scope knows, in order, and leaves
-    /// the others (unknown, kept verbatim, each with its warning) in `items`, in order, whose
-    /// allocation becomes the scope's `extra`. An unknown item is thus never copied: moving
-    /// millions of them into a second list would double the tree's memory (and Vec growth
-    /// would hold three times it for a moment).
-    fn sift(&mut self, items: &mut Vec<Item>, known: &[&str]) -> Vec<Item> {
+    /// Splits a scope's items: returns those whose name the scope knows, in order, and the
+    /// others (unknown, each with its warning), in order, as owned nodes for the scope's
+    /// `extra`, charged to the budget.
+    fn sift<'a>(
+        &mut self,
+        items: Vec<Item<'a>>,
+        known: &[&str],
+    ) -> Result<(Vec<Item<'a>>, Vec<tree::Item>)> {
         let wanted = items.iter().filter(|i| known.contains(&i.name())).count();
         let mut out = Vec::with_capacity(wanted);
-        let mut kept = 0;
-        for i in 0..items.len() {
-            let Some(item) = items.get_mut(i) else { break };
+        let mut extra = Vec::new();
+        if let Some(first) = items.iter().find(|i| !known.contains(&i.name())) {
+            let pos = first.pos();
+            let n = items.len() - wanted;
+            self.budget.reserve(&mut extra, n, pos.line, pos.column)?;
+        }
+        for item in items {
             if known.contains(&item.name()) {
-                // An empty data line: no allocation, and dropped by the truncate below.
-                out.push(std::mem::replace(item, Item::Data(Data::default())));
+                out.push(item);
             } else {
                 let (pos, name) = (item.pos(), clip(item.name()));
                 self.warn(pos, WarningKind::Unknown { name });
-                // Every slot in kept..i was emptied above, so this moves `item` down.
-                items.swap(kept, i);
-                kept += 1;
+                extra.push(item.to_owned(&mut self.budget)?);
             }
         }
-        items.truncate(kept);
-        out
+        Ok((out, extra))
     }
 
     /// Rejects a known name in the wrong form (the scope's loop meets only items whose name
     /// it knows; see [`Self::sift`]); otherwise keeps the item as unknown.
-    fn unknown(&mut self, item: Item, known: &[&str], extra: &mut Vec<Item>) -> Result<()> {
+    fn unknown(
+        &mut self,
+        item: Item<'_>,
+        known: &[&str],
+        extra: &mut Vec<tree::Item>,
+    ) -> Result<()> {
         let pos = item.pos();
         let name = item.name();
         if known.contains(&name) {
@@ -212,29 +224,37 @@ impl Ctx<'_> {
             });
         }
         self.warn(pos, WarningKind::Unknown { name: clip(name) });
-        extra.push(item);
-        Ok(())
+        let owned = item.to_owned(&mut self.budget)?;
+        self.budget.push(extra, owned, pos.line, pos.column)
+    }
+
+    /// A scope kept whole (`Blends`, `BlendIndices`), charged to the budget.
+    fn keep(&mut self, s: Scope<'_>) -> Result<tree::Scope> {
+        match Item::Scope(s).to_owned(&mut self.budget)? {
+            tree::Item::Scope(s) => Ok(s),
+            _ => Ok(tree::Scope::default()),
+        }
     }
 
     // ---- atoms and entries -------------------------------------------------------------
 
-    fn num(&mut self, atom: &Atom) -> Result<f64> {
+    fn num(&mut self, atom: &AtomRef<'_>) -> Result<f64> {
         let bad = || Error::BadNumber {
             line: atom.pos.line,
             column: atom.pos.column,
             expected: "a number",
-            found: clip(&atom.text),
+            found: clip(atom.text),
         };
         if atom.quoted {
             return Err(bad());
         }
-        match parse_f64(&atom.text) {
+        match parse_f64(atom.text) {
             Some(Num::Finite(v)) => Ok(v),
             Some(Num::NonFinite(v)) => {
                 self.warn(
                     atom.pos,
                     WarningKind::NonFinite {
-                        text: clip(&atom.text),
+                        text: clip(atom.text),
                     },
                 );
                 Ok(v)
@@ -243,21 +263,21 @@ impl Ctx<'_> {
         }
     }
 
-    fn int(&self, atom: &Atom) -> Result<i64> {
+    fn int(&self, atom: &AtomRef<'_>) -> Result<i64> {
         let bad = || Error::BadNumber {
             line: atom.pos.line,
             column: atom.pos.column,
             expected: "an integer",
-            found: clip(&atom.text),
+            found: clip(atom.text),
         };
-        if atom.quoted || !is_int(&atom.text) {
+        if atom.quoted || !is_int(atom.text) {
             return Err(bad());
         }
         atom.text.parse::<i64>().map_err(|_| bad())
     }
 
     /// An index (≥ 0, fits u32) below `len`.
-    fn index(&self, atom: &Atom, what: &str, len: usize) -> Result<u32> {
+    fn index(&self, atom: &AtomRef<'_>, what: &str, len: usize) -> Result<u32> {
         let v = self.int(atom)?;
         match u32::try_from(v) {
             Ok(i) if (i as usize) < len => Ok(i),
@@ -265,46 +285,40 @@ impl Ctx<'_> {
         }
     }
 
-    fn single<'a>(&self, e: &'a Entry) -> Result<&'a Atom> {
-        match e.values.atoms.as_slice() {
-            [one] => Ok(one),
-            atoms => Err(bad_width(e.pos, &e.key, "1 value", atoms.len())),
+    fn single<'a>(&self, e: &Entry<'a>) -> Result<AtomRef<'a>> {
+        match e.values.atoms()?.as_slice() {
+            [one] => Ok(*one),
+            atoms => Err(bad_width(e.pos, e.key, "1 value", atoms.len())),
         }
     }
 
-    fn string(&self, e: Entry) -> Result<String> {
-        self.single(&e)?;
-        Ok(e.values
-            .atoms
-            .into_iter()
-            .next()
-            .map(|a| a.text)
-            .unwrap_or_default())
+    fn string(&self, e: Entry<'_>) -> Result<String> {
+        Ok(self.single(&e)?.text.to_owned())
     }
 
-    fn int_entry(&self, e: &Entry) -> Result<i64> {
-        self.int(self.single(e)?)
+    fn int_entry(&self, e: &Entry<'_>) -> Result<i64> {
+        self.int(&self.single(e)?)
     }
 
-    fn count(&self, e: &Entry) -> Result<(u64, Pos)> {
+    fn count(&self, e: &Entry<'_>) -> Result<(u64, Pos)> {
         let v = self.int_entry(e)?;
         let c = u64::try_from(v).map_err(|_| Error::BadCount {
             line: e.pos.line,
             column: e.pos.column,
-            key: clip(&e.key),
+            key: clip(e.key),
             value: v,
         })?;
         Ok((c, e.pos))
     }
 
-    fn f64_entry(&mut self, e: &Entry) -> Result<f64> {
+    fn f64_entry(&mut self, e: &Entry<'_>) -> Result<f64> {
         let atom = self.single(e)?;
-        self.num(atom)
+        self.num(&atom)
     }
 
-    fn bool_entry(&mut self, e: &Entry) -> Result<bool> {
+    fn bool_entry(&mut self, e: &Entry<'_>) -> Result<bool> {
         let atom = self.single(e)?;
-        match atom.text.as_str() {
+        match atom.text {
             "True" if !atom.quoted => Ok(true),
             "False" if !atom.quoted => Ok(false),
             t if !atom.quoted
@@ -321,39 +335,44 @@ impl Ctx<'_> {
         }
     }
 
-    /// A `a:b:c` row of exactly `N` numbers.
-    fn row<const N: usize>(&mut self, values: &Values, pos: Pos, what: &str) -> Result<[f64; N]> {
-        if values.atoms.len() != N || !values.is_simple() {
-            let width = values.group_count();
+    /// A `a:b:c` row of exactly `N` numbers: read straight from the line when it is plain
+    /// (see [`scan`]), otherwise atom by atom, which gives the exact error or warning.
+    fn row<const N: usize>(&mut self, values: &Vals<'_>, pos: Pos, what: &str) -> Result<[f64; N]> {
+        if let Some(row) = values.text().and_then(scan::row::<N>) {
+            return Ok(row);
+        }
+        let atoms = values.atoms()?;
+        if atoms.len() != N || !is_simple(&atoms) {
             return Err(bad_width(
                 pos,
                 what,
                 format!("{N} values separated by `:`"),
-                width,
+                group_count(&atoms),
             ));
         }
         let mut out = [0.0; N];
-        for (slot, atom) in out.iter_mut().zip(&values.atoms) {
+        for (slot, atom) in out.iter_mut().zip(&atoms) {
             *slot = self.num(atom)?;
         }
         Ok(out)
     }
 
     /// A row of any width (UV animation keys).
-    fn raw_row(&mut self, values: &Values, pos: Pos, what: &str) -> Result<Vec<f64>> {
-        if !values.is_simple() {
+    fn raw_row(&mut self, values: &Vals<'_>, pos: Pos, what: &str) -> Result<Vec<f64>> {
+        let atoms = values.atoms()?;
+        if !is_simple(&atoms) {
             return Err(bad_width(
                 pos,
                 what,
                 "values separated by `:`",
-                values.group_count(),
+                group_count(&atoms),
             ));
         }
-        values.atoms.iter().map(|a| self.num(a)).collect()
+        atoms.iter().map(|a| self.num(a)).collect()
     }
 
     /// The data lines of a scope that may hold nothing else.
-    fn data_lines(&self, s: Scope) -> Result<Vec<Data>> {
+    fn data_lines<'a>(&self, s: Scope<'a>) -> Result<Vec<Data<'a>>> {
         let tag = s.tag;
         s.items
             .into_iter()
@@ -374,46 +393,43 @@ impl Ctx<'_> {
             .collect()
     }
 
-    fn rows<const N: usize>(&mut self, s: Scope) -> Result<Vec<[f64; N]>> {
-        let tag = s.tag.clone();
+    fn rows<const N: usize>(&mut self, s: Scope<'_>) -> Result<Vec<[f64; N]>> {
+        let tag = s.tag;
         let lines = self.data_lines(s)?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(lines.len());
         for d in &lines {
-            out.push(self.row::<N>(&d.values, d.pos, &tag)?);
+            out.push(self.row::<N>(&d.values, d.pos, tag)?);
         }
         Ok(out)
     }
 
-    fn raw_rows(&mut self, s: Scope) -> Result<(Vec<Vec<f64>>, Vec<Pos>)> {
-        let tag = s.tag.clone();
+    fn raw_rows(&mut self, s: Scope<'_>) -> Result<(Vec<Vec<f64>>, Vec<Pos>)> {
+        let tag = s.tag;
         let lines = self.data_lines(s)?;
         let mut out = Vec::new();
         let mut pos = Vec::new();
         for d in &lines {
-            out.push(self.raw_row(&d.values, d.pos, &tag)?);
+            out.push(self.raw_row(&d.values, d.pos, tag)?);
             pos.push(d.pos);
         }
         Ok((out, pos))
     }
 
-    fn strings(&self, s: Scope) -> Result<Vec<String>> {
-        let tag = s.tag.clone();
-        self.data_lines(s)?
-            .into_iter()
-            .map(|d| match d.values.atoms.len() {
-                1 => Ok(d
-                    .values
-                    .atoms
-                    .into_iter()
-                    .next()
-                    .map(|a| a.text)
-                    .unwrap_or_default()),
-                n => Err(bad_width(d.pos, &tag, "1 string", n)),
-            })
-            .collect()
+    fn strings(&self, s: Scope<'_>) -> Result<Vec<String>> {
+        let tag = s.tag;
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        for d in self.data_lines(s)? {
+            d.values.split_into(&mut buf)?;
+            match buf.as_slice() {
+                [one] => out.push(one.text.to_owned()),
+                atoms => return Err(bad_width(d.pos, tag, "1 string", atoms.len())),
+            }
+        }
+        Ok(out)
     }
 
-    fn time_keys(&mut self, s: Scope) -> Result<Vec<f64>> {
+    fn time_keys(&mut self, s: Scope<'_>) -> Result<Vec<f64>> {
         let pos = s.pos;
         let keys: Vec<f64> = self.rows::<1>(s)?.into_iter().map(|[t]| t).collect();
         let bad_range = keys.iter().any(|t| !(0.0..=1.0).contains(t));
@@ -459,14 +475,14 @@ impl Ctx<'_> {
 
     // ---- scopes ------------------------------------------------------------------------
 
-    fn setting(&mut self, mut s: Scope) -> Result<Setting> {
+    fn setting(&mut self, s: Scope<'_>) -> Result<Setting> {
         let mut out = Setting::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::SETTING);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::SETTING)?;
+        out.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "ElfreinaSoftVersion" | "SoftVersion" => {
                         seen.once("ElfreinaSoftVersion", e.pos)?;
                         out.soft_version = Some(self.f64_entry(&e)?);
@@ -491,12 +507,12 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn mesh_data(&mut self, mut s: Scope) -> Result<MeshDataList> {
+    fn mesh_data(&mut self, s: Scope<'_>) -> Result<MeshDataList> {
         let mut out = MeshDataList::default();
         let mut seen = Seen::default();
         let mut count = None;
-        let items = self.sift(&mut s.items, known::MESH_DATA);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::MESH_DATA)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "MeshContainerCount" => {
@@ -519,18 +535,18 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn container(&mut self, mut s: Scope) -> Result<MeshContainer> {
+    fn container(&mut self, s: Scope<'_>) -> Result<MeshContainer> {
         let mut c = MeshContainer::default();
         let mut seen = Seen::default();
         let mut bone_count = None;
         let mut mesh_count = None;
         let mut mesh_scopes = Vec::new();
         let mut matrices_pos = s.pos;
-        let items = self.sift(&mut s.items, known::CONTAINER);
-        c.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::CONTAINER)?;
+        c.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "Name" => {
                         seen.once("Name", e.pos)?;
                         c.name = Some(self.string(e)?);
@@ -545,7 +561,7 @@ impl Ctx<'_> {
                     }
                     _ => self.unknown(Item::Entry(e), known::CONTAINER, &mut c.extra)?,
                 },
-                Item::Scope(sc) => match sc.tag.as_str() {
+                Item::Scope(sc) => match sc.tag {
                     "VertexFormat" => {
                         seen.once("VertexFormat", sc.pos)?;
                         c.vertex_format = self.strings(sc)?;
@@ -617,12 +633,12 @@ impl Ctx<'_> {
         Ok(c)
     }
 
-    fn materials(&mut self, mut s: Scope) -> Result<Materials> {
+    fn materials(&mut self, s: Scope<'_>) -> Result<Materials> {
         let mut out = Materials::default();
         let mut seen = Seen::default();
         let mut count = None;
-        let items = self.sift(&mut s.items, known::MATERIALS);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::MATERIALS)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "MaterialCount" => {
@@ -643,14 +659,14 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn material(&mut self, mut s: Scope) -> Result<Material> {
+    fn material(&mut self, s: Scope<'_>) -> Result<Material> {
         let mut m = Material::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::MATERIAL);
-        m.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::MATERIAL)?;
+        m.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "Name" => {
                         seen.once("Name", e.pos)?;
                         m.name = Some(self.string(e)?);
@@ -689,7 +705,7 @@ impl Ctx<'_> {
 
     fn mesh(
         &mut self,
-        mut s: Scope,
+        s: Scope<'_>,
         materials: usize,
         bone_names: &[String],
         bones: usize,
@@ -702,11 +718,11 @@ impl Ctx<'_> {
         let mut faces = None;
         let mut attributes = None;
         let mut blend_list = None;
-        let items = self.sift(&mut s.items, known::MESH);
-        m.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::MESH)?;
+        m.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "Name" => {
                         seen.once("Name", e.pos)?;
                         m.name = Some(self.string(e)?);
@@ -730,16 +746,12 @@ impl Ctx<'_> {
                             "" => Some(0),
                             _ => UV_TAGS.iter().position(|t| *t == sc.tag),
                         });
-                    match (sc.tag.as_str(), uv_set) {
+                    match (sc.tag, uv_set) {
                         (_, Some(set)) => {
                             let tag = UV_TAGS.get(set).copied().unwrap_or("TextureUV");
                             seen.once(tag, sc.pos)?;
                             let pos = sc.pos;
-                            let rows = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F2(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<2>(sc)?,
-                            };
+                            let rows = self.rows::<2>(sc)?;
                             vertex_scopes.push((tag, rows.len(), pos));
                             if let Some(slot) = m.uv_sets.get_mut(set) {
                                 *slot = rows;
@@ -748,31 +760,19 @@ impl Ctx<'_> {
                         ("Positions", _) => {
                             seen.once("Positions", sc.pos)?;
                             let pos = sc.pos;
-                            m.positions = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F3(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<3>(sc)?,
-                            };
+                            m.positions = self.rows::<3>(sc)?;
                             vertex_scopes.push(("Positions", m.positions.len(), pos));
                         }
                         ("Normals", _) => {
                             seen.once("Normals", sc.pos)?;
                             let pos = sc.pos;
-                            m.normals = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F3(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<3>(sc)?,
-                            };
+                            m.normals = self.rows::<3>(sc)?;
                             vertex_scopes.push(("Normals", m.normals.len(), pos));
                         }
                         ("Diffuse", _) => {
                             seen.once("Diffuse", sc.pos)?;
                             let pos = sc.pos;
-                            m.diffuse = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F4(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<4>(sc)?,
-                            };
+                            m.diffuse = self.rows::<4>(sc)?;
                             vertex_scopes.push(("Diffuse", m.diffuse.len(), pos));
                         }
                         ("BlendList", _) => {
@@ -787,7 +787,7 @@ impl Ctx<'_> {
                                     name: "Blends".into(),
                                 },
                             );
-                            m.blends = Some(sc);
+                            m.blends = Some(self.keep(sc)?);
                         }
                         ("BlendIndices", _) => {
                             seen.once("BlendIndices", sc.pos)?;
@@ -797,7 +797,7 @@ impl Ctx<'_> {
                                     name: "BlendIndices".into(),
                                 },
                             );
-                            m.blend_indices = Some(sc);
+                            m.blend_indices = Some(self.keep(sc)?);
                         }
                         ("VertexIndices", _) => {
                             seen.once("VertexIndices", sc.pos)?;
@@ -841,64 +841,19 @@ impl Ctx<'_> {
         let v = m.positions.len();
 
         // Faces.
-        let fast_faces = faces
-            .as_ref()
-            .and_then(|sc| self.bulk.take(sc.pos.line, sc.pos.column));
-        match (fast_faces, faces) {
-            (Some(Rows::Faces { sizes, indices }), Some(sc)) if sc.items.is_empty() => {
-                self.check_count(fcount, "FaceCount", sizes.len(), "VertexIndices", s.pos)?;
-                if indices.iter().any(|&i| i as usize >= v) {
-                    return Err(bulk::refused());
-                }
-                m.face_sizes = sizes;
-                m.face_indices = indices;
-            }
-            (Some(_), _) => return Err(bulk::refused()),
-            (None, faces) => {
-                let face_rows = match faces {
-                    Some(sc) => self.data_lines(sc)?,
-                    None => Vec::new(),
-                };
-                self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
-                for d in &face_rows {
-                    let atoms = &d.values.atoms;
-                    let shape_ok = atoms.len() >= 2
-                        && atoms.get(1).is_some_and(|a| !a.group_start)
-                        && atoms.iter().skip(2).all(|a| a.group_start);
-                    let expected = "`n,i0:i1:…` with n ≥ 3 indices";
-                    let n_atom = atoms.first().filter(|_| shape_ok).ok_or_else(|| {
-                        bad_width(d.pos, "VertexIndices", expected, d.values.group_count())
-                    })?;
-                    let n = self.int(n_atom)?;
-                    let corners = atoms.len() - 1;
-                    if n < 3 || n != corners as i64 {
-                        return Err(bad_width(d.pos, "VertexIndices", expected, corners));
-                    }
-                    m.face_sizes.push(corners as u32);
-                    for atom in atoms.iter().skip(1) {
-                        m.face_indices.push(self.index(atom, "vertex index", v)?);
-                    }
-                }
-            }
+        let face_rows = match faces {
+            Some(sc) => self.data_lines(sc)?,
+            None => Vec::new(),
+        };
+        self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
+        m.face_sizes.reserve_exact(face_rows.len());
+        for d in &face_rows {
+            self.face(d, v, &mut m)?;
         }
         let f = m.face_sizes.len();
 
         // Attributes (optional; an empty scope is the same as none).
-        let fast_attributes = attributes
-            .as_ref()
-            .and_then(|sc| self.bulk.take(sc.pos.line, sc.pos.column));
-        if let Some(rows) = fast_attributes {
-            match rows {
-                Rows::Attributes(a)
-                    if attributes.as_ref().is_some_and(|sc| sc.items.is_empty())
-                        && (a.is_empty() || a.len() == f)
-                        && a.iter().all(|&i| (i as usize) < materials) =>
-                {
-                    m.attributes = a;
-                }
-                _ => return Err(bulk::refused()),
-            }
-        } else if let Some(sc) = attributes {
+        if let Some(sc) = attributes {
             let lines = self.data_lines(sc)?;
             if !lines.is_empty() && lines.len() != f {
                 let pos = fcount.map_or(s.pos, |(_, p)| p);
@@ -910,8 +865,14 @@ impl Ctx<'_> {
                     lines.len(),
                 ));
             }
+            m.attributes.reserve_exact(lines.len());
             for d in &lines {
-                match d.values.atoms.as_slice() {
+                let fast = d.values.text().and_then(scan::index);
+                if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
+                    m.attributes.push(i);
+                    continue;
+                }
+                match d.values.atoms()?.as_slice() {
                     [a] => m
                         .attributes
                         .push(self.index(a, "material index", materials)?),
@@ -930,16 +891,51 @@ impl Ctx<'_> {
         Ok(m)
     }
 
+    /// One `n,i0:i1:…` line of `VertexIndices` onto the mesh: read straight from the line
+    /// when it is plain and in range (see [`scan`]), otherwise atom by atom.
+    fn face(&mut self, d: &Data<'_>, v: usize, m: &mut Mesh) -> Result<()> {
+        if let Some(text) = d.values.text() {
+            let start = m.face_indices.len();
+            if let Some(n) = scan::face(text, &mut m.face_indices) {
+                let corners = m.face_indices.get(start..).unwrap_or_default();
+                if corners.iter().all(|&i| (i as usize) < v) {
+                    m.face_sizes.push(n);
+                    return Ok(());
+                }
+                m.face_indices.truncate(start);
+            }
+        }
+        let atoms = d.values.atoms()?;
+        let shape_ok = atoms.len() >= 2
+            && atoms.get(1).is_some_and(|a| !a.group_start)
+            && atoms.iter().skip(2).all(|a| a.group_start);
+        let expected = "`n,i0:i1:…` with n ≥ 3 indices";
+        let n_atom = atoms
+            .first()
+            .filter(|_| shape_ok)
+            .ok_or_else(|| bad_width(d.pos, "VertexIndices", expected, group_count(&atoms)))?;
+        let n = self.int(n_atom)?;
+        let corners = atoms.len() - 1;
+        if n < 3 || n != corners as i64 {
+            return Err(bad_width(d.pos, "VertexIndices", expected, corners));
+        }
+        m.face_sizes.push(corners as u32);
+        for atom in atoms.iter().skip(1) {
+            m.face_indices.push(self.index(atom, "vertex index", v)?);
+        }
+        Ok(())
+    }
+
     fn blend_list(
         &mut self,
-        mut s: Scope,
+        s: Scope<'_>,
         vertices: usize,
         bone_names: &[String],
         bones: usize,
     ) -> Result<BlendList> {
         let mut out = BlendList::default();
-        let items = self.sift(&mut s.items, known::BLEND_LIST);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::BLEND_LIST)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(p) if p.tag == "BlendPart" => {
@@ -971,7 +967,7 @@ impl Ctx<'_> {
 
     fn blend_part(
         &mut self,
-        mut s: Scope,
+        s: Scope<'_>,
         vertices: usize,
         bone_names: &[String],
         bones: usize,
@@ -979,8 +975,8 @@ impl Ctx<'_> {
         let mut p = BlendPart::default();
         let mut seen = Seen::default();
         let mut name_pos = s.pos;
-        let items = self.sift(&mut s.items, known::BLEND_PART);
-        p.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::BLEND_PART)?;
+        p.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "BoneName" => {
@@ -991,12 +987,14 @@ impl Ctx<'_> {
                 Item::Entry(e) if e.key == "TransformIndex" => {
                     seen.once("TransformIndex", e.pos)?;
                     p.transform_index =
-                        Some(self.index(self.single(&e)?, "TransformIndex", bones)?);
+                        Some(self.index(&self.single(&e)?, "TransformIndex", bones)?);
                 }
                 Item::Scope(sc) if sc.tag == "VertexBlend" => {
                     seen.once("VertexBlend", sc.pos)?;
+                    let mut buf = Vec::new();
                     for d in self.data_lines(sc)? {
-                        let atoms = &d.values.atoms;
+                        d.values.split_into(&mut buf)?;
+                        let atoms = buf.as_slice();
                         let (Some(vertex), Some(weight), 2) =
                             (atoms.first(), atoms.get(1), atoms.len())
                         else {
@@ -1031,10 +1029,10 @@ impl Ctx<'_> {
         Ok(p)
     }
 
-    fn hierarchy(&mut self, mut s: Scope) -> Result<HierarchyList> {
+    fn hierarchy(&mut self, s: Scope<'_>) -> Result<HierarchyList> {
         let mut out = HierarchyList::default();
-        let items = self.sift(&mut s.items, known::HIERARCHY);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::HIERARCHY)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(n) if n.tag == "Node" => out.nodes.push(self.node(n)?),
@@ -1045,11 +1043,11 @@ impl Ctx<'_> {
     }
 
     /// Recursive, but the tree is at most [`crate::MAX_DEPTH`] deep.
-    fn node(&mut self, mut s: Scope) -> Result<Node> {
+    fn node(&mut self, s: Scope<'_>) -> Result<Node> {
         let mut n = Node::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::NODE);
-        n.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::NODE)?;
+        n.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "NodeName" => {
@@ -1067,12 +1065,12 @@ impl Ctx<'_> {
         Ok(n)
     }
 
-    fn rendering(&mut self, mut s: Scope) -> Result<RenderingMeshList> {
+    fn rendering(&mut self, s: Scope<'_>) -> Result<RenderingMeshList> {
         let mut out = RenderingMeshList::default();
         let mut seen = Seen::default();
         let mut count = None;
-        let items = self.sift(&mut s.items, known::RENDERING);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::RENDERING)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "RenderingMeshCount" => {
@@ -1095,13 +1093,13 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn rendering_mesh(&mut self, mut s: Scope) -> Result<RenderingMesh> {
+    fn rendering_mesh(&mut self, s: Scope<'_>) -> Result<RenderingMesh> {
         let mut r = RenderingMesh::default();
         let mut seen = Seen::default();
         let mut count = None;
         let mut names_pos = Vec::new();
-        let items = self.sift(&mut s.items, known::RENDERING_MESH);
-        r.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::RENDERING_MESH)?;
+        r.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "RenderingMeshName" => {
@@ -1144,12 +1142,12 @@ impl Ctx<'_> {
         Ok(r)
     }
 
-    fn animations(&mut self, mut s: Scope) -> Result<AnimationList> {
+    fn animations(&mut self, s: Scope<'_>) -> Result<AnimationList> {
         let mut out = AnimationList::default();
         let mut seen = Seen::default();
         let mut count = None;
-        let items = self.sift(&mut s.items, known::ANIMATIONS);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::ANIMATIONS)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "AnimationCount" => {
@@ -1172,14 +1170,14 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn animation(&mut self, mut s: Scope) -> Result<AnimationData> {
+    fn animation(&mut self, s: Scope<'_>) -> Result<AnimationData> {
         let mut a = AnimationData::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::ANIMATION);
-        a.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::ANIMATION)?;
+        a.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "AnimationName" => {
                         seen.once("AnimationName", e.pos)?;
                         a.name = Some(self.string(e)?);
@@ -1220,11 +1218,11 @@ impl Ctx<'_> {
         Ok(a)
     }
 
-    fn bone_animation(&mut self, mut s: Scope) -> Result<BoneAnimation> {
+    fn bone_animation(&mut self, s: Scope<'_>) -> Result<BoneAnimation> {
         let mut out = BoneAnimation::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::KEYED_ANIMATION);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
@@ -1240,15 +1238,15 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn bone_part(&mut self, mut s: Scope) -> Result<BoneAnimationPart> {
+    fn bone_part(&mut self, s: Scope<'_>) -> Result<BoneAnimationPart> {
         let mut p = BoneAnimationPart::default();
         let mut seen = Seen::default();
         let mut lists: Vec<(&'static str, usize, Pos)> = Vec::new();
-        let items = self.sift(&mut s.items, known::BONE_PART);
-        p.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::BONE_PART)?;
+        p.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "NodeName" => {
                         seen.once("NodeName", e.pos)?;
                         let pos = e.pos;
@@ -1269,7 +1267,7 @@ impl Ctx<'_> {
                     }
                     _ => self.unknown(Item::Entry(e), known::BONE_PART, &mut p.extra)?,
                 },
-                Item::Scope(sc) => match sc.tag.as_str() {
+                Item::Scope(sc) => match sc.tag {
                     "TimeKeys" => {
                         seen.once("TimeKeys", sc.pos)?;
                         let pos = sc.pos;
@@ -1311,11 +1309,11 @@ impl Ctx<'_> {
         Ok(p)
     }
 
-    fn uv_animation(&mut self, mut s: Scope) -> Result<UvAnimation> {
+    fn uv_animation(&mut self, s: Scope<'_>) -> Result<UvAnimation> {
         let mut out = UvAnimation::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::KEYED_ANIMATION);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
@@ -1331,13 +1329,13 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn uv_part(&mut self, mut s: Scope) -> Result<UvAnimationPart> {
+    fn uv_part(&mut self, s: Scope<'_>) -> Result<UvAnimationPart> {
         let mut p = UvAnimationPart::default();
         let mut seen = Seen::default();
         let mut container_pos = s.pos;
         let mut material_pos = s.pos;
-        let items = self.sift(&mut s.items, known::UV_PART);
-        p.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::UV_PART)?;
+        p.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "MeshContainerName" => {
@@ -1350,7 +1348,7 @@ impl Ctx<'_> {
                     material_pos = e.pos;
                     p.material_name = Some(self.string(e)?);
                 }
-                Item::Scope(sc) => match sc.tag.as_str() {
+                Item::Scope(sc) => match sc.tag {
                     "TimeKeys" => {
                         seen.once("TimeKeys", sc.pos)?;
                         p.time_keys = self.time_keys(sc)?;
