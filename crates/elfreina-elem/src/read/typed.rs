@@ -165,6 +165,15 @@ fn group_count(atoms: &[AtomRef<'_>]) -> usize {
         .count()
 }
 
+/// What [`Ctx::counted_list`] reads: the scope's known names, its count key, the tag of the
+/// scopes counted, and how a mismatch names them.
+struct CountedList {
+    known: &'static [&'static str],
+    count_key: &'static str,
+    tag: &'static str,
+    what: &'static str,
+}
+
 /// A declared count with the position of its key.
 type Count = Option<(u64, Pos)>;
 
@@ -440,6 +449,34 @@ impl Ctx<'_> {
         Ok(keys)
     }
 
+    /// A scope that holds `Key=n` and n `Tag { … }` scopes, in any order (and unknown items,
+    /// kept): reads each scope with `read`, then checks the declared count against the scopes
+    /// present (rules 9/10). The count never sizes anything: the list grows only with the
+    /// scopes actually read.
+    fn counted_list<'a, T>(
+        &mut self,
+        s: Scope<'a>,
+        list: &CountedList,
+        mut read: impl FnMut(&mut Self, Scope<'a>) -> Result<T>,
+    ) -> Result<(Vec<T>, Vec<tree::Item>)> {
+        let mut out = Vec::new();
+        let mut seen = Seen::default();
+        let mut count = None;
+        let (items, mut extra) = self.sift(s.items, list.known)?;
+        for item in items {
+            match item {
+                Item::Entry(e) if e.key == list.count_key => {
+                    seen.once(list.count_key, e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(sc) if sc.tag == list.tag => out.push(read(self, sc)?),
+                other => self.unknown(other, list.known, &mut extra)?,
+            }
+        }
+        self.check_count(count, list.count_key, out.len(), list.what, s.pos)?;
+        Ok((out, extra))
+    }
+
     /// Rule 9/10 for a count whose data is not optional.
     fn check_count(
         &mut self,
@@ -508,31 +545,14 @@ impl Ctx<'_> {
     }
 
     fn mesh_data(&mut self, s: Scope<'_>) -> Result<MeshDataList> {
-        let mut out = MeshDataList::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let (items, extra) = self.sift(s.items, known::MESH_DATA)?;
-        out.extra = extra;
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "MeshContainerCount" => {
-                    seen.once("MeshContainerCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(c) if c.tag == "MeshContainer" => {
-                    out.containers.push(self.container(c)?);
-                }
-                other => self.unknown(other, known::MESH_DATA, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "MeshContainerCount",
-            out.containers.len(),
-            "MeshContainer scopes",
-            s.pos,
-        )?;
-        Ok(out)
+        let list = CountedList {
+            known: known::MESH_DATA,
+            count_key: "MeshContainerCount",
+            tag: "MeshContainer",
+            what: "MeshContainer scopes",
+        };
+        let (containers, extra) = self.counted_list(s, &list, Self::container)?;
+        Ok(MeshDataList { containers, extra })
     }
 
     fn container(&mut self, s: Scope<'_>) -> Result<MeshContainer> {
@@ -634,29 +654,14 @@ impl Ctx<'_> {
     }
 
     fn materials(&mut self, s: Scope<'_>) -> Result<Materials> {
-        let mut out = Materials::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let (items, extra) = self.sift(s.items, known::MATERIALS)?;
-        out.extra = extra;
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "MaterialCount" => {
-                    seen.once("MaterialCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(m) if m.tag == "Material" => out.materials.push(self.material(m)?),
-                other => self.unknown(other, known::MATERIALS, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "MaterialCount",
-            out.materials.len(),
-            "Material scopes",
-            s.pos,
-        )?;
-        Ok(out)
+        let list = CountedList {
+            known: known::MATERIALS,
+            count_key: "MaterialCount",
+            tag: "Material",
+            what: "Material scopes",
+        };
+        let (materials, extra) = self.counted_list(s, &list, Self::material)?;
+        Ok(Materials { materials, extra })
     }
 
     fn material(&mut self, s: Scope<'_>) -> Result<Material> {
@@ -1066,31 +1071,14 @@ impl Ctx<'_> {
     }
 
     fn rendering(&mut self, s: Scope<'_>) -> Result<RenderingMeshList> {
-        let mut out = RenderingMeshList::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let (items, extra) = self.sift(s.items, known::RENDERING)?;
-        out.extra = extra;
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "RenderingMeshCount" => {
-                    seen.once("RenderingMeshCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(r) if r.tag == "RenderingMesh" => {
-                    out.meshes.push(self.rendering_mesh(r)?);
-                }
-                other => self.unknown(other, known::RENDERING, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "RenderingMeshCount",
-            out.meshes.len(),
-            "RenderingMesh scopes",
-            s.pos,
-        )?;
-        Ok(out)
+        let list = CountedList {
+            known: known::RENDERING,
+            count_key: "RenderingMeshCount",
+            tag: "RenderingMesh",
+            what: "RenderingMesh scopes",
+        };
+        let (meshes, extra) = self.counted_list(s, &list, Self::rendering_mesh)?;
+        Ok(RenderingMeshList { meshes, extra })
     }
 
     fn rendering_mesh(&mut self, s: Scope<'_>) -> Result<RenderingMesh> {
@@ -1143,31 +1131,14 @@ impl Ctx<'_> {
     }
 
     fn animations(&mut self, s: Scope<'_>) -> Result<AnimationList> {
-        let mut out = AnimationList::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let (items, extra) = self.sift(s.items, known::ANIMATIONS)?;
-        out.extra = extra;
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "AnimationCount" => {
-                    seen.once("AnimationCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(a) if a.tag == "AnimationData" => {
-                    out.animations.push(self.animation(a)?);
-                }
-                other => self.unknown(other, known::ANIMATIONS, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "AnimationCount",
-            out.animations.len(),
-            "AnimationData scopes",
-            s.pos,
-        )?;
-        Ok(out)
+        let list = CountedList {
+            known: known::ANIMATIONS,
+            count_key: "AnimationCount",
+            tag: "AnimationData",
+            what: "AnimationData scopes",
+        };
+        let (animations, extra) = self.counted_list(s, &list, Self::animation)?;
+        Ok(AnimationList { animations, extra })
     }
 
     fn animation(&mut self, s: Scope<'_>) -> Result<AnimationData> {
