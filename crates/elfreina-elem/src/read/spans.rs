@@ -341,6 +341,9 @@ pub(crate) fn split<'a>(
     Ok(count)
 }
 
+/// What [`Budget::new`] holds back from the trees for the reader's other small allocations.
+const BOOKKEEPING: usize = 64 << 10;
+
 /// The memory the trees may take (see [`crate::TREE_BUDGET_FACTOR`]): the borrowed tree's
 /// node lists, and every owned node made from it.
 #[derive(Debug)]
@@ -354,7 +357,12 @@ impl Budget {
         let limit = input
             .saturating_mul(crate::TREE_BUDGET_FACTOR)
             .saturating_add(1 << 20);
-        Self { left: limit, limit }
+        // The reader's own bookkeeping (warnings, the error message, small lists) is not
+        // counted node by node: a margin keeps it inside the limit too.
+        Self {
+            left: limit.saturating_sub(BOOKKEEPING),
+            limit,
+        }
     }
 
     /// No limit: for trees built in code, which do not come from input.
