@@ -24,10 +24,9 @@
 //! # Ok::<(), models::gltf::Error>(())
 //! ```
 
-mod build;
-mod indices;
 mod read;
 mod textures;
+mod write;
 
 use crate::output::{write_new_files, Overwrite};
 use crate::scene::{Scene, SceneWarning};
@@ -123,7 +122,7 @@ impl Gltf {
     /// Builds the glTF document for `scene`. The buffer has no URI (as in a GLB); see
     /// [`Gltf::to_gltf`] for the `.gltf` + `.bin` layout.
     pub fn from_scene(scene: &Scene, options: &GltfOptions) -> Result<Self, Error> {
-        build::build(scene, options)
+        write::build(scene, options)
     }
 
     /// The binary glTF (`.glb`) bytes.
