@@ -245,32 +245,8 @@ impl Builder<'_> {
     ) -> Result<(json::Material, TextureUse), Error> {
         let label = label("material", i, &m.name);
         let mut extra = m.extras.clone();
-        let clamp = |v: f32| {
-            if v.is_finite() {
-                v.clamp(0.0, 1.0)
-            } else {
-                1.0
-            }
-        };
-        let base = m.base_color.map(clamp);
-        let emissive = m.emissive.map(|v| {
-            if v.is_finite() {
-                v.clamp(0.0, 1.0)
-            } else {
-                0.0
-            }
-        });
-        if base != m.base_color || emissive != m.emissive {
-            self.warn(format!(
-                "{label}: colour factors outside 0..1 clamped (the source values are in extras)"
-            ));
-            extra
-                .entry("sourceBaseColor")
-                .or_insert_with(|| floats(&m.base_color));
-            extra
-                .entry("sourceEmissive")
-                .or_insert_with(|| floats(&m.emissive));
-        }
+        // Validation clamped the colour factors (the source values are in extras).
+        let (base, emissive) = (m.base_color, m.emissive);
         let mut roughness = 1.0;
         if let Some((color, power)) = m.specular {
             extra.entry("specular").or_insert_with(|| floats(&color));

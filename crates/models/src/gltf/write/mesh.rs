@@ -5,10 +5,10 @@ use super::buffer::{f32_bytes, index_bytes};
 use super::indices::{self, PrimIndices};
 use super::material::TextureUse;
 use super::skin::SkinPlan;
-use super::skin::{fix_skin_vertex, SkinStats};
-use super::tangents::{generate_tangents, unit3};
+use super::tangents::generate_tangents;
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
+use crate::scene::validate::unit_tangent;
 use crate::scene::{Mesh, Scene, Vertices};
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
@@ -63,11 +63,10 @@ impl Builder<'_> {
         }
 
         let mut attributes = Attributes::new();
-        let positions = self.positions(&label, v, &mut attributes)?;
-        let tangent_plan = needs_tangents.then_some(&plan);
-        self.normals(&label, v, &positions, tangent_plan, &mut attributes)?;
+        self.positions(v, &mut attributes)?;
+        self.normals(v, needs_tangents.then_some(&plan), &mut attributes)?;
         self.uvs(&label, v, needs_uv, &mut attributes)?;
-        self.colors(&label, v, &mut attributes)?;
+        self.colors(v, &mut attributes)?;
         let skinned = self.skinning(&label, v, joint_count, &mut attributes)?;
         let primitives = self.primitives(&plan, n, &attributes)?;
         let index = push(
@@ -83,139 +82,80 @@ impl Builder<'_> {
         Ok(Some((index, skinned)))
     }
 
-    /// `POSITION`, non-finite coordinates set to 0, with `min`/`max`.
-    fn positions(
-        &mut self,
-        label: &str,
-        v: &Vertices,
-        attributes: &mut Attributes,
-    ) -> Result<Vec<[f32; 3]>, Error> {
-        let n = v.positions.len();
-        let mut bad = 0usize;
-        let positions: Vec<[f32; 3]> = v
-            .positions
-            .iter()
-            .map(|p| {
-                if p.iter().all(|c| c.is_finite()) {
-                    *p
-                } else {
-                    bad += 1;
-                    p.map(|c| if c.is_finite() { c } else { 0.0 })
-                }
-            })
-            .collect();
-        if bad > 0 {
-            self.warn(format!(
-                "{label}: {bad} positions had non-finite coordinates, set to 0"
-            ));
-        }
+    /// `POSITION`, with `min`/`max` (a glTF-only choice the validator asks for).
+    fn positions(&mut self, v: &Vertices, attributes: &mut Attributes) -> Result<(), Error> {
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
-        for p in &positions {
+        for p in &v.positions {
             for ((lo, hi), &v) in min.iter_mut().zip(&mut max).zip(p) {
                 *lo = lo.min(v);
                 *hi = hi.max(v);
             }
         }
         let acc = self.accessor(
-            &f32_bytes(&positions),
-            n,
+            &f32_bytes(&v.positions),
+            v.positions.len(),
             ComponentType::F32,
             Type::Vec3,
             Some(Target::ArrayBuffer),
             Some((floats(&min), floats(&max))),
         )?;
         attributes.insert(Valid(Semantic::Positions), acc);
-        Ok(positions)
+        Ok(())
     }
 
-    /// `NORMAL` and `TANGENT` (only with `NORMAL`); `tangent_plan` when a normal map needs
-    /// tangents the source may lack (generated over its triangles).
+    /// `NORMAL` and `TANGENT` (only with `NORMAL`, as validation left them); `tangent_plan`
+    /// when a normal map needs tangents the source lacks: they are generated over its
+    /// triangles (a glTF-only choice, so that viewers need not make up their own tangent space).
     fn normals(
         &mut self,
-        label: &str,
         v: &Vertices,
-        positions: &[[f32; 3]],
         tangent_plan: Option<&indices::Plan>,
         attributes: &mut Attributes,
     ) -> Result<(), Error> {
         let n = v.positions.len();
-        let needs_tangents = tangent_plan.is_some();
-        let normals = self.same_len(label, "normals", v.normals.as_deref(), n);
-        if let Some(normals) = normals {
-            let mut zero = 0usize;
-            let fixed: Vec<[f32; 3]> = normals
-                .iter()
-                .map(|&nv| {
-                    unit3(nv).unwrap_or_else(|| {
-                        zero += 1;
-                        [0.0, 1.0, 0.0]
-                    })
-                })
-                .collect();
-            if zero > 0 {
-                self.warn(format!(
-                    "{label}: {zero} normals were zero or not finite; set to (0, 1, 0)"
-                ));
-            }
-            let acc = self.accessor(
-                &f32_bytes(&fixed),
-                n,
-                ComponentType::F32,
-                Type::Vec3,
-                Some(Target::ArrayBuffer),
-                None,
-            )?;
-            attributes.insert(Valid(Semantic::Normals), acc);
-            // TANGENT (only with NORMAL); generated for a normal map when the source has none,
-            // so that viewers need not make up their own tangent space.
-            let given = self.same_len(label, "tangents", v.tangents.as_deref(), n);
-            let generated = match (given, v.uv0.as_deref()) {
-                (None, Some(uv)) if needs_tangents && uv.len() == n => {
-                    let triangles = tangent_plan
-                        .map(indices::Plan::triangles)
-                        .unwrap_or_default();
-                    let triangles = triangles.into_iter();
-                    Some(generate_tangents(&positions, &fixed, uv, triangles))
-                }
-                _ => None,
-            };
-            if let Some(tangents) = given.or(generated.as_deref()) {
+        let Some(normals) = v.normals.as_deref() else {
+            return Ok(());
+        };
+        let acc = self.accessor(
+            &f32_bytes(normals),
+            n,
+            ComponentType::F32,
+            Type::Vec3,
+            Some(Target::ArrayBuffer),
+            None,
+        )?;
+        attributes.insert(Valid(Semantic::Normals), acc);
+        let generated = match (&v.tangents, v.uv0.as_deref(), tangent_plan) {
+            (None, Some(uv), Some(plan)) if uv.len() == n => {
+                let triangles = plan.triangles().into_iter();
+                let tangents = generate_tangents(&v.positions, normals, uv, triangles);
+                // As validation would: unit length, w ±1 (never zero: none is warned).
                 let mut zero = 0usize;
                 let fixed: Vec<[f32; 4]> = tangents
                     .iter()
-                    .map(|t| {
-                        let [x, y, z] = unit3([t[0], t[1], t[2]]).unwrap_or_else(|| {
-                            zero += 1;
-                            [1.0, 0.0, 0.0]
-                        });
-                        [x, y, z, if t[3] < 0.0 { -1.0 } else { 1.0 }]
-                    })
+                    .map(|&t| unit_tangent(t, &mut zero))
                     .collect();
-                if zero > 0 {
-                    self.warn(format!(
-                        "{label}: {zero} tangents were zero or not finite; set to (1, 0, 0)"
-                    ));
-                }
-                let acc = self.accessor(
-                    &f32_bytes(&fixed),
-                    n,
-                    ComponentType::F32,
-                    Type::Vec4,
-                    Some(Target::ArrayBuffer),
-                    None,
-                )?;
-                attributes.insert(Valid(Semantic::Tangents), acc);
+                Some(fixed)
             }
-        } else if v.tangents.is_some() {
-            self.warn(format!(
-                "{label}: tangents without normals cannot be written in glTF; dropped"
-            ));
+            _ => None,
+        };
+        if let Some(tangents) = v.tangents.as_deref().or(generated.as_deref()) {
+            let acc = self.accessor(
+                &f32_bytes(tangents),
+                n,
+                ComponentType::F32,
+                Type::Vec4,
+                Some(Target::ArrayBuffer),
+                None,
+            )?;
+            attributes.insert(Valid(Semantic::Tangents), acc);
         }
         Ok(())
     }
 
-    /// `TEXCOORD_0` and `TEXCOORD_1`.
+    /// `TEXCOORD_0` and `TEXCOORD_1`. A glTF-only choice: a mesh with a second UV set but no
+    /// first, or drawn with a textured material, gets a `TEXCOORD_0` of zeros (with a warning).
     fn uvs(
         &mut self,
         label: &str,
@@ -224,11 +164,10 @@ impl Builder<'_> {
         attributes: &mut Attributes,
     ) -> Result<(), Error> {
         let n = v.positions.len();
-        // TEXCOORD_0 / TEXCOORD_1.
-        let uv0 = self.same_len(label, "uv0", v.uv0.as_deref(), n);
-        let uv1 = self.same_len(label, "uv1", v.uv1.as_deref(), n);
-        let uv0: Option<Vec<[f32; 2]>> = match uv0 {
-            Some(uv) => Some(uv.to_vec()),
+        let uv1 = v.uv1.as_deref();
+        let zeros;
+        let uv0 = match v.uv0.as_deref() {
+            Some(uv) => Some(uv),
             None if uv1.is_some() || needs_uv => {
                 self.warn(format!(
                     "{label}: {} but no first UV set; TEXCOORD_0 written as zeros",
@@ -238,31 +177,15 @@ impl Builder<'_> {
                         "a textured material"
                     }
                 ));
-                Some(vec![[0.0; 2]; n])
+                zeros = vec![[0.0; 2]; n];
+                Some(zeros.as_slice())
             }
             None => None,
         };
-        for (set, uv) in [(0u32, uv0.as_deref()), (1, uv1)] {
+        for (set, uv) in [(0u32, uv0), (1, uv1)] {
             let Some(uv) = uv else { continue };
-            let mut bad = 0usize;
-            let fixed: Vec<[f32; 2]> = uv
-                .iter()
-                .map(|t| {
-                    if t.iter().all(|c| c.is_finite()) {
-                        *t
-                    } else {
-                        bad += 1;
-                        t.map(|c| if c.is_finite() { c } else { 0.0 })
-                    }
-                })
-                .collect();
-            if bad > 0 {
-                self.warn(format!(
-                    "{label}: {bad} texture coordinates of set {set} were not finite; set to 0"
-                ));
-            }
             let acc = self.accessor(
-                &f32_bytes(&fixed),
+                &f32_bytes(uv),
                 n,
                 ComponentType::F32,
                 Type::Vec2,
@@ -275,39 +198,11 @@ impl Builder<'_> {
     }
 
     /// `COLOR_0`.
-    fn colors(
-        &mut self,
-        label: &str,
-        v: &Vertices,
-        attributes: &mut Attributes,
-    ) -> Result<(), Error> {
-        let n = v.positions.len();
-        if let Some(colors) = self.same_len(label, "colours", v.colors.as_deref(), n) {
-            let mut clamped = 0usize;
-            let fixed: Vec<[f32; 4]> = colors
-                .iter()
-                .map(|c| {
-                    let f = c.map(|x| {
-                        if x.is_finite() {
-                            x.clamp(0.0, 1.0)
-                        } else {
-                            1.0
-                        }
-                    });
-                    if f != *c {
-                        clamped += 1;
-                    }
-                    f
-                })
-                .collect();
-            if clamped > 0 {
-                self.warn(format!(
-                    "{label}: {clamped} vertex colours outside 0..1 (or not finite) clamped"
-                ));
-            }
+    fn colors(&mut self, v: &Vertices, attributes: &mut Attributes) -> Result<(), Error> {
+        if let Some(colors) = v.colors.as_deref() {
             let acc = self.accessor(
-                &f32_bytes(&fixed),
-                n,
+                &f32_bytes(colors),
+                v.positions.len(),
                 ComponentType::F32,
                 Type::Vec4,
                 Some(Target::ArrayBuffer),
@@ -328,20 +223,11 @@ impl Builder<'_> {
         attributes: &mut Attributes,
     ) -> Result<bool, Error> {
         let n = v.positions.len();
-        let joints = self.same_len(label, "joints", v.joints.as_deref(), n);
-        let weights = self.same_len(label, "weights", v.weights.as_deref(), n);
+        // Validation made them valid for the fewest joints of a skin drawing the mesh.
+        let (joints, weights) = (v.joints.as_deref(), v.weights.as_deref());
         let mut skinned = false;
         match (joints, weights, joint_count) {
-            (Some(joints), Some(weights), Some(count)) => {
-                let mut stats = SkinStats::default();
-                let mut js = Vec::with_capacity(n);
-                let mut ws = Vec::with_capacity(n);
-                for (j, w) in joints.iter().zip(weights) {
-                    let (j, w) = fix_skin_vertex(*j, *w, count, &mut stats);
-                    js.push(j);
-                    ws.push(w);
-                }
-                stats.report(label, count, &mut self.warnings);
+            (Some(js), Some(ws), Some(_)) => {
                 let wide = js.iter().flatten().any(|&j| j > 255);
                 let bytes: Vec<u8> = if wide {
                     js.iter().flatten().flat_map(|j| j.to_le_bytes()).collect()
@@ -366,7 +252,7 @@ impl Builder<'_> {
                 )?;
                 attributes.insert(Valid(Semantic::Joints(0)), acc);
                 let acc = self.accessor(
-                    &f32_bytes(&ws),
+                    &f32_bytes(ws),
                     n,
                     ComponentType::F32,
                     Type::Vec4,
@@ -379,10 +265,8 @@ impl Builder<'_> {
             (Some(_), Some(_), None) => self.warn(format!(
                 "{label}: has joints and weights but no node draws it with a valid skin; skinning dropped"
             )),
-            (Some(_), None, _) | (None, Some(_), _) => self.warn(format!(
-                "{label}: joints without weights (or weights without joints); skinning dropped"
-            )),
-            (None, None, _) => {}
+            // Validation drops joints without weights and weights without joints.
+            _ => {}
         }
         Ok(skinned)
     }
@@ -451,26 +335,6 @@ impl Builder<'_> {
             });
         }
         Ok(primitives)
-    }
-
-    /// `attr` when it has one entry per vertex; otherwise `None` and a warning.
-    pub(super) fn same_len<'s, T>(
-        &mut self,
-        label: &str,
-        what: &str,
-        attr: Option<&'s [T]>,
-        n: usize,
-    ) -> Option<&'s [T]> {
-        let attr = attr?;
-        if attr.len() == n {
-            Some(attr)
-        } else {
-            self.warn(format!(
-                "{label}: {} {what} for {n} vertices; {what} dropped",
-                attr.len()
-            ));
-            None
-        }
     }
 }
 

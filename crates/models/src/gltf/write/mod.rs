@@ -3,7 +3,11 @@
 //! ([`material`]), meshes ([`mesh`], with the index plan in [`indices`] and generated tangents
 //! in [`tangents`]), animations ([`animation`]) and the binary buffer ([`buffer`]).
 //!
-//! It repairs, with a warning, whatever the glTF-Validator would reject.
+//! [`crate::scene::validate`] made the vertex data, materials and inverse bind matrices valid;
+//! what remains here is serialisation and glTF-only choices (TRS, generated tangents, zero
+//! UVs, index component type, alignment, `min`/`max`), plus the repairs not yet moved to
+//! validation (the hierarchy, index lists, animation keys, invalid skins and references),
+//! each with a warning.
 
 mod animation;
 mod buffer;
@@ -15,7 +19,8 @@ mod skin;
 mod tangents;
 
 use super::{Error, Gltf, GltfOptions};
-use crate::scene::{Scene, SceneWarning};
+use crate::scene::validate::{floats, label};
+use crate::scene::{Scene, SceneWarning, ValidScene};
 use gltf_json as json;
 use hierarchy::Hierarchy;
 use json::validation::USize64;
@@ -37,7 +42,7 @@ struct Builder<'a> {
     image_files: Vec<(String, Vec<u8>)>,
 }
 
-pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error> {
+pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, Error> {
     let mut b = Builder {
         root: json::Root::default(),
         bin: Vec::with_capacity(buffer::bin_estimate(scene)),
@@ -52,6 +57,7 @@ pub(crate) fn build(scene: &Scene, options: &GltfOptions) -> Result<Gltf, Error>
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
         ..json::Asset::default()
     };
+    let scene: &Scene = scene;
 
     // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
     let mut h = Hierarchy::new(scene, &mut b.warnings);
@@ -120,30 +126,8 @@ impl Builder<'_> {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-fn label(kind: &str, i: usize, name: &str) -> String {
-    if name.is_empty() {
-        format!("{kind} {i}")
-    } else {
-        format!("{kind} {i} {name:?}")
-    }
-}
-
 fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
-}
-
-fn floats(v: &[f32]) -> Value {
-    Value::Array(
-        v.iter()
-            .map(|&x| {
-                if x.is_finite() {
-                    Value::from(f64::from(x))
-                } else {
-                    Value::Null
-                }
-            })
-            .collect(),
-    )
 }
 
 fn extras(map: &Map<String, Value>) -> Result<json::Extras, Error> {

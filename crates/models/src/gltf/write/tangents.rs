@@ -1,5 +1,7 @@
 //! Tangents generated for normal-mapped primitives whose source has none (a glTF-only choice:
-//! viewers then need not each make up a tangent space), and the unit-vector helper.
+//! viewers then need not each make up a tangent space).
+
+use crate::scene::validate::unit3;
 
 /// Per-vertex tangents from positions, unit normals and UVs (accumulated per triangle,
 /// Gram-Schmidt orthogonalised against the normal; `w` is the handedness of the UV mapping,
@@ -92,10 +94,4 @@ pub(super) fn generate_tangents<'t>(
             [unit[0] as f32, unit[1] as f32, unit[2] as f32, w]
         })
         .collect()
-}
-
-pub(super) fn unit3(v: [f32; 3]) -> Option<[f32; 3]> {
-    let [x, y, z] = v.map(f64::from);
-    let len = (x * x + y * y + z * z).sqrt();
-    (len.is_finite() && len > 1e-12).then(|| [(x / len) as f32, (y / len) as f32, (z / len) as f32])
 }
