@@ -1,6 +1,7 @@
 //! The node forest as written: one parent per node, no cycles, synthetic common roots for
 //! skins, and node transforms as TRS.
 
+use super::mesh::WrittenMesh;
 use super::skin::SkinPlan;
 use super::{extras, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
@@ -268,7 +269,7 @@ impl Builder<'_> {
         &mut self,
         scene: &Scene,
         h: &Hierarchy,
-        meshes: &[Option<(Index<json::Mesh>, bool)>],
+        meshes: &[WrittenMesh],
         skins: &[Option<SkinPlan>],
     ) -> Result<(), Error> {
         // Nodes (scene nodes, then synthetic roots).

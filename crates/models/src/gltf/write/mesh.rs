@@ -18,6 +18,10 @@ use json::validation::Checked::Valid;
 use json::Index;
 use std::collections::BTreeMap;
 
+/// A mesh as written: its index and whether it carries JOINTS_0/WEIGHTS_0; `None` when it is
+/// not written.
+pub(super) type WrittenMesh = Option<(Index<json::Mesh>, bool)>;
+
 /// A primitive's attributes (the same for every primitive of a mesh).
 type Attributes = BTreeMap<json::validation::Checked<Semantic>, Index<json::Accessor>>;
 
@@ -31,7 +35,7 @@ impl Builder<'_> {
         joint_count: Option<usize>,
         textured: &[TextureUse],
         material_count: usize,
-    ) -> Result<Option<(Index<json::Mesh>, bool)>, Error> {
+    ) -> Result<WrittenMesh, Error> {
         let label = label("mesh", i, &mesh.name);
         let v = &mesh.vertices;
         let n = v.positions.len();
@@ -346,7 +350,7 @@ impl Builder<'_> {
         scene: &Scene,
         skins: &[Option<SkinPlan>],
         textured: &[TextureUse],
-    ) -> Result<Vec<Option<(Index<json::Mesh>, bool)>>, Error> {
+    ) -> Result<Vec<WrittenMesh>, Error> {
         // Which valid skins each mesh is drawn with.
         let mut mesh_skins: Vec<Vec<usize>> = vec![Vec::new(); scene.meshes.len()];
         for node in &scene.nodes {
@@ -360,7 +364,7 @@ impl Builder<'_> {
             list.sort_unstable();
             list.dedup();
         }
-        let mut meshes: Vec<Option<(Index<json::Mesh>, bool)>> = Vec::new();
+        let mut meshes: Vec<WrittenMesh> = Vec::new();
         for (i, mesh) in scene.meshes.iter().enumerate() {
             let joint_count = mesh_skins
                 .get(i)
