@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             models::Error::BudgetExceeded { .. } => Failure::Budget,
             other => Failure::Other(other.to_string()),
         })?;
-        models::gltf::to_glb(&conversion.scene, &models::gltf::GltfOptions::default())
+        models::gltf::to_glb(&models::scene::validate(conversion.scene).scene, &models::gltf::GltfOptions::default())
             .map(|glb| glb.len())
             .map_err(|e| Failure::Other(e.to_string()))
     });

@@ -7,5 +7,5 @@ fuzz_target!(|data: &[u8]| {
     let Ok(read) = models::gltf::read_glb(data) else {
         return;
     };
-    let _ = models::gltf::to_glb(&read.scene, &models::gltf::GltfOptions::default());
+    let _ = models::gltf::to_glb(&models::scene::validate(read.scene).scene, &models::gltf::GltfOptions::default());
 });

@@ -46,7 +46,9 @@ fn convert(name: &str, bytes: &[u8]) -> Outcome {
                 .iter()
                 .map(ToString::to_string)
                 .collect();
-            match to_glb_with_warnings(&conversion.scene, &GltfOptions::default()) {
+            let valid = models::scene::validate(conversion.scene);
+            warnings.extend(valid.warnings.iter().map(ToString::to_string));
+            match to_glb_with_warnings(&valid.scene, &GltfOptions::default()) {
                 Ok((glb, w)) => {
                     warnings.extend(w.iter().map(ToString::to_string));
                     (Ok(glb.len()), warnings)

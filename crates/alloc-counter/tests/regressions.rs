@@ -71,8 +71,11 @@ fn convert_within_budget(path: &std::path::Path, doc: &Document, len: usize) {
     };
     let (glb, peak) = measure(|| {
         let conversion = models::scene::Scene::from_document_with(doc, &options)?;
-        models::gltf::to_glb(&conversion.scene, &models::gltf::GltfOptions::default())
-            .map_err(|e| models::Error::Io(std::io::Error::other(e.to_string())))
+        models::gltf::to_glb(
+            &models::scene::validate(conversion.scene).scene,
+            &models::gltf::GltfOptions::default(),
+        )
+        .map_err(|e| models::Error::Io(std::io::Error::other(e.to_string())))
     });
     assert!(peak <= bound, "{}: peak {peak} > {bound}", path.display());
     match glb {

@@ -296,13 +296,14 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     }
     let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
     warnings.extend(conversion.warnings.iter().map(Said::scene));
-    warnings.extend(write_gltf(args, &scene, input, output)?);
+    warnings.extend(write_gltf(args, scene, input, output)?);
     Ok(warnings)
 }
 
-/// Writes `scene`, converted from `input`, to `output` (.glb or .gltf + .bin); returns the
-/// writer's warnings.
-fn write_gltf(args: &Args, scene: &Scene, input: &Path, output: &Path) -> Outcome {
+/// Validates `scene`, converted from `input`, and writes it to `output` (.glb or .gltf +
+/// .bin); returns validation's warnings (every repair), then the writer's.
+fn write_gltf(args: &Args, scene: Scene, input: &Path, output: &Path) -> Outcome {
+    let valid = models::scene::validate(scene);
     let gltf_options = GltfOptions {
         texture_folder: texture_folder(args, output),
         embed_textures: args.embed_textures || texture_folder(args, output).is_none(),
@@ -310,12 +311,18 @@ fn write_gltf(args: &Args, scene: &Scene, input: &Path, output: &Path) -> Outcom
         texture_dirs: args.texture_dir.clone(),
         ..GltfOptions::for_source(crate::pack::source_file(input))
     };
-    let written =
-        gltf::write_file(scene, output, &gltf_options, overwrite(args)).map_err(|e| match e {
+    let written = gltf::write_file(&valid.scene, output, &gltf_options, overwrite(args)).map_err(
+        |e| match e {
             gltf::Error::Output(e) => e.to_string(),
             other => format!("{}: {other}", input.display()),
-        })?;
-    Ok(written.iter().map(Said::scene).collect())
+        },
+    )?;
+    Ok(valid
+        .warnings
+        .iter()
+        .chain(&written)
+        .map(Said::scene)
+        .collect())
 }
 
 /// `--merge-clips INPUT... OUT`: one glTF with one clip per input (see
@@ -407,7 +414,7 @@ fn merged_gltf(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let first = inputs.first().map_or(output, PathBuf::as_path);
-    merge_said.extend(write_gltf(args, &scene, first, output)?);
+    merge_said.extend(write_gltf(args, scene, first, output)?);
     warnings.push((output.to_path_buf(), merge_said));
     Ok(warnings)
 }

@@ -25,7 +25,7 @@ fn bench(c: &mut Criterion) {
         let bytes = generate().expect("the large model generates");
         let doc = models::from_bytes(&bytes).expect("the large model reads");
         let glb = to_glb(
-            &Scene::from_document(&doc).unwrap().scene,
+            &models::scene::validate(Scene::from_document(&doc).unwrap().scene).scene,
             &GltfOptions::default(),
         )
         .expect("the large model exports");
@@ -35,7 +35,11 @@ fn bench(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 let scene = Scene::from_document(black_box(&doc)).unwrap().scene;
-                to_glb(&scene, &GltfOptions::default()).expect("exports")
+                to_glb(
+                    &models::scene::validate(scene).scene,
+                    &GltfOptions::default(),
+                )
+                .expect("exports")
             })
         });
         g.bench_function(format!("parse_{name}"), |b| {

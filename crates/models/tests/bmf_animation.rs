@@ -244,7 +244,11 @@ fn merging_two_animation_files_gives_one_skin_and_two_clips() {
     assert_eq!(s.animations[0].channels, walk_anim.channels);
     assert_eq!(s.animations[1].channels, run_anim.channels);
     // The glTF has one skin and both animations, on the same joints.
-    let glb = gltf::to_glb(s, &GltfOptions::default()).unwrap();
+    let glb = gltf::to_glb(
+        &models::scene::validate(s.clone()).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
     let g = ::gltf::Gltf::from_slice(&glb).unwrap();
     assert_eq!(g.skins().count(), 1);
     assert_eq!(g.animations().count(), 2);

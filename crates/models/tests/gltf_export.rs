@@ -143,9 +143,12 @@ fn every_fixture_and_sample_converts_and_reads_back_with_the_scene_figures() {
     for path in all_inputs() {
         let Some(doc) = open(&path) else { continue };
         let conversion = Scene::from_document_with(&doc, &SceneOptions::default()).unwrap();
-        let (glb, warnings) =
-            to_glb_with_warnings(&conversion.scene, &GltfOptions::for_source(&path))
+        let valid = models::scene::validate(conversion.scene.clone());
+        let (glb, mut warnings) =
+            to_glb_with_warnings(&valid.scene, &GltfOptions::for_source(&path))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // Validation's repairs, then the writer's warnings.
+        warnings.splice(0..0, valid.warnings);
         let got = glb_figures(&glb);
         let want = scene_figures(&conversion.scene);
         assert_eq!(got.meshes, want.meshes, "{}: meshes", path.display());

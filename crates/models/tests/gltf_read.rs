@@ -47,7 +47,11 @@ fn every_fixture_reads_back_into_its_scene() {
             continue;
         };
         let name = path.display().to_string();
-        let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+        let glb = gltf::to_glb(
+            &models::scene::validate(scene.clone()).scene,
+            &GltfOptions::default(),
+        )
+        .unwrap();
         let read = gltf::read_glb(&glb).unwrap_or_else(|e| panic!("{name}: {e}"));
         let back = &read.scene;
         for w in &read.warnings {
@@ -121,7 +125,11 @@ fn every_fixture_reads_back_into_its_scene() {
         };
         assert_eq!(channels(back), channels(&scene), "{name}: channels");
         // Idempotent from here on: what the reader gives, the writer keeps.
-        let again = gltf::to_glb(back, &GltfOptions::default()).unwrap();
+        let again = gltf::to_glb(
+            &models::scene::validate(back.clone()).scene,
+            &GltfOptions::default(),
+        )
+        .unwrap();
         let twice = gltf::read_glb(&again).unwrap();
         assert_same(&twice.scene, back, &name);
         checked += 1;
@@ -388,7 +396,11 @@ fn truncated_glb_sweep() {
         .find(|p| test_support::file_name(p).contains("skinned"))
         .unwrap();
     let scene = scene_of(&path).unwrap();
-    let bytes = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let bytes = gltf::to_glb(
+        &models::scene::validate(scene.clone()).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
     test_support::truncation_sweep("skinned glb", &bytes, gltf::read_glb, |_, _| false);
     // Flipping each byte of the JSON's first 400 bytes and the binary chunk's first bytes.
     for i in (12..bytes.len()).step_by(7) {
@@ -472,7 +484,11 @@ fn hostile_numbers_in_every_json_field() {
         .find(|p| test_support::file_name(p).contains("skinned"))
         .unwrap();
     let scene = scene_of(&path).unwrap();
-    let built = gltf::Gltf::from_scene(&scene, &GltfOptions::default()).unwrap();
+    let built = gltf::Gltf::from_scene(
+        &models::scene::validate(scene.clone()).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
     let json = serde_json::to_value(&built.root).unwrap();
     let mut paths = Vec::new();
     number_paths(&json, &mut Vec::new(), &mut paths);
@@ -496,7 +512,10 @@ fn hostile_numbers_in_every_json_field() {
             match gltf::read_glb(&glb(&j, &built.bin)) {
                 Ok(r) => {
                     read += 1;
-                    let _ = gltf::to_glb(&r.scene, &GltfOptions::default());
+                    let _ = gltf::to_glb(
+                        &models::scene::validate(r.scene.clone()).scene,
+                        &GltfOptions::default(),
+                    );
                 }
                 Err(_) => refused += 1,
             }
@@ -645,5 +664,9 @@ fn skins_animations_and_materials() {
     assert_eq!(m.alpha_cutoff, Some(0.3));
     assert!(m.double_sided);
     // And the writer takes the scene as it is.
-    gltf::to_glb(s, &GltfOptions::default()).unwrap();
+    gltf::to_glb(
+        &models::scene::validate(s.clone()).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
 }

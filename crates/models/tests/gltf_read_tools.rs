@@ -113,7 +113,11 @@ fn gltf_transform_outputs_read_back() {
         ("elem", "uv2_colors_quads.elem"),
         ("mdl", "skinned_arm_v2.mdl"),
     ] {
-        let glb = gltf::to_glb(&fixture_scene(fmt, name), &GltfOptions::default()).unwrap();
+        let glb = gltf::to_glb(
+            &models::scene::validate(fixture_scene(fmt, name)).scene,
+            &GltfOptions::default(),
+        )
+        .unwrap();
         let input = dir.path().join(format!("{name}.glb"));
         std::fs::write(&input, &glb).unwrap();
         let ours = gltf::read_glb(&glb).unwrap().scene;
@@ -175,7 +179,7 @@ fn meshopt_is_refused_by_name() {
     let Some(bin) = tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     let glb = gltf::to_glb(
-        &fixture_scene("smf", "skinned_animated.smf"),
+        &models::scene::validate(fixture_scene("smf", "skinned_animated.smf")).scene,
         &GltfOptions::default(),
     )
     .unwrap();
@@ -240,7 +244,11 @@ fn sparse_accessors_read_back() {
     let output = dir.path().join("out.gltf");
     std::fs::write(
         &input,
-        gltf::to_glb(&scene, &GltfOptions::default()).unwrap(),
+        gltf::to_glb(
+            &models::scene::validate(scene.clone()).scene,
+            &GltfOptions::default(),
+        )
+        .unwrap(),
     )
     .unwrap();
     run(

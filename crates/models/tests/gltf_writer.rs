@@ -13,8 +13,13 @@ fn read(glb: &[u8]) -> (::gltf::Document, Vec<u8>) {
 }
 
 fn warnings_of(scene: &Scene, options: &GltfOptions) -> (Vec<u8>, Vec<String>) {
-    let (glb, w) = gltf::to_glb_with_warnings(scene, options).unwrap();
-    (glb, w.into_iter().map(|w| w.0).collect())
+    // Validation's repairs, then the writer's own warnings, as the CLI prints them.
+    let valid = validate(scene.clone());
+    let (glb, w) = gltf::to_glb_with_warnings(&valid.scene, options).unwrap();
+    (
+        glb,
+        valid.warnings.into_iter().chain(w).map(|w| w.0).collect(),
+    )
 }
 
 /// `cargo xtask validate-gltf` sets `MODELS_GLTF_DUMP_DIR` to run the Khronos validator on
@@ -129,7 +134,11 @@ fn skinned_quad() -> Scene {
 
 #[test]
 fn an_empty_scene_is_a_valid_glb() {
-    let glb = gltf::to_glb(&Scene::default(), &GltfOptions::default()).unwrap();
+    let glb = gltf::to_glb(
+        &models::scene::validate(Scene::default().clone()).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
     dump("empty_scene", &glb);
     assert_eq!(&glb[..4], b"glTF");
     assert_eq!(glb.len() % 4, 0);
@@ -298,7 +307,11 @@ fn index_type_follows_the_vertex_count() {
         }],
         ..Scene::default()
     };
-    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let glb = gltf::to_glb(
+        &models::scene::validate(scene.clone()).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
     dump("u32_indices", &glb);
     let (doc, blob) = read(&glb);
     let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
@@ -586,7 +599,13 @@ fn gltf_and_bin_are_written_together_and_never_clobber() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("quad model.gltf");
     let scene = skinned_quad();
-    gltf::write_file(&scene, &out, &GltfOptions::default(), Overwrite::Never).unwrap();
+    gltf::write_file(
+        &models::scene::validate(scene.clone()).scene,
+        &out,
+        &GltfOptions::default(),
+        Overwrite::Never,
+    )
+    .unwrap();
     let bin = dir.path().join("quad model.bin");
     assert!(bin.is_file());
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
@@ -610,18 +629,29 @@ fn gltf_and_bin_are_written_together_and_never_clobber() {
 
     // Only the .bin exists: still refused, and the .gltf is not written.
     std::fs::remove_file(&out).unwrap();
-    let err =
-        gltf::write_file(&scene, &out, &GltfOptions::default(), Overwrite::Never).unwrap_err();
+    let err = gltf::write_file(
+        &models::scene::validate(scene.clone()).scene,
+        &out,
+        &GltfOptions::default(),
+        Overwrite::Never,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
     assert!(!out.exists());
-    gltf::write_file(&scene, &out, &GltfOptions::default(), Overwrite::Allowed).unwrap();
+    gltf::write_file(
+        &models::scene::validate(scene.clone()).scene,
+        &out,
+        &GltfOptions::default(),
+        Overwrite::Allowed,
+    )
+    .unwrap();
     assert!(out.exists());
 
     // Never onto the source, never an unknown extension.
     let src = dir.path().join("model.glb");
     std::fs::write(&src, b"source").unwrap();
     let err = gltf::write_file(
-        &scene,
+        &models::scene::validate(scene.clone()).scene,
         &src,
         &GltfOptions::for_source(&src),
         Overwrite::Allowed,
@@ -630,7 +660,7 @@ fn gltf_and_bin_are_written_together_and_never_clobber() {
     assert!(err.to_string().contains("is the input file"), "{err}");
     assert_eq!(std::fs::read(&src).unwrap(), b"source");
     assert!(gltf::write_file(
-        &scene,
+        &models::scene::validate(scene.clone()).scene,
         &dir.path().join("x.obj"),
         &GltfOptions::default(),
         Overwrite::Never
@@ -853,7 +883,13 @@ fn textures_written_beside_the_output_resolve_and_are_png() {
         texture_dirs: vec![shared.clone()],
         ..GltfOptions::for_source(models_dir.join("model.elem"))
     };
-    let warnings = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap();
+    let warnings = gltf::write_file(
+        &models::scene::validate(scene.clone()).scene,
+        &out,
+        &options,
+        Overwrite::Never,
+    )
+    .unwrap();
     assert!(
         !warnings.iter().any(|w| w.0.contains("texture")),
         "{warnings:?}"
@@ -878,7 +914,13 @@ fn textures_written_beside_the_output_resolve_and_are_png() {
         image::load_from_memory_with_format(&bytes, image::ImageFormat::Png).unwrap();
     }
     // Without --force, a second write is refused before any image is written over.
-    let err = gltf::write_file(&scene, &out, &options, Overwrite::Never).unwrap_err();
+    let err = gltf::write_file(
+        &models::scene::validate(scene.clone()).scene,
+        &out,
+        &options,
+        Overwrite::Never,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
 }
 

@@ -3,8 +3,9 @@
 //! Every converter (`from_<format>.rs`) produces a [`Scene`] that is already right-handed,
 //! Y up, counter-clockwise front faces, metres (the source units are kept: none of the formats
 //! stores a unit), column-vector matrices stored column-major, quaternions `(x, y, z, w)`,
-//! times in seconds and colours in linear RGBA. The glTF writer (`crate::gltf`) only
-//! serialises; it knows nothing of the source formats.
+//! times in seconds and colours in linear RGBA. Converters convert, [`validate`] repairs (every
+//! repair a warning), and the glTF writer (`crate::gltf`) serialises a [`ValidScene`]; it knows
+//! nothing of the source formats.
 //!
 //! Data that glTF cannot carry is never dropped silently: a converter puts what fits into an
 //! `extras` map and returns a [`Warning`](SceneWarning) for the rest.
@@ -28,7 +29,7 @@ mod import;
 mod math;
 mod merge;
 pub(crate) mod shared;
-mod validate;
+pub(crate) mod validate;
 
 pub use budget::{cost, Budget};
 pub use import::{ImportOptions, Imported};
@@ -469,6 +470,18 @@ pub struct Conversion {
     pub scene: Scene,
     /// What could not be carried over exactly (each says what and where).
     pub warnings: Vec<SceneWarning>,
+}
+
+impl Conversion {
+    /// The one easy path to a writer: [`validate`]s the scene and returns it with the
+    /// conversion's warnings followed by validation's (every repair), in one list.
+    pub fn validated(self) -> Validated {
+        let mut valid = validate(self.scene);
+        let mut warnings = self.warnings;
+        warnings.append(&mut valid.warnings);
+        valid.warnings = warnings;
+        valid
+    }
 }
 
 impl Scene {

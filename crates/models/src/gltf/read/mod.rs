@@ -17,8 +17,8 @@
 //!
 //! ```
 //! use models::gltf::{read_glb, to_glb, GltfOptions};
-//! use models::scene::Scene;
-//! let glb = to_glb(&Scene::default(), &GltfOptions::default())?;
+//! use models::scene::{validate, Scene};
+//! let glb = to_glb(&validate(Scene::default()).scene, &GltfOptions::default())?;
 //! let read = read_glb(&glb)?;
 //! assert!(read.scene.meshes.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -1,0 +1,151 @@
+//! The glTF writer: [`Scene`] → glTF JSON + one binary buffer, split by concern (as xc3_lib's
+//! writer is): the node forest ([`hierarchy`]), skins ([`skin`]), materials and textures
+//! ([`material`]), meshes ([`mesh`], with the index plan in [`indices`] and generated tangents
+//! in [`tangents`]), animations ([`animation`]) and the binary buffer ([`buffer`]).
+//!
+//! [`crate::scene::validate`] made the vertex data, materials and inverse bind matrices valid;
+//! what remains here is serialisation and glTF-only choices (TRS, generated tangents, zero
+//! UVs, index component type, alignment, `min`/`max`), plus the repairs not yet moved to
+//! validation (the hierarchy, index lists, animation keys, invalid skins and references),
+//! each with a warning.
+
+mod animation;
+mod buffer;
+mod hierarchy;
+mod indices;
+mod material;
+mod mesh;
+mod skin;
+mod tangents;
+
+use super::{Error, Gltf, GltfOptions};
+use crate::scene::validate::{floats, label};
+use crate::scene::{Scene, SceneWarning, ValidScene};
+use gltf_json as json;
+use hierarchy::Hierarchy;
+use json::validation::USize64;
+use json::Index;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+struct Builder<'a> {
+    root: json::Root,
+    bin: Vec<u8>,
+    warnings: Vec<SceneWarning>,
+    options: &'a GltfOptions,
+    textures: HashMap<String, Option<Index<json::Texture>>>,
+    /// One texture per real file (embedding) or per URI (referencing), whatever the spelling.
+    texture_files: HashMap<std::path::PathBuf, Index<json::Texture>>,
+    /// Texture paths not found (one warning per model lists them).
+    missing_textures: Vec<String>,
+    /// Image files to write beside the output ([`GltfOptions::texture_folder`]).
+    image_files: Vec<(String, Vec<u8>)>,
+}
+
+pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, Error> {
+    let mut b = Builder {
+        root: json::Root::default(),
+        bin: Vec::with_capacity(buffer::bin_estimate(scene)),
+        warnings: Vec::new(),
+        options,
+        textures: HashMap::new(),
+        texture_files: HashMap::new(),
+        missing_textures: Vec::new(),
+        image_files: Vec::new(),
+    };
+    b.root.asset = json::Asset {
+        generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
+        ..json::Asset::default()
+    };
+    let scene: &Scene = scene;
+
+    // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
+    let mut h = Hierarchy::new(scene, &mut b.warnings);
+    let skins = b.plan_skins(scene, &mut h);
+    let textured = b.materials(scene)?;
+    let meshes = b.meshes(scene, &skins, &textured)?;
+    b.nodes(scene, &h, &meshes, &skins)?;
+    b.skins(&skins)?;
+    b.animations(scene, h.len())?;
+    b.scene(scene, &h)?;
+    buffer::pad4(&mut b.bin);
+    if !b.bin.is_empty() {
+        b.root.buffers.push(json::Buffer {
+            byte_length: USize64::from(b.bin.len()),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+    }
+    Ok(Gltf {
+        root: b.root,
+        bin: b.bin,
+        warnings: b.warnings,
+        images: b.image_files,
+    })
+}
+
+impl Builder<'_> {
+    /// The one scene, over the forest's roots.
+    fn scene(&mut self, scene: &Scene, h: &Hierarchy) -> Result<(), Error> {
+        // glTF allows a scene without nodes, but common readers (the `gltf` crate, so Bevy)
+        // require the `nodes` array: an empty scene gets one empty node.
+        let mut roots = h.roots.clone();
+        if roots.is_empty() {
+            roots.push(self.root.nodes.len());
+            push(
+                &mut self.root.nodes,
+                json::Node {
+                    name: Some("empty".into()),
+                    ..json::Node::default()
+                },
+            )?;
+        }
+        let scene_out = json::Scene {
+            extensions: None,
+            extras: extras(&scene.extras)?,
+            name: non_empty(&scene.name),
+            nodes: roots
+                .iter()
+                .map(|&r| u32_of(r, "nodes").map(Index::new))
+                .collect::<Result<_, _>>()?,
+        };
+        let scene_index = push(&mut self.root.scenes, scene_out)?;
+        self.root.scene = Some(scene_index);
+        Ok(())
+    }
+}
+
+impl Builder<'_> {
+    fn warn(&mut self, message: String) {
+        self.warnings.push(SceneWarning(message));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn extras(map: &Map<String, Value>) -> Result<json::Extras, Error> {
+    if map.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(serde_json::value::to_raw_value(map)?))
+}
+
+fn u32_of(i: usize, what: &'static str) -> Result<u32, Error> {
+    u32::try_from(i).map_err(|_| Error::TooLarge {
+        what,
+        size: i as u64,
+    })
+}
+
+fn push<T>(vec: &mut Vec<T>, value: T) -> Result<Index<T>, Error> {
+    let i = u32_of(vec.len(), "array")?;
+    vec.push(value);
+    Ok(Index::new(i))
+}
