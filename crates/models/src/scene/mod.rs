@@ -28,6 +28,8 @@ mod import;
 mod math;
 mod merge;
 pub(crate) mod shared;
+#[cfg(feature = "smf")]
+pub(crate) mod to_smf;
 mod validate;
 
 pub use budget::{cost, Budget};
