@@ -152,3 +152,265 @@ fn every_fixture_and_sample_round_trips_through_gltf() {
     }
     assert!(checked >= 5, "only {checked} files");
 }
+
+/// `--base`: the export of a file, imported onto that file, is that file byte for byte.
+#[test]
+fn an_unedited_export_patched_onto_its_base_is_the_base() {
+    for path in inputs() {
+        let name = path.display().to_string();
+        let bytes = test_support::read(&path);
+        let doc = models::from_bytes(&bytes).unwrap();
+        let (back, _) = import(&through_glb(&doc), Some(&doc));
+        let out = back.to_bytes().unwrap();
+        assert!(out == bytes, "{name}: not byte-identical to its base");
+    }
+}
+
+/// A frame the scene lacks (an anchor such as `LW_POS`) comes from the base, named in a
+/// warning; without the base it is not there.
+#[test]
+fn base_frames_the_scene_lacks_are_taken_from_the_base() {
+    let path = test_support::workspace_root().join("fixtures/smf/skinned_animated.smf");
+    let doc = models::open(&path).unwrap();
+    let scene = through_glb(&doc);
+    let mut base = smf_of(&doc).clone();
+    let mut anchor = selene_smf::Frame::new("LW_POS", -1, 1).unwrap();
+    anchor.transform[12] = 3.0;
+    base.frames.push(anchor.clone());
+    let (alone, _) = import(&scene, None);
+    assert!(!alone.frames.iter().any(|f| f.name.text() == "LW_POS"));
+    let (patched, warnings) = import(&scene, Some(&Document::Smf(base.clone())));
+    assert_eq!(patched.frames.last(), Some(&anchor));
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("taken from the base") && w.contains("LW_POS")));
+    assert_eq!(patched.to_bytes().unwrap(), base.to_bytes().unwrap());
+}
+
+/// A base of another format is refused.
+#[test]
+fn a_base_of_another_format_is_refused() {
+    let bmf = test_support::fixtures("bmf", "bmf");
+    let base = models::open(&bmf[0]).unwrap();
+    let doc = models::open(&test_support::fixtures("smf", "smf")[0]).unwrap();
+    let e = Document::from_scene(
+        Format::Smf,
+        &through_glb(&doc),
+        Some(&base),
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, models::Error::BaseFormatMismatch { .. }), "{e}");
+}
+
+fn triangle_scene(name: &str, vertices: usize) -> scene::ValidScene {
+    let positions: Vec<[f32; 3]> = (0..vertices)
+        .map(|i| [i as f32, (i % 3) as f32, 0.0])
+        .collect();
+    let indices: Vec<u32> = (0..(vertices / 3 * 3) as u32).collect();
+    let scene = Scene {
+        nodes: vec![scene::Node {
+            name: name.into(),
+            mesh: Some(0),
+            ..Default::default()
+        }],
+        roots: vec![0],
+        meshes: vec![scene::Mesh {
+            name: "mesh".into(),
+            vertices: scene::Vertices {
+                positions,
+                ..Default::default()
+            },
+            primitives: vec![scene::Primitive {
+                indices: indices.into(),
+                material: None,
+            }],
+            extras: Default::default(),
+        }],
+        ..Default::default()
+    };
+    scene::validate(scene).scene
+}
+
+#[test]
+fn names_that_do_not_fit_are_refused_or_replaced() {
+    let long = "長".repeat(32); // 64 bytes in CP932: one too many with the NUL
+    for bad in [long.as_str(), "emoji 😀"] {
+        let scene = triangle_scene(bad, 3);
+        let e =
+            Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap_err();
+        match &e {
+            models::Error::FormatLimit { place, what, .. } => {
+                assert!(place.contains("frame 0"), "{e}");
+                assert!(what.contains(bad), "{e}");
+            }
+            other => panic!("{other}"),
+        }
+        let options = ImportOptions {
+            replace_bad_names: true,
+            ..ImportOptions::default()
+        };
+        let out = Document::from_scene(Format::Smf, &scene, None, &options).unwrap();
+        assert!(out.warnings.iter().any(|w| w.0.contains("replaced by")));
+        let smf = smf_of(&out.document);
+        let got = smf.frames[0].name.text().into_owned();
+        let cp932 = smf.frames[0].name.text_bytes().len();
+        assert!((1..64).contains(&cp932) && !got.contains('😀'), "{got:?}");
+        assert!(bad.starts_with(got.trim_end_matches('_')), "{got:?}");
+    }
+    // 63 bytes fit.
+    let fits = "長".repeat(31) + "a";
+    let scene = triangle_scene(&fits, 3);
+    let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
+    assert_eq!(smf_of(&out.document).frames[0].name.text(), fits);
+}
+
+#[test]
+fn idx2_up_to_65535_vertices_idx4_above() {
+    for (n, id) in [(65_535, "IDX2"), (65_538, "IDX4")] {
+        let out = Document::from_scene(
+            Format::Smf,
+            &triangle_scene("f", n),
+            None,
+            &ImportOptions::default(),
+        )
+        .unwrap();
+        let smf = smf_of(&out.document);
+        assert_eq!(smf.meshes[0].indices.chunk_id().name(), id, "{n} vertices");
+        assert_eq!(smf.meshes[0].vertices.len(), n);
+        // Winding undone: glTF (0, 1, 2) is SMF (0, 2, 1).
+        assert_eq!(
+            smf.meshes[0].indices.iter().take(3).collect::<Vec<_>>(),
+            [0, 2, 1]
+        );
+        // A material is made for the primitive without one, and said.
+        assert_eq!(smf.meshes[0].materials.len(), 1);
+        assert!(out.warnings.iter().any(|w| w.0.contains("no material")));
+    }
+}
+
+/// 100 joints, each vertex of triangle t bound to joints t and t + 1: the mesh is split into
+/// meshes of at most 40 bones, every triangle kept, with a warning naming the split.
+#[test]
+fn skins_with_more_than_40_bones_are_split() {
+    let joints = 100usize;
+    let mut nodes: Vec<scene::Node> = (0..joints)
+        .map(|j| scene::Node {
+            name: format!("bone{j}"),
+            children: if j + 1 < joints { vec![j + 1] } else { vec![] },
+            ..Default::default()
+        })
+        .collect();
+    nodes.push(scene::Node {
+        name: "body".into(),
+        mesh: Some(0),
+        skin: Some(0),
+        ..Default::default()
+    });
+    let triangles = joints - 1;
+    let mut positions = Vec::new();
+    let mut js = Vec::new();
+    let mut ws = Vec::new();
+    for t in 0..triangles {
+        for k in 0..3 {
+            positions.push([t as f32, k as f32, 0.0]);
+            js.push([t as u16, t as u16 + 1, 0, 0]);
+            ws.push([0.75, 0.25, 0.0, 0.0]);
+        }
+    }
+    let scene = Scene {
+        nodes,
+        roots: vec![0, joints],
+        meshes: vec![scene::Mesh {
+            name: "body".into(),
+            vertices: scene::Vertices {
+                positions,
+                joints: Some(js),
+                weights: Some(ws),
+                ..Default::default()
+            },
+            primitives: vec![scene::Primitive {
+                indices: (0..(triangles * 3) as u32).collect::<Vec<_>>().into(),
+                material: None,
+            }],
+            extras: Default::default(),
+        }],
+        skins: vec![scene::Skin {
+            name: "skin".into(),
+            joints: (0..joints).collect(),
+            inverse_bind_matrices: vec![scene::IDENTITY; joints],
+            skeleton: Some(0),
+        }],
+        ..Default::default()
+    };
+    let scene = scene::validate(scene).scene;
+    let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
+    let smf = smf_of(&out.document);
+    assert!(smf.meshes.len() >= 3, "{} meshes", smf.meshes.len());
+    let mut faces = 0;
+    for m in &smf.meshes {
+        let bones = m.bones.as_ref().unwrap();
+        assert!(bones.len() <= 40, "{} bones", bones.len());
+        let blend = m.blend.as_ref().unwrap();
+        assert!(blend.iter().all(|b| (b.indices[0] as usize) < bones.len()));
+        assert!(blend.iter().all(|b| b.weight == 0.75));
+        // Every vertex's first bone still drives the joint it did (bone t → frame t).
+        for (v, b) in m.vertices.iter().zip(blend) {
+            let t = v.position[0] as i32;
+            assert_eq!(bones[b.indices[0] as usize].frame, t);
+            assert_eq!(bones[b.indices[1] as usize].frame, t + 1);
+        }
+        faces += m.triangle_count();
+    }
+    assert_eq!(faces, triangles);
+    // Each part but the first hangs on a new frame.
+    let carried: Vec<i32> = smf
+        .frames
+        .iter()
+        .map(|f| f.mesh)
+        .filter(|&m| m >= 0)
+        .collect();
+    assert_eq!(carried.len(), smf.meshes.len());
+    assert!(
+        out.warnings.iter().any(|w| w.0.contains("split into")),
+        "{:?}",
+        out.warnings
+    );
+    // And it writes and reads.
+    selene_smf::Smf::from_bytes(&smf.to_bytes().unwrap()).unwrap();
+}
+
+/// Whatever `read_glb` makes of damaged bytes, the import gives a document or an error.
+#[test]
+fn damaged_gltf_never_panics_the_import() {
+    let path = test_support::workspace_root().join("fixtures/smf/skinned_animated.smf");
+    let doc = models::open(&path).unwrap();
+    let scene = Scene::from_document_with(&doc, &SceneOptions::default())
+        .unwrap()
+        .scene;
+    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let mut imported = 0;
+    let mut try_bytes = |bytes: &[u8]| {
+        if let Ok(read) = gltf::read_glb(bytes) {
+            let valid = scene::validate(read.scene).scene;
+            for base in [None, Some(&doc)] {
+                if Document::from_scene(Format::Smf, &valid, base, &ImportOptions::default())
+                    .is_ok()
+                {
+                    imported += 1;
+                }
+            }
+        }
+    };
+    for cut in (0..glb.len()).step_by(7) {
+        try_bytes(&glb[..cut]);
+    }
+    for at in (0..glb.len()).step_by(3) {
+        for x in [0x01u8, 0x20, 0x80, 0xFF] {
+            let mut b = glb.clone();
+            b[at] ^= x;
+            try_bytes(&b);
+        }
+    }
+    assert!(imported > 0);
+}
