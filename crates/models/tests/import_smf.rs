@@ -414,3 +414,48 @@ fn damaged_gltf_never_panics_the_import() {
     }
     assert!(imported > 0);
 }
+
+/// Scenes that did not come from SMF (every other format's fixtures, no `smf_*` extras) import
+/// through the generic path: every triangle kept, a file the reader takes, guesses warned.
+#[test]
+fn scenes_of_other_formats_import_as_smf() {
+    let options = ImportOptions {
+        replace_bad_names: true,
+        ..ImportOptions::default()
+    };
+    let mut checked = 0;
+    for fmt in ["bmf", "mdl", "elem", "skm"] {
+        for path in test_support::fixtures(fmt, fmt) {
+            let name = path.display().to_string();
+            let doc = models::open(&path).unwrap();
+            let scene = Scene::from_document_with(&doc, &SceneOptions::default())
+                .unwrap()
+                .scene;
+            let triangles: usize = scene
+                .meshes
+                .iter()
+                .flat_map(|m| &m.primitives)
+                .map(|p| p.indices.len() / 3)
+                .sum();
+            let valid = scene::validate(scene).scene;
+            let out = Document::from_scene(Format::Smf, &valid, None, &options)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let smf = smf_of(&out.document);
+            let faces: usize = smf.meshes.iter().map(|m| m.triangle_count()).sum();
+            assert_eq!(faces, triangles, "{name}: triangles");
+            if !valid.materials.is_empty() {
+                assert!(
+                    out.warnings
+                        .iter()
+                        .any(|w| w.0.contains("no SMF render states")),
+                    "{name}: {:?}",
+                    out.warnings
+                );
+            }
+            let bytes = smf.to_bytes().unwrap();
+            Smf::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4);
+}

@@ -480,12 +480,15 @@ fn aabb(vertices: &[smf::VertexPc]) -> Option<smf::Obb> {
 }
 
 /// The file's triangle list (winding restored) and the MTRLs with their ranges.
+type Layout = (Vec<u32>, Vec<smf::Material>);
+
+/// The file's triangle list (winding restored) and the MTRLs with their ranges.
 fn layout(
     place: &str,
     mesh: &super::Mesh,
     scene: &ValidScene,
     ctx: &mut Ctx<'_>,
-) -> Result<(Vec<u32>, Vec<smf::Material>), Error> {
+) -> Result<Layout, Error> {
     let n = mesh.vertices.positions.len();
     // Each primitive's whole triangles in file winding, dropping those past the vertices.
     let mut dropped = 0usize;
@@ -558,14 +561,13 @@ fn set_ranges(mtrl: &mut smf::Material, start: usize, tris: &[[u32; 3]], stored:
 /// The source's layout (a mesh exported from SMF): its MTRLs in order, each primitive at its
 /// stored triangle range, triangles in no range where the export left them. `None` when the
 /// mesh was not exported from SMF or no longer fits its ranges (warning).
-#[allow(clippy::type_complexity)]
 fn smf_layout(
     place: &str,
     mesh: &super::Mesh,
     scene: &ValidScene,
     prims: &[(Option<usize>, Vec<[u32; 3]>)],
     ctx: &mut Ctx<'_>,
-) -> Result<Option<(Vec<u32>, Vec<smf::Material>)>, Error> {
+) -> Result<Option<Layout>, Error> {
     let (Some(id), Some(total)) = (
         mesh.extras.get("smf_mesh").and_then(Value::as_u64),
         mesh.extras
