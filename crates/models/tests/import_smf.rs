@@ -459,3 +459,83 @@ fn scenes_of_other_formats_import_as_smf() {
     }
     assert!(checked >= 4);
 }
+
+/// A hand-made scene with every reference wrong (validation repairs nothing of it yet) still
+/// gives a document, with warnings, and no panic.
+#[test]
+fn broken_references_are_warned_not_panicked() {
+    let mut scene = Scene {
+        nodes: vec![
+            scene::Node {
+                name: "a".into(),
+                children: vec![1, 7, 1],
+                mesh: Some(0),
+                skin: Some(0),
+                ..Default::default()
+            },
+            scene::Node {
+                name: "b".into(),
+                mesh: Some(9),
+                skin: Some(4),
+                ..Default::default()
+            },
+        ],
+        roots: vec![0, 5],
+        ..Default::default()
+    };
+    scene.meshes.push(scene::Mesh {
+        name: "m".into(),
+        vertices: scene::Vertices {
+            positions: vec![[0.0; 3]; 3],
+            normals: Some(vec![[0.0, 1.0, 0.0]]),
+            uv1: Some(vec![[0.5, 0.5]; 2]),
+            colors: Some(vec![[2.0, -1.0, f32::NAN, 0.5]; 3]),
+            joints: Some(vec![[300, 2, 1, 0]; 2]),
+            weights: Some(vec![[0.5, f32::NAN, 0.25, 0.25]; 3]),
+            ..Default::default()
+        },
+        primitives: vec![scene::Primitive {
+            indices: vec![0, 1, 2, 0, 1, 99, 4].into(),
+            material: Some(12),
+        }],
+        extras: serde_json::from_str(
+            r#"{"smf_mesh": 0, "smf_triangles": 4000000000, "smf_obb": {"center": 1},
+                "smf_unknown": [{"id": "x"}, 3], "smf_tangents_hex": "zz",
+                "smf_collision": {"faces": [{"indices": [1]}], "runs": 5}}"#,
+        )
+        .unwrap(),
+    });
+    scene.skins.push(scene::Skin {
+        name: "s".into(),
+        joints: vec![0, 55],
+        inverse_bind_matrices: vec![],
+        skeleton: None,
+    });
+    scene.animations.push(scene::Animation {
+        name: "clip".into(),
+        channels: vec![
+            scene::Channel {
+                node: 0,
+                path: scene::ChannelPath::Rotation,
+                interpolation: scene::Interpolation::CubicSpline,
+                times: vec![0.0, f32::NAN, 1e30].into(),
+                values: vec![0.0; 5].into(),
+            },
+            scene::Channel {
+                node: 77,
+                path: scene::ChannelPath::Scale,
+                interpolation: scene::Interpolation::Linear,
+                times: vec![1.0].into(),
+                values: vec![].into(),
+            },
+        ],
+        extras: Default::default(),
+    });
+    let valid = scene::validate(scene).scene;
+    let out = Document::from_scene(Format::Smf, &valid, None, &ImportOptions::default()).unwrap();
+    assert!(out.warnings.len() >= 5, "{:?}", out.warnings);
+    let smf = smf_of(&out.document);
+    assert_eq!(smf.meshes[0].triangle_count(), 1);
+    assert_eq!(smf.meshes[0].vertices[0].bgra, [0, 0, 255, 128]);
+    smf.to_bytes().unwrap();
+}
