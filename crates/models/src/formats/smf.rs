@@ -113,4 +113,12 @@ impl super::FormatModel for selene_smf::Smf {
     ) -> Result<crate::scene::Conversion, crate::Error> {
         Ok(crate::scene::from_smf::convert(self, options))
     }
+
+    fn from_scene(
+        scene: &crate::scene::ValidScene,
+        base: Option<&Self>,
+        options: &crate::scene::ImportOptions,
+    ) -> Result<crate::scene::Imported<Self>, crate::Error> {
+        crate::scene::to_smf::convert(scene, base, options)
+    }
 }

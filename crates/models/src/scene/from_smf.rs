@@ -92,12 +92,17 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
             Transform::Matrix(m)
         };
         let mut extras = Map::new();
-        if let Some(obb) = &frame.obb {
-            obbs += 1;
-            extras.insert("smf_obb".into(), obb_json(obb));
-        }
+        // `null` says "no OBB" (an absent key: not from SMF, the importer makes one).
+        extras.insert(
+            "smf_obb".into(),
+            frame.obb.as_ref().map_or(Value::Null, obb_json),
+        );
+        obbs += usize::from(frame.obb.is_some());
         for u in &frame.unknown {
             warnings.push(unknown_warning(&format!("frame {i}"), u));
+        }
+        if !frame.unknown.is_empty() {
+            extras.insert("smf_unknown".into(), unknown_json(&frame.unknown));
         }
         scene.nodes.push(Node {
             name: frame.name.text().into_owned(),
@@ -178,6 +183,11 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
     for u in &doc.unknown {
         warnings.push(unknown_warning("top level", u));
     }
+    if !doc.unknown.is_empty() {
+        scene
+            .extras
+            .insert("smf_unknown".into(), unknown_json(&doc.unknown));
+    }
     Conversion { scene, warnings }
 }
 
@@ -227,10 +237,40 @@ fn index(i: i32, len: usize) -> Option<usize> {
 
 fn unknown_warning(place: &str, u: &smf::UnknownChunk) -> SceneWarning {
     SceneWarning(format!(
-        "smf {place}: unknown chunk {:?} ({} bytes) not exported",
+        "smf {place}: unknown chunk {:?} ({} bytes) kept only in extras (smf_unknown)",
         u.id.name(),
         u.data.len()
     ))
+}
+
+/// Unknown chunks as `extras.smf_unknown`: each `{"id", "after": [id, index] | null, "hex"}`,
+/// ids as their `u32` value, so that `to_smf` puts them back in place.
+fn unknown_json(list: &[smf::UnknownChunk]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|u| {
+                json!({
+                    "id": u.id.value(),
+                    "after": u.after.map(|a| json!([a.id.value(), a.index])),
+                    "hex": hex(&u.data),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Lowercase hex of `bytes` (raw data glTF has no place for).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        for d in [b >> 4, b & 15] {
+            s.push(char::from(
+                DIGITS.get(usize::from(d)).copied().unwrap_or(b'0'),
+            ));
+        }
+    }
+    s
 }
 
 fn f(x: f32) -> Value {
@@ -404,7 +444,18 @@ fn convert_mesh(
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {
         let material = scene.materials.len();
-        scene.materials.push(convert_material(i, k, mtrl, warnings));
+        let mut material_out = convert_material(i, k, mtrl, warnings);
+        let layout = &mut material_out.extras;
+        layout.insert("smf_mesh".into(), json!(i));
+        layout.insert(
+            "smf_polygons".into(),
+            json!([mtrl.polygon_start, mtrl.polygon_count]),
+        );
+        layout.insert(
+            "smf_vertices".into(),
+            json!([mtrl.vertex_start, mtrl.vertex_count]),
+        );
+        scene.materials.push(material_out);
         let start = usize::try_from(mtrl.polygon_start).ok();
         let count = usize::try_from(mtrl.polygon_count).ok();
         let Some((start, end)) = start
@@ -453,8 +504,45 @@ fn convert_mesh(
     }
 
     let mut extras = Map::new();
-    if let Some(obb) = &mesh.obb {
-        extras.insert("smf_obb".into(), obb_json(obb));
+    extras.insert("smf_mesh".into(), json!(i));
+    extras.insert("smf_triangles".into(), json!(triangles));
+    extras.insert(
+        "smf_index_format".into(),
+        json!(mesh.indices.chunk_id().name()),
+    );
+    extras.insert(
+        "smf_obb".into(),
+        mesh.obb.as_ref().map_or(Value::Null, obb_json),
+    );
+    // Raw file bytes: V_B has no glTF attribute (no handedness sign), and V_A's unused index
+    // slots and exact weights do not survive glTF's four normalised influences.
+    if let Some(t) = &mesh.tangents {
+        extras.insert(
+            "smf_tangents_hex".into(),
+            json!(hex(binio::pod::as_bytes(t))),
+        );
+    }
+    if let Some(b) = &mesh.blend {
+        extras.insert("smf_blend_hex".into(), json!(hex(binio::pod::as_bytes(b))));
+    }
+    if let Some(b) = &mesh.bones {
+        extras.insert("smf_bones_hex".into(), json!(hex(binio::pod::as_bytes(b))));
+    }
+    // Normals that are not unit length (glTF needs unit normals) are kept as written.
+    if let Some(ns) = &mesh.normals {
+        let unit = |v: &smf::Vec3| {
+            normalize3(mirror_z(v.0))
+                .is_some_and(|u| mirror_z(u).map(f32::to_bits) == v.0.map(f32::to_bits))
+        };
+        if !ns.iter().all(unit) {
+            extras.insert(
+                "smf_normals_hex".into(),
+                json!(hex(binio::pod::as_bytes(ns))),
+            );
+        }
+    }
+    if !mesh.unknown.is_empty() {
+        extras.insert("smf_unknown".into(), unknown_json(&mesh.unknown));
     }
     if let Some(c) = collision_json(mesh) {
         extras.insert("smf_collision".into(), c);
@@ -485,6 +573,7 @@ fn convert_mesh(
         scene.skins.push(skin);
         let node = scene.nodes.len();
         let mut extras = Map::new();
+        extras.insert("smf_mesh_node".into(), json!(true));
         extras.insert("smf_frames".into(), json!(frames));
         scene.nodes.push(Node {
             name,
@@ -499,9 +588,13 @@ fn convert_mesh(
             "smf mesh {i}: no frame carries it; placed on its own root node"
         )));
         let node = scene.nodes.len();
+        let mut extras = Map::new();
+        extras.insert("smf_mesh_node".into(), json!(true));
+        extras.insert("smf_frames".into(), json!([]));
         scene.nodes.push(Node {
             name,
             mesh: Some(mesh_index),
+            extras,
             ..Node::default()
         });
         scene.roots.push(node);
@@ -708,6 +801,27 @@ fn convert_material(
     for u in &m.unknown {
         warnings.push(unknown_warning(&format!("mesh {i} material {k}"), u));
     }
+    if !m.unknown.is_empty() {
+        extras.insert("smf_unknown".into(), unknown_json(&m.unknown));
+    }
+    // The subchunks an importer writes by default, where this material has none.
+    let absent: Vec<&str> = [
+        ("DRAW", m.draw.is_none()),
+        ("ZTES", m.z_test.is_none()),
+        ("ZWRI", m.z_write.is_none()),
+        ("ATES", m.alpha_test.is_none()),
+        ("ABND", m.alpha_threshold.is_none()),
+        ("CULL", m.cull.is_none()),
+        ("LGT", m.lighting.is_none()),
+        ("DIFF", m.diffuse.is_none()),
+        ("EMIS", m.emissive.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(n, absent)| absent.then_some(n))
+    .collect();
+    if !absent.is_empty() {
+        extras.insert("smf_absent".into(), json!(absent));
+    }
     out.extras = extras;
     out
 }
@@ -728,6 +842,11 @@ fn convert_animation(
         .insert("smf_last_time_ticks".into(), json!(set.last_time));
     anim.extras
         .insert("smf_ticks_per_second".into(), json!(tps));
+    anim.extras.insert("smf_set".into(), json!(a));
+    if !set.unknown.is_empty() {
+        anim.extras
+            .insert("smf_unknown".into(), unknown_json(&set.unknown));
+    }
     let mut seen: HashSet<usize> = HashSet::new();
     let mut dropped = 0usize;
     for (k, ani) in set.animations.iter().enumerate() {
@@ -790,9 +909,19 @@ fn convert_animation(
     }
     if anim.channels.is_empty() {
         warnings.push(SceneWarning(format!(
-            "smf animation {a} ({:?}): no keys; not exported (glTF needs at least one channel)",
+            "smf animation {a} ({:?}): no keys; kept only in the scene's extras \
+             (smf_empty_animations; glTF needs at least one channel)",
             anim.name
         )));
+        let mut kept = anim.extras;
+        kept.insert("name".into(), json!(anim.name));
+        let list = scene
+            .extras
+            .entry("smf_empty_animations")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = list {
+            list.push(Value::Object(kept));
+        }
         return;
     }
     scene.animations.push(anim);

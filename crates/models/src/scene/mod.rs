@@ -29,6 +29,8 @@ mod import;
 mod math;
 mod merge;
 pub(crate) mod shared;
+#[cfg(feature = "smf")]
+pub(crate) mod to_smf;
 pub(crate) mod validate;
 
 pub use budget::{cost, Budget};

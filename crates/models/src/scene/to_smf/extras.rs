@@ -1,0 +1,223 @@
+//! Reading back what `from_smf` put into `extras` (the inverse of its `*_json` helpers).
+//! Malformed extras are never an error: the part is left out with a warning.
+
+use super::super::mirror_z;
+use super::Ctx;
+use selene_smf as smf;
+use serde_json::{Map, Value};
+
+/// A float (JSON `null`, which is how a non-finite float was written, is NaN).
+fn float(v: &Value) -> Option<f32> {
+    match v {
+        Value::Null => Some(f32::NAN),
+        v => v.as_f64().map(|x| x as f32),
+    }
+}
+
+fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
+    let list = v?.as_array()?;
+    if list.len() != N {
+        return None;
+    }
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(list) {
+        *o = float(x)?;
+    }
+    Some(out)
+}
+
+/// A float field of an extras map.
+pub(super) fn f32_at(m: &Map<String, Value>, key: &str) -> Option<f32> {
+    m.get(key).and_then(Value::as_f64).map(|x| x as f32)
+}
+
+/// `[a, b]` of two `i32`.
+pub(super) fn i32_pair(v: Option<&Value>) -> Option<[i32; 2]> {
+    match v?.as_array()?.as_slice() {
+        [a, b] => Some([
+            i32::try_from(a.as_i64()?).ok()?,
+            i32::try_from(b.as_i64()?).ok()?,
+        ]),
+        _ => None,
+    }
+}
+
+/// `extras.smf_obb` back in file axes; `null` is "no OBB".
+pub(super) fn obb_from(v: &Value, place: &str, ctx: &mut Ctx<'_>) -> Option<smf::Obb> {
+    if v.is_null() {
+        return None;
+    }
+    let parsed = (|| {
+        let axes = v.get("axes")?.as_array()?;
+        let mut out_axes = [[0.0; 3]; 3];
+        if axes.len() != 3 {
+            return None;
+        }
+        for (o, a) in out_axes.iter_mut().zip(axes) {
+            *o = mirror_z(floats::<3>(Some(a))?);
+        }
+        Some(smf::Obb {
+            center: mirror_z(floats::<3>(v.get("center"))?),
+            axes: out_axes,
+            lengths: floats::<3>(v.get("lengths"))?,
+        })
+    })();
+    if parsed.is_none() {
+        ctx.warn(format!(
+            "smf {place}: extras.smf_obb is malformed; no OBB written"
+        ));
+    }
+    parsed
+}
+
+/// Bytes from lowercase or uppercase hex; `None` on an odd length or another character.
+pub(super) fn unhex(s: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| {
+        char::from(c)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
+    let b = s.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    b.chunks_exact(2)
+        .map(|p| match *p {
+            [h, l] => Some(digit(h)? << 4 | digit(l)?),
+            _ => None,
+        })
+        .collect()
+}
+
+fn chunk_id(v: &Value) -> Option<smf::ChunkId> {
+    let raw = u32::try_from(v.as_u64()?).ok()?;
+    Some(smf::ChunkId(raw.to_le_bytes()))
+}
+
+/// `extras.smf_unknown` back as unknown chunks, each where it stood.
+pub(super) fn unknown_from(
+    v: Option<&Value>,
+    place: &str,
+    ctx: &mut Ctx<'_>,
+) -> Vec<smf::UnknownChunk> {
+    let Some(v) = v else {
+        return Vec::new();
+    };
+    let list = v.as_array().map_or(&[][..], Vec::as_slice);
+    let mut out = Vec::with_capacity(list.len());
+    let mut bad = usize::from(!v.is_array());
+    for u in list {
+        let after = match u.get("after") {
+            None | Some(Value::Null) => Some(None),
+            Some(Value::Array(a)) => match a.as_slice() {
+                [id, index] => chunk_id(id).zip(index.as_u64()).and_then(|(id, index)| {
+                    Some(Some(smf::Anchor {
+                        id,
+                        index: u32::try_from(index).ok()?,
+                    }))
+                }),
+                _ => None,
+            },
+            Some(_) => None,
+        };
+        let id = u.get("id").and_then(chunk_id);
+        let data = u.get("hex").and_then(Value::as_str).and_then(unhex);
+        match (after, id, data) {
+            (Some(after), Some(id), Some(data)) => out.push(smf::UnknownChunk { after, id, data }),
+            _ => bad += 1,
+        }
+    }
+    if bad > 0 {
+        ctx.warn(format!(
+            "smf {place}: {bad} malformed entr(ies) of extras.smf_unknown left out"
+        ));
+    }
+    out
+}
+
+type Collision = (
+    Option<Vec<smf::CollisionRun>>,
+    Option<Vec<smf::CollisionFace>>,
+    Option<Vec<smf::CollisionVertex>>,
+);
+
+fn int(v: Option<&Value>) -> Option<i32> {
+    i32::try_from(v?.as_i64()?).ok()
+}
+
+/// `extras.smf_collision` back as C_AT, C_FC, C_VX (file axes and winding).
+pub(super) fn collision_from(v: Option<&Value>, place: &str, ctx: &mut Ctx<'_>) -> Collision {
+    let Some(v) = v else {
+        return (None, None, None);
+    };
+    let mut bad = 0usize;
+    let mut list = |key: &str| -> Option<&Vec<Value>> {
+        let l = v.get(key)?;
+        if !l.is_array() {
+            bad += 1;
+        }
+        l.as_array()
+    };
+    let (runs, faces, verts) = (list("runs"), list("faces"), list("vertices"));
+    let runs = runs.map(|l| {
+        l.iter()
+            .filter_map(|r| {
+                let run = (|| {
+                    Some(smf::CollisionRun {
+                        start: int(r.get("start"))?,
+                        count: int(r.get("count"))?,
+                        attribute: int(r.get("attribute"))?,
+                    })
+                })();
+                bad += usize::from(run.is_none());
+                run
+            })
+            .collect()
+    });
+    let faces = faces.map(|l| {
+        l.iter()
+            .filter_map(|f| {
+                let face = (|| {
+                    let i = f.get("indices")?.as_array()?;
+                    let [a, b, c] = i.as_slice() else {
+                        return None;
+                    };
+                    Some(smf::CollisionFace {
+                        attribute: int(f.get("attribute"))?,
+                        indices: [int(Some(a))?, int(Some(c))?, int(Some(b))?],
+                        normal: mirror_z(floats::<3>(f.get("normal"))?),
+                        d: float(f.get("d")?)?,
+                    })
+                })();
+                bad += usize::from(face.is_none());
+                face
+            })
+            .collect()
+    });
+    let verts = verts.map(|l| {
+        l.iter()
+            .filter_map(|x| {
+                let vertex = (|| {
+                    let c = x.get("color_rgba")?.as_array()?;
+                    let byte = |v: &Value| u8::try_from(v.as_u64()?).ok();
+                    let [r, g, b, a] = c.as_slice() else {
+                        return None;
+                    };
+                    Some(smf::CollisionVertex {
+                        position: mirror_z(floats::<3>(x.get("position"))?),
+                        bgra: [byte(b)?, byte(g)?, byte(r)?, byte(a)?],
+                        normal: mirror_z(floats::<3>(x.get("normal"))?),
+                    })
+                })();
+                bad += usize::from(vertex.is_none());
+                vertex
+            })
+            .collect()
+    });
+    if bad > 0 {
+        ctx.warn(format!(
+            "smf {place}: {bad} malformed entr(ies) of extras.smf_collision left out"
+        ));
+    }
+    (runs, faces, verts)
+}

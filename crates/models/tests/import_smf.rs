@@ -1,0 +1,541 @@
+//! glTF → SMF (`scene::to_smf`): every fixture and sample survives
+//! `Smf → Scene → .glb → Scene → validate → Smf` with the same summary and the same geometry,
+//! patching an unedited export onto its base gives the base byte for byte, and the format's
+//! limits (names, bones per mesh, 16-bit indices) are kept or refused by name.
+
+use models::gltf::{self, GltfOptions};
+use models::scene::{self, ImportOptions, Scene, SceneOptions};
+use models::smf as selene_smf;
+use models::{Document, Format, Model};
+use selene_smf::Smf;
+use std::path::PathBuf;
+
+fn inputs() -> Vec<PathBuf> {
+    let mut files = test_support::fixtures("smf", "smf");
+    files.extend(test_support::samples("smf", "smf").unwrap_or_default());
+    files
+}
+
+fn smf_of(doc: &Document) -> &Smf {
+    match doc {
+        Document::Smf(s) => s,
+        other => panic!("not an SMF: {:?}", other.format()),
+    }
+}
+
+/// The scene as it comes back from our own `.glb`.
+fn through_glb(doc: &Document) -> scene::ValidScene {
+    let scene = Scene::from_document_with(doc, &SceneOptions::default())
+        .unwrap()
+        .scene;
+    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let read = gltf::read_glb(&glb).unwrap();
+    scene::validate(read.scene).scene
+}
+
+fn import(scene: &scene::ValidScene, base: Option<&Document>) -> (Smf, Vec<String>) {
+    let out = Document::from_scene(Format::Smf, scene, base, &ImportOptions::default()).unwrap();
+    let warnings = out.warnings.iter().map(|w| w.0.clone()).collect();
+    match out.document {
+        Document::Smf(s) => (s, warnings),
+        other => panic!("not an SMF: {:?}", other.format()),
+    }
+}
+
+fn close(a: f32, b: f32, tol: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a - b).abs() <= tol || (a.is_nan() && b.is_nan())
+}
+
+fn assert_close(name: &str, what: &str, a: &[f32], b: &[f32], tol: f32) {
+    assert_eq!(a.len(), b.len(), "{name}: {what} length");
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(close(*x, *y, tol), "{name}: {what}[{k}]: {x} vs {y}");
+    }
+}
+
+/// Compares the geometry, skin and keys of two documents.
+fn assert_same_data(name: &str, a: &Smf, b: &Smf) {
+    assert_eq!(a.meshes.len(), b.meshes.len(), "{name}: meshes");
+    for (m, (x, y)) in a.meshes.iter().zip(&b.meshes).enumerate() {
+        let n = format!("{name} mesh {m}");
+        let pos = |s: &selene_smf::Mesh| -> Vec<f32> {
+            s.vertices.iter().flat_map(|v| v.position).collect()
+        };
+        // A sign flip there and back: bit-exact.
+        assert_close(&n, "positions", &pos(x), &pos(y), 0.0);
+        let colors = |s: &selene_smf::Mesh| s.vertices.iter().map(|v| v.bgra).collect::<Vec<_>>();
+        assert_eq!(colors(x), colors(y), "{n}: colours");
+        let normals = |s: &selene_smf::Mesh| -> Vec<f32> {
+            s.normals.iter().flatten().flat_map(|v| v.0).collect()
+        };
+        assert_close(&n, "normals", &normals(x), &normals(y), 2e-7);
+        assert_eq!(x.uvs, y.uvs, "{n}: uvs");
+        assert_eq!(x.tangents, y.tangents, "{n}: tangents");
+        assert_eq!(x.indices, y.indices, "{n}: indices");
+        assert_eq!(x.blend, y.blend, "{n}: weights");
+        assert_eq!(x.bones, y.bones, "{n}: bones");
+        assert_eq!(x.obb, y.obb, "{n}: obb");
+        assert_eq!(x.collision_faces, y.collision_faces, "{n}: collision");
+        assert_eq!(x.collision_vertices, y.collision_vertices, "{n}: collision");
+        assert_eq!(x.collision_runs, y.collision_runs, "{n}: collision");
+        assert_eq!(x.unknown, y.unknown, "{n}: unknown chunks");
+        for (k, (p, q)) in x.materials.iter().zip(&y.materials).enumerate() {
+            let mut q = q.clone();
+            q.name = p.name.clone();
+            assert_eq!(p, &q, "{n} material {k}");
+        }
+    }
+    assert_eq!(a.frames.len(), b.frames.len(), "{name}: frames");
+    for (f, (x, y)) in a.frames.iter().zip(&b.frames).enumerate() {
+        let n = format!("{name} frame {f}");
+        assert_eq!(x.name.text(), y.name.text(), "{n}: name");
+        assert_eq!((x.mesh, x.parent), (y.mesh, y.parent), "{n}: mesh, parent");
+        assert_close(&n, "transform", &x.transform, &y.transform, 1e-5);
+        assert_eq!(x.obb, y.obb, "{n}: obb");
+        assert_eq!(x.unknown, y.unknown, "{n}: unknown");
+    }
+    assert_eq!(
+        a.animation_sets.len(),
+        b.animation_sets.len(),
+        "{name}: sets"
+    );
+    for (s, (x, y)) in a.animation_sets.iter().zip(&b.animation_sets).enumerate() {
+        let n = format!("{name} set {s}");
+        assert_eq!(x.last_time, y.last_time, "{n}: last time");
+        assert_eq!(x.unknown, y.unknown, "{n}: unknown");
+        assert_eq!(x.animations.len(), y.animations.len(), "{n}: ANIs");
+        for (p, q) in x.animations.iter().zip(&y.animations) {
+            assert_eq!(p.target_frame, q.target_frame, "{n}: target");
+            assert_eq!(p.scale_keys, q.scale_keys, "{n}: scale keys");
+            assert_eq!(
+                p.translation_keys, q.translation_keys,
+                "{n}: translation keys"
+            );
+            assert_eq!(
+                p.rotation_keys.len(),
+                q.rotation_keys.len(),
+                "{n}: rotation keys"
+            );
+            for (r, t) in p.rotation_keys.iter().zip(&q.rotation_keys) {
+                assert_eq!(r.time, t.time, "{n}: rotation key time");
+                // q and −q are the same rotation (the export makes the keys continuous).
+                let neg = t.value.map(|v| -v);
+                let same = |o: &[f32; 4]| r.value.iter().zip(o).all(|(a, b)| close(*a, *b, 2e-7));
+                assert!(
+                    same(&t.value) || same(&neg),
+                    "{n}: rotation {:?} vs {:?}",
+                    r.value,
+                    t.value
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_fixture_and_sample_round_trips_through_gltf() {
+    let mut checked = 0;
+    for path in inputs() {
+        let name = path.display().to_string();
+        let doc = models::open(&path).unwrap();
+        let (back, warnings) = import(&through_glb(&doc), None);
+        for w in &warnings {
+            eprintln!("{name}: {w}");
+        }
+        let again = Document::Smf(back.clone());
+        assert_eq!(again.summary(), doc.summary(), "{name}: summary");
+        assert_same_data(&name, smf_of(&doc), &back);
+        // And it is a file the reader takes.
+        let bytes = back.to_bytes().unwrap();
+        Smf::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} files");
+}
+
+/// `--base`: the export of a file, imported onto that file, is that file byte for byte.
+#[test]
+fn an_unedited_export_patched_onto_its_base_is_the_base() {
+    for path in inputs() {
+        let name = path.display().to_string();
+        let bytes = test_support::read(&path);
+        let doc = models::from_bytes(&bytes).unwrap();
+        let (back, _) = import(&through_glb(&doc), Some(&doc));
+        let out = back.to_bytes().unwrap();
+        assert!(out == bytes, "{name}: not byte-identical to its base");
+    }
+}
+
+/// A frame the scene lacks (an anchor such as `LW_POS`) comes from the base, named in a
+/// warning; without the base it is not there.
+#[test]
+fn base_frames_the_scene_lacks_are_taken_from_the_base() {
+    let path = test_support::workspace_root().join("fixtures/smf/skinned_animated.smf");
+    let doc = models::open(&path).unwrap();
+    let scene = through_glb(&doc);
+    let mut base = smf_of(&doc).clone();
+    let mut anchor = selene_smf::Frame::new("LW_POS", -1, 1).unwrap();
+    anchor.transform[12] = 3.0;
+    base.frames.push(anchor.clone());
+    let (alone, _) = import(&scene, None);
+    assert!(!alone.frames.iter().any(|f| f.name.text() == "LW_POS"));
+    let (patched, warnings) = import(&scene, Some(&Document::Smf(base.clone())));
+    assert_eq!(patched.frames.last(), Some(&anchor));
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("taken from the base") && w.contains("LW_POS")));
+    assert_eq!(patched.to_bytes().unwrap(), base.to_bytes().unwrap());
+}
+
+/// A base of another format is refused.
+#[test]
+fn a_base_of_another_format_is_refused() {
+    let bmf = test_support::fixtures("bmf", "bmf");
+    let base = models::open(&bmf[0]).unwrap();
+    let doc = models::open(&test_support::fixtures("smf", "smf")[0]).unwrap();
+    let e = Document::from_scene(
+        Format::Smf,
+        &through_glb(&doc),
+        Some(&base),
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, models::Error::BaseFormatMismatch { .. }), "{e}");
+}
+
+fn triangle_scene(name: &str, vertices: usize) -> scene::ValidScene {
+    let positions: Vec<[f32; 3]> = (0..vertices)
+        .map(|i| [i as f32, (i % 3) as f32, 0.0])
+        .collect();
+    let indices: Vec<u32> = (0..(vertices / 3 * 3) as u32).collect();
+    let scene = Scene {
+        nodes: vec![scene::Node {
+            name: name.into(),
+            mesh: Some(0),
+            ..Default::default()
+        }],
+        roots: vec![0],
+        meshes: vec![scene::Mesh {
+            name: "mesh".into(),
+            vertices: scene::Vertices {
+                positions,
+                ..Default::default()
+            },
+            primitives: vec![scene::Primitive {
+                indices: indices.into(),
+                material: None,
+            }],
+            extras: Default::default(),
+        }],
+        ..Default::default()
+    };
+    scene::validate(scene).scene
+}
+
+#[test]
+fn names_that_do_not_fit_are_refused_or_replaced() {
+    let long = "長".repeat(32); // 64 bytes in CP932: one too many with the NUL
+    for bad in [long.as_str(), "emoji 😀"] {
+        let scene = triangle_scene(bad, 3);
+        let e =
+            Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap_err();
+        match &e {
+            models::Error::FormatLimit { place, what, .. } => {
+                assert!(place.contains("frame 0"), "{e}");
+                assert!(what.contains(bad), "{e}");
+            }
+            other => panic!("{other}"),
+        }
+        let options = ImportOptions {
+            replace_bad_names: true,
+            ..ImportOptions::default()
+        };
+        let out = Document::from_scene(Format::Smf, &scene, None, &options).unwrap();
+        assert!(out.warnings.iter().any(|w| w.0.contains("replaced by")));
+        let smf = smf_of(&out.document);
+        let got = smf.frames[0].name.text().into_owned();
+        let cp932 = smf.frames[0].name.text_bytes().len();
+        assert!((1..64).contains(&cp932) && !got.contains('😀'), "{got:?}");
+        assert!(bad.starts_with(got.trim_end_matches('_')), "{got:?}");
+    }
+    // 63 bytes fit.
+    let fits = "長".repeat(31) + "a";
+    let scene = triangle_scene(&fits, 3);
+    let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
+    assert_eq!(smf_of(&out.document).frames[0].name.text(), fits);
+}
+
+#[test]
+fn idx2_up_to_65535_vertices_idx4_above() {
+    for (n, id) in [(65_535, "IDX2"), (65_538, "IDX4")] {
+        let out = Document::from_scene(
+            Format::Smf,
+            &triangle_scene("f", n),
+            None,
+            &ImportOptions::default(),
+        )
+        .unwrap();
+        let smf = smf_of(&out.document);
+        assert_eq!(smf.meshes[0].indices.chunk_id().name(), id, "{n} vertices");
+        assert_eq!(smf.meshes[0].vertices.len(), n);
+        // Winding undone: glTF (0, 1, 2) is SMF (0, 2, 1).
+        assert_eq!(
+            smf.meshes[0].indices.iter().take(3).collect::<Vec<_>>(),
+            [0, 2, 1]
+        );
+        // A material is made for the primitive without one, and said.
+        assert_eq!(smf.meshes[0].materials.len(), 1);
+        assert!(out.warnings.iter().any(|w| w.0.contains("no material")));
+    }
+}
+
+/// 100 joints, each vertex of triangle t bound to joints t and t + 1: the mesh is split into
+/// meshes of at most 40 bones, every triangle kept, with a warning naming the split.
+#[test]
+fn skins_with_more_than_40_bones_are_split() {
+    let joints = 100usize;
+    let mut nodes: Vec<scene::Node> = (0..joints)
+        .map(|j| scene::Node {
+            name: format!("bone{j}"),
+            children: if j + 1 < joints { vec![j + 1] } else { vec![] },
+            ..Default::default()
+        })
+        .collect();
+    nodes.push(scene::Node {
+        name: "body".into(),
+        mesh: Some(0),
+        skin: Some(0),
+        ..Default::default()
+    });
+    let triangles = joints - 1;
+    let mut positions = Vec::new();
+    let mut js = Vec::new();
+    let mut ws = Vec::new();
+    for t in 0..triangles {
+        for k in 0..3 {
+            positions.push([t as f32, k as f32, 0.0]);
+            js.push([t as u16, t as u16 + 1, 0, 0]);
+            ws.push([0.75, 0.25, 0.0, 0.0]);
+        }
+    }
+    let scene = Scene {
+        nodes,
+        roots: vec![0, joints],
+        meshes: vec![scene::Mesh {
+            name: "body".into(),
+            vertices: scene::Vertices {
+                positions,
+                joints: Some(js),
+                weights: Some(ws),
+                ..Default::default()
+            },
+            primitives: vec![scene::Primitive {
+                indices: (0..(triangles * 3) as u32).collect::<Vec<_>>().into(),
+                material: None,
+            }],
+            extras: Default::default(),
+        }],
+        skins: vec![scene::Skin {
+            name: "skin".into(),
+            joints: (0..joints).collect(),
+            inverse_bind_matrices: vec![scene::IDENTITY; joints],
+            skeleton: Some(0),
+        }],
+        ..Default::default()
+    };
+    let scene = scene::validate(scene).scene;
+    let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
+    let smf = smf_of(&out.document);
+    assert!(smf.meshes.len() >= 3, "{} meshes", smf.meshes.len());
+    let mut faces = 0;
+    for m in &smf.meshes {
+        let bones = m.bones.as_ref().unwrap();
+        assert!(bones.len() <= 40, "{} bones", bones.len());
+        let blend = m.blend.as_ref().unwrap();
+        assert!(blend.iter().all(|b| (b.indices[0] as usize) < bones.len()));
+        assert!(blend.iter().all(|b| b.weight == 0.75));
+        // Every vertex's first bone still drives the joint it did (bone t → frame t).
+        for (v, b) in m.vertices.iter().zip(blend) {
+            let t = v.position[0] as i32;
+            assert_eq!(bones[b.indices[0] as usize].frame, t);
+            assert_eq!(bones[b.indices[1] as usize].frame, t + 1);
+        }
+        faces += m.triangle_count();
+    }
+    assert_eq!(faces, triangles);
+    // Each part but the first hangs on a new frame.
+    let carried: Vec<i32> = smf
+        .frames
+        .iter()
+        .map(|f| f.mesh)
+        .filter(|&m| m >= 0)
+        .collect();
+    assert_eq!(carried.len(), smf.meshes.len());
+    assert!(
+        out.warnings.iter().any(|w| w.0.contains("split into")),
+        "{:?}",
+        out.warnings
+    );
+    // And it writes and reads.
+    selene_smf::Smf::from_bytes(&smf.to_bytes().unwrap()).unwrap();
+}
+
+/// Whatever `read_glb` makes of damaged bytes, the import gives a document or an error.
+#[test]
+fn damaged_gltf_never_panics_the_import() {
+    let path = test_support::workspace_root().join("fixtures/smf/skinned_animated.smf");
+    let doc = models::open(&path).unwrap();
+    let scene = Scene::from_document_with(&doc, &SceneOptions::default())
+        .unwrap()
+        .scene;
+    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let mut imported = 0;
+    let mut try_bytes = |bytes: &[u8]| {
+        if let Ok(read) = gltf::read_glb(bytes) {
+            let valid = scene::validate(read.scene).scene;
+            for base in [None, Some(&doc)] {
+                if Document::from_scene(Format::Smf, &valid, base, &ImportOptions::default())
+                    .is_ok()
+                {
+                    imported += 1;
+                }
+            }
+        }
+    };
+    for cut in (0..glb.len()).step_by(7) {
+        try_bytes(&glb[..cut]);
+    }
+    for at in (0..glb.len()).step_by(3) {
+        for x in [0x01u8, 0x20, 0x80, 0xFF] {
+            let mut b = glb.clone();
+            b[at] ^= x;
+            try_bytes(&b);
+        }
+    }
+    assert!(imported > 0);
+}
+
+/// Scenes that did not come from SMF (every other format's fixtures, no `smf_*` extras) import
+/// through the generic path: every triangle kept, a file the reader takes, guesses warned.
+#[test]
+fn scenes_of_other_formats_import_as_smf() {
+    let options = ImportOptions {
+        replace_bad_names: true,
+        ..ImportOptions::default()
+    };
+    let mut checked = 0;
+    for fmt in ["bmf", "mdl", "elem", "skm"] {
+        for path in test_support::fixtures(fmt, fmt) {
+            let name = path.display().to_string();
+            let doc = models::open(&path).unwrap();
+            let scene = Scene::from_document_with(&doc, &SceneOptions::default())
+                .unwrap()
+                .scene;
+            let triangles: usize = scene
+                .meshes
+                .iter()
+                .flat_map(|m| &m.primitives)
+                .map(|p| p.indices.len() / 3)
+                .sum();
+            let valid = scene::validate(scene).scene;
+            let out = Document::from_scene(Format::Smf, &valid, None, &options)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let smf = smf_of(&out.document);
+            let faces: usize = smf.meshes.iter().map(|m| m.triangle_count()).sum();
+            assert_eq!(faces, triangles, "{name}: triangles");
+            if !valid.materials.is_empty() {
+                assert!(
+                    out.warnings
+                        .iter()
+                        .any(|w| w.0.contains("no SMF render states")),
+                    "{name}: {:?}",
+                    out.warnings
+                );
+            }
+            let bytes = smf.to_bytes().unwrap();
+            Smf::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4);
+}
+
+/// A hand-made scene with every reference wrong (validation repairs nothing of it yet) still
+/// gives a document, with warnings, and no panic.
+#[test]
+fn broken_references_are_warned_not_panicked() {
+    let mut scene = Scene {
+        nodes: vec![
+            scene::Node {
+                name: "a".into(),
+                children: vec![1, 7, 1],
+                mesh: Some(0),
+                skin: Some(0),
+                ..Default::default()
+            },
+            scene::Node {
+                name: "b".into(),
+                mesh: Some(9),
+                skin: Some(4),
+                ..Default::default()
+            },
+        ],
+        roots: vec![0, 5],
+        ..Default::default()
+    };
+    scene.meshes.push(scene::Mesh {
+        name: "m".into(),
+        vertices: scene::Vertices {
+            positions: vec![[0.0; 3]; 3],
+            normals: Some(vec![[0.0, 1.0, 0.0]]),
+            uv1: Some(vec![[0.5, 0.5]; 2]),
+            colors: Some(vec![[2.0, -1.0, f32::NAN, 0.5]; 3]),
+            joints: Some(vec![[300, 2, 1, 0]; 2]),
+            weights: Some(vec![[0.5, f32::NAN, 0.25, 0.25]; 3]),
+            ..Default::default()
+        },
+        primitives: vec![scene::Primitive {
+            indices: vec![0, 1, 2, 0, 1, 99, 4].into(),
+            material: Some(12),
+        }],
+        extras: serde_json::from_str(
+            r#"{"smf_mesh": 0, "smf_triangles": 4000000000, "smf_obb": {"center": 1},
+                "smf_unknown": [{"id": "x"}, 3], "smf_tangents_hex": "zz",
+                "smf_collision": {"faces": [{"indices": [1]}], "runs": 5}}"#,
+        )
+        .unwrap(),
+    });
+    scene.skins.push(scene::Skin {
+        name: "s".into(),
+        joints: vec![0, 55],
+        inverse_bind_matrices: vec![],
+        skeleton: None,
+    });
+    scene.animations.push(scene::Animation {
+        name: "clip".into(),
+        channels: vec![
+            scene::Channel {
+                node: 0,
+                path: scene::ChannelPath::Rotation,
+                interpolation: scene::Interpolation::CubicSpline,
+                times: vec![0.0, f32::NAN, 1e30].into(),
+                values: vec![0.0; 5].into(),
+            },
+            scene::Channel {
+                node: 77,
+                path: scene::ChannelPath::Scale,
+                interpolation: scene::Interpolation::Linear,
+                times: vec![1.0].into(),
+                values: vec![].into(),
+            },
+        ],
+        extras: Default::default(),
+    });
+    let valid = scene::validate(scene).scene;
+    let out = Document::from_scene(Format::Smf, &valid, None, &ImportOptions::default()).unwrap();
+    assert!(out.warnings.len() >= 5, "{:?}", out.warnings);
+    let smf = smf_of(&out.document);
+    assert_eq!(smf.meshes[0].triangle_count(), 1);
+    assert_eq!(smf.meshes[0].vertices[0].bgra, [0, 0, 255, 128]);
+    smf.to_bytes().unwrap();
+}
