@@ -28,7 +28,7 @@ fn through_glb(doc: &Document) -> scene::ValidScene {
     let scene = Scene::from_document_with(doc, &SceneOptions::default())
         .unwrap()
         .scene;
-    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
     let read = gltf::read_glb(&glb).unwrap();
     scene::validate(read.scene).scene
 }
@@ -388,7 +388,7 @@ fn damaged_gltf_never_panics_the_import() {
     let scene = Scene::from_document_with(&doc, &SceneOptions::default())
         .unwrap()
         .scene;
-    let glb = gltf::to_glb(&scene, &GltfOptions::default()).unwrap();
+    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
     let mut imported = 0;
     let mut try_bytes = |bytes: &[u8]| {
         if let Ok(read) = gltf::read_glb(bytes) {
