@@ -81,6 +81,16 @@ pub(crate) fn convert(
         } else {
             0
         };
+    // What `to_bmf` needs to write the same header back.
+    let version = doc.header.version();
+    scene
+        .extras
+        .insert("bmf_version".into(), json!(version.as_str()));
+    if doc.header != bmf_block::Header::new(version) {
+        scene
+            .extras
+            .insert("bmf_header".into(), json!(doc.header.raw.to_vec()));
+    }
     let mut skinned = Vec::new();
     for (m, mesh) in doc.meshes.iter().enumerate() {
         let (bone_count_at, next) = block_offsets(mesh, mesh_at);
@@ -247,6 +257,7 @@ fn convert_mesh<'a>(
     // shared, winding-swapped copy of the index block (one per phase `start % 3`, since a range
     // groups its indices into triangles from its own start).
     let mut primitives = Vec::new();
+    let material_base = scene.materials.len();
     let mut phases: [Option<SharedTriangles>; 3] = [None, None, None];
     for (k, mat) in mesh.materials.iter().enumerate() {
         let material = scene.materials.len();
@@ -295,8 +306,7 @@ fn convert_mesh<'a>(
         return None;
     }
     let mesh_index = scene.meshes.len();
-    let mut extras = Map::new();
-    extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
+    let extras = mesh_extras(mesh, &scene.materials, material_base, &primitives);
     scene.meshes.push(Mesh {
         name: format!("mesh{m}"),
         vertices: out,
@@ -490,6 +500,24 @@ fn convert_skin(
         )));
         return skin_index;
     }
+    // The exact matrices, for `to_bmf`: the TRS decomposition rounds (and cannot hold shear or
+    // the file's `-0.0`s), so the way back keeps these wherever the channels still give them.
+    let exact: Vec<f32> = skin
+        .matrices
+        .iter()
+        .take(samples.saturating_mul(bone_count))
+        .flatten()
+        .copied()
+        .collect();
+    let entry = json!({ "skin": skin_index, "bones": bone_count, "data": super::raw64::encode_f32(&exact) });
+    match animation.extras.get_mut("bmf_matrices") {
+        Some(serde_json::Value::Array(list)) => list.push(entry),
+        _ => {
+            animation
+                .extras
+                .insert("bmf_matrices".into(), json!([entry]));
+        }
+    }
     let times = Keys::from((0..samples).map(|s| s as f32 / fps).collect::<Vec<f32>>());
     for (b, &node) in joints.iter().enumerate() {
         let mut tv = Vec::with_capacity(samples * 3);
@@ -571,6 +599,14 @@ fn convert_material(
     extras.insert("ambient".into(), json!(ambient));
     extras.insert("emissive_alpha".into(), json!(emissive[3]));
     let texture = mat.texture.to_string_lossy();
+    if !texture.is_empty() {
+        // The name as stored: the glTF writer may rename the image (a TGA copied as PNG).
+        extras.insert("bmf_texture".into(), json!(texture));
+    }
+    if mat.texture.units() != bmf_block::TextureName::new(&texture).units() {
+        // Units after the NUL or unpaired surrogates: only the raw units give them back.
+        extras.insert("bmf_texture_units".into(), json!(mat.texture.units()));
+    }
     Material {
         name: format!("mesh{m}_material{k}"),
         base_color: diffuse.map(|x| x.clamp(0.0, 1.0)),
@@ -580,6 +616,47 @@ fn convert_material(
         extras,
         ..Material::default()
     }
+}
+
+/// A mesh's `extras`: what `to_bmf` needs to rebuild it and glTF has no place for.
+///
+/// * `bmf_vertex_kind`: the block name (`Vertex`, `SkinedVertexWithTangent`, …);
+/// * `bmf_tangents`: the stored (raw FBX) tangents, base64 of little-endian f32 × 4 per vertex;
+/// * `bmf_bone_count`: the BoneCount (more than the joints exported when there are no samples);
+/// * `bmf_end_size`: the End block's size field, when not 0;
+/// * `bmf_materials`: the scene materials of the Material blocks in order, when one of them
+///   has no primitive (an empty or bad range).
+fn mesh_extras(
+    mesh: &bmf_block::Mesh,
+    materials: &[Material],
+    first_material: usize,
+    primitives: &[Primitive],
+) -> Map<String, serde_json::Value> {
+    let mut extras = Map::new();
+    extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
+    let tangents: Vec<f32> = mesh
+        .vertices
+        .iter()
+        .filter_map(|v| v.tangent)
+        .flatten()
+        .collect();
+    if !tangents.is_empty() {
+        extras.insert(
+            "bmf_tangents".into(),
+            json!(super::raw64::encode_f32(&tangents)),
+        );
+    }
+    if let Some(skin) = &mesh.skin {
+        extras.insert("bmf_bone_count".into(), json!(skin.bone_count));
+    }
+    if mesh.end_size != 0 {
+        extras.insert("bmf_end_size".into(), json!(mesh.end_size));
+    }
+    if primitives.len() != mesh.materials.len() {
+        let all: Vec<usize> = (first_material..materials.len()).collect();
+        extras.insert("bmf_materials".into(), json!(all));
+    }
+    extras
 }
 
 /// The byte offsets of a mesh's BoneCount block and of the next mesh, for a mesh starting at
