@@ -51,7 +51,7 @@
 //! from the base.
 
 use super::{
-    invert, mirror_z, normalize3, transform_point, Animation, Channel, ImportOptions, Imported,
+    invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported,
     Material, Scene, SceneWarning, Transform, ValidScene, IDENTITY,
 };
 use crate::{Error, Format};
@@ -125,7 +125,7 @@ pub(crate) fn convert(
             what: "no mesh with triangles; a BMF file holds at least one".into(),
         });
     }
-    notes(scene, &track, &baked, &mut warnings);
+    notes(scene, &skeleton, &track, &baked, &mut warnings);
     for b in baked.values() {
         if b.replaced > 0 {
             warnings.push(SceneWarning(format!(
@@ -748,6 +748,7 @@ fn texture_name(m: &Material, label: &str, warnings: &mut Vec<SceneWarning>) -> 
 /// Warnings for what the scene has and BMF cannot hold at all.
 fn notes(
     scene: &Scene,
+    skeleton: &Skeleton,
     track: &Track<'_>,
     baked: &HashMap<usize, Baked>,
     warnings: &mut Vec<SceneWarning>,
@@ -806,48 +807,33 @@ fn notes(
             preview(&dropped)
         )));
     }
-    let joints: std::collections::HashSet<usize> = baked
+    // Joints and their ancestors: their motion is baked into the matrices.
+    let mut moves_joints = vec![false; scene.nodes.len()];
+    for &j in baked
         .values()
         .filter_map(|b| scene.skins.get(b.skin))
-        .flat_map(|s| s.joints.iter().copied())
-        .collect();
-    let mut animated_others = 0usize;
-    for clip in track.animations() {
-        animated_others += clip
-            .channels
-            .iter()
-            .filter(|c| !joints.contains(&c.node) && !is_ancestor_of_joint(scene, c, &joints))
-            .count();
+        .flat_map(|s| &s.joints)
+    {
+        let mut cur = Some(j);
+        while let Some(n) = cur {
+            match moves_joints.get_mut(n) {
+                Some(m) if !*m => *m = true,
+                _ => break,
+            }
+            cur = skeleton.parent(n);
+        }
     }
+    let animated_others: usize = track
+        .animations()
+        .flat_map(|a| &a.channels)
+        .filter(|c| !moves_joints.get(c.node).copied().unwrap_or(false))
+        .count();
     if animated_others > 0 {
         warnings.push(SceneWarning(format!(
             "bmf: {animated_others} animation channel(s) target nodes that deform no skinned \
              mesh; BMF animates bones only, not written"
         )));
     }
-}
-
-/// True when the channel's node is an ancestor of a joint (its motion is baked in).
-fn is_ancestor_of_joint(
-    scene: &Scene,
-    c: &Channel,
-    joints: &std::collections::HashSet<usize>,
-) -> bool {
-    let mut stack = vec![c.node];
-    let mut seen = 0usize;
-    while let Some(n) = stack.pop() {
-        seen += 1;
-        if seen > scene.nodes.len() {
-            return false;
-        }
-        if n != c.node && joints.contains(&n) {
-            return true;
-        }
-        if let Some(node) = scene.nodes.get(n) {
-            stack.extend(node.children.iter().copied());
-        }
-    }
-    false
 }
 
 /// At most eight names, quoted.
