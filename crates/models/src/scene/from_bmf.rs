@@ -622,6 +622,8 @@ fn convert_material(
 ///
 /// * `bmf_vertex_kind`: the block name (`Vertex`, `SkinedVertexWithTangent`, …);
 /// * `bmf_tangents`: the stored (raw FBX) tangents, base64 of little-endian f32 × 4 per vertex;
+/// * `bmf_normals`: the stored normals (f32 × 3 per vertex, left-handed), when renormalising
+///   them for glTF changes any;
 /// * `bmf_bone_count`: the BoneCount (more than the joints exported when there are no samples);
 /// * `bmf_end_size`: the End block's size field, when not 0;
 /// * `bmf_materials`: the scene materials of the Material blocks in order, when one of them
@@ -644,6 +646,24 @@ fn mesh_extras(
         extras.insert(
             "bmf_tangents".into(),
             json!(super::raw64::encode_f32(&tangents)),
+        );
+    }
+    // The glTF writer stores unit normals; the file's are often a few ulps off unit length,
+    // so the exact ones are kept when renormalising would change any.
+    let unit = |n: [f32; 3]| {
+        let [x, y, z] = n.map(f64::from);
+        let len = (x * x + y * y + z * z).sqrt();
+        [x / len, y / len, z / len].map(|c| c as f32)
+    };
+    let normals: Vec<f32> = mesh.vertices.iter().flat_map(|v| v.normal).collect();
+    let lossy = mesh.vertices.iter().any(|v| {
+        v.normal.iter().all(|c| c.is_finite())
+            && unit(v.normal).map(f32::to_bits) != v.normal.map(f32::to_bits)
+    });
+    if lossy {
+        extras.insert(
+            "bmf_normals".into(),
+            json!(super::raw64::encode_f32(&normals)),
         );
     }
     if let Some(skin) = &mesh.skin {

@@ -10,6 +10,9 @@
 //!   warning, since BMF has no hierarchy. A mesh with more than 65 536 vertices is split into
 //!   several BMF meshes (u16 indices), with a warning; a mesh drawn by several nodes is written
 //!   once.
+//! * **Normals** are the scene's, z-mirrored; `extras.bmf_normals` (the file's own, often a few
+//!   ulps off unit length, which glTF's unit normals cannot hold) is used for each vertex whose
+//!   scene normal is still that normal renormalised (within 1e-6).
 //! * **Vertex kind:** skinned when the mesh's node has a skin and the mesh has `JOINTS_0` and
 //!   `WEIGHTS_0`; with tangents when `extras.bmf_vertex_kind` names a tangent kind or the mesh has
 //!   `TANGENT`. The tangents written are `extras.bmf_tangents` (the file's raw values, kept by the
@@ -477,6 +480,12 @@ fn bmf_vertices(
         .and_then(Value::as_str)
         .and_then(super::raw64::decode_f32)
         .filter(|t| t.len() == n * 4);
+    let stored_normals = mesh
+        .extras
+        .get("bmf_normals")
+        .and_then(Value::as_str)
+        .and_then(super::raw64::decode_f32)
+        .filter(|t| t.len() == n * 3);
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         let mut p = v.positions.get(k).copied().unwrap_or_default();
@@ -508,9 +517,21 @@ fn bmf_vertices(
         } else {
             ([0; 4], [0.0; 4])
         };
+        // The file's own normal while the scene's is still that normal renormalised.
+        let exact = stored_normals
+            .as_ref()
+            .and_then(|s| match s.get(k * 3..k * 3 + 3) {
+                Some(&[x, y, z]) => Some([x, y, z]),
+                _ => None,
+            })
+            .filter(|&f| {
+                normalize3(mirror_z(f)).is_some_and(|u| {
+                    u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6)
+                })
+            });
         out.push(BmfVertex {
             position: mirror_z(p),
-            normal: mirror_z(normal),
+            normal: exact.unwrap_or(mirror_z(normal)),
             tangent,
             uv: v
                 .uv0
