@@ -75,7 +75,11 @@ fn every_fixture_and_sample_comes_back() {
         assert_eq!(back.header, original.header, "{name}: header");
         for (m, (b, o)) in back.meshes.iter().zip(&original.meshes).enumerate() {
             assert_eq!(b.indices, o.indices, "{name}: mesh {m} indices");
-            assert_eq!(b.vertices.kind(), o.vertices.kind(), "{name}: mesh {m} kind");
+            assert_eq!(
+                b.vertices.kind(),
+                o.vertices.kind(),
+                "{name}: mesh {m} kind"
+            );
             let mut used = vec![false; o.vertices.len()];
             for &i in &o.indices {
                 used[usize::from(i)] = true;
@@ -85,7 +89,11 @@ fn every_fixture_and_sample_comes_back() {
                     continue;
                 }
                 let at = format!("{name}: mesh {m} vertex {i}");
-                assert_eq!(bv.position.map(f32::to_bits), ov.position.map(f32::to_bits), "{at}");
+                assert_eq!(
+                    bv.position.map(f32::to_bits),
+                    ov.position.map(f32::to_bits),
+                    "{at}"
+                );
                 assert_eq!(bv.uv.map(f32::to_bits), ov.uv.map(f32::to_bits), "{at}");
                 assert_eq!(
                     bv.tangent.map(|t| t.map(f32::to_bits)),
@@ -99,7 +107,12 @@ fn every_fixture_and_sample_comes_back() {
                     .map(|(x, y)| ulps(*x, *y))
                     .max()
                     .unwrap();
-                assert!(worst <= 1, "{at}: normal {:?} vs {:?}", bv.normal, ov.normal);
+                assert!(
+                    worst <= 1,
+                    "{at}: normal {:?} vs {:?}",
+                    bv.normal,
+                    ov.normal
+                );
                 if let (Some((bj, bw)), Some((oj, ow))) = (bv.joints, ov.joints) {
                     // Influences compare by meaning: a file's duplicate joints come back merged
                     // (the export's repair, which it reports); otherwise slot for slot.
@@ -108,7 +121,10 @@ fn every_fixture_and_sample_comes_back() {
                     let (oj, ow, _) = scene::normalize_influences(oj, ow, bones);
                     assert_eq!(bj, oj, "{at}: joints");
                     for k in 0..4 {
-                        assert!(ulps(bw[k], ow[k]) <= 1, "{at}: weight {k}: {bw:?} vs {ow:?}");
+                        assert!(
+                            ulps(bw[k], ow[k]) <= 1,
+                            "{at}: weight {k}: {bw:?} vs {ow:?}"
+                        );
                     }
                 }
             }
@@ -142,7 +158,10 @@ fn patched_onto_its_base_is_byte_identical() {
         let doc = models::from_bytes(&bytes).unwrap();
         let (back, warnings) = round_trip(&doc, Some(&doc), &ImportOptions::default());
         let out = back.to_bytes().unwrap();
-        assert!(out == bytes, "{name}: not byte-identical; warnings: {warnings:#?}");
+        assert!(
+            out == bytes,
+            "{name}: not byte-identical; warnings: {warnings:#?}"
+        );
     }
 }
 
@@ -155,7 +174,10 @@ fn a_base_of_another_format_is_refused() {
     let base = models::open(path).unwrap();
     let err = Document::from_scene(Format::Bmf, &scene, Some(&base), &ImportOptions::default())
         .unwrap_err();
-    assert!(matches!(err, models::Error::BaseFormatMismatch { .. }), "{err}");
+    assert!(
+        matches!(err, models::Error::BaseFormatMismatch { .. }),
+        "{err}"
+    );
 }
 
 /// A unit quad, optionally with tangents and with a two-bone skin.
@@ -165,7 +187,12 @@ fn quad_scene(tangents: bool, skinned: bool) -> Scene {
     scene.meshes.push(Mesh {
         name: "quad".into(),
         vertices: Vertices {
-            positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+            positions: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [0.0, 1.0, 0.0],
+            ],
             normals: Some(vec![[0.0, 0.0, 1.0]; n]),
             tangents: tangents.then(|| vec![[1.0, 0.0, 0.0, 1.0]; n]),
             uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]),
@@ -237,7 +264,8 @@ fn vertex_kinds_follow_the_content() {
         (false, true, VertexKind::Skinned),
         (true, true, VertexKind::SkinnedTangent),
     ] {
-        let (doc, warnings) = import(quad_scene(tangents, skinned), &ImportOptions::default()).unwrap();
+        let (doc, warnings) =
+            import(quad_scene(tangents, skinned), &ImportOptions::default()).unwrap();
         assert_eq!(doc.meshes.len(), 1);
         let mesh = &doc.meshes[0];
         assert_eq!(mesh.vertices.kind(), kind, "{warnings:?}");
@@ -247,7 +275,9 @@ fn vertex_kinds_follow_the_content() {
         assert_eq!(v.normal, [0.0, 0.0, -1.0]);
         assert_eq!(v.uv, [1.0, 0.0]);
         assert_eq!(mesh.materials[0].texture.to_string(), "Checker.png");
-        assert!(warnings.iter().any(|w| w.contains("file name \"Checker.png\"")));
+        assert!(warnings
+            .iter()
+            .any(|w| w.contains("file name \"Checker.png\"")));
         if skinned {
             assert_eq!(v.joints, Some(([0, 1, 0, 0], [0.75, 0.25, 0.0, 0.0])));
             let skin = mesh.skin.as_ref().unwrap();
@@ -271,7 +301,12 @@ fn a_mesh_of_70000_vertices_is_split() {
     for q in 0..quads {
         let base = positions.len() as u32;
         let x = q as f32;
-        positions.extend([[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0], [x + 1.0, 1.0, 0.0], [x, 1.0, 0.0]]);
+        positions.extend([
+            [x, 0.0, 0.0],
+            [x + 1.0, 0.0, 0.0],
+            [x + 1.0, 1.0, 0.0],
+            [x, 1.0, 0.0],
+        ]);
         indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
     }
     let n = positions.len();
@@ -285,7 +320,9 @@ fn a_mesh_of_70000_vertices_is_split() {
     scene.meshes[0].primitives[0].indices = indices.into();
     let (doc, warnings) = import(scene, &ImportOptions::default()).unwrap();
     assert_eq!(doc.meshes.len(), 2, "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("70000 vertices") && w.contains("split into 2")));
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("70000 vertices") && w.contains("split into 2")));
     let faces: usize = doc.meshes.iter().map(|m| m.triangle_count()).sum();
     assert_eq!(faces, quads * 2);
     for m in &doc.meshes {
@@ -335,8 +372,14 @@ fn clips_are_chosen_or_concatenated() {
         .iter()
         .find(|w| w.contains("one after the other"))
         .unwrap_or_else(|| panic!("{warnings:?}"));
-    assert!(ranges.contains("\"walk\" 0 s to 1 s (samples 0 to 10)"), "{ranges}");
-    assert!(ranges.contains("\"run\" 1.1 s to 1.6 s (samples 11 to 16)"), "{ranges}");
+    assert!(
+        ranges.contains("\"walk\" 0 s to 1 s (samples 0 to 10)"),
+        "{ranges}"
+    );
+    assert!(
+        ranges.contains("\"run\" 1.1 s to 1.6 s (samples 11 to 16)"),
+        "{ranges}"
+    );
     // Joint a (bone 0) at walk's sample 5 is halfway: x = 0.5; at run's last sample x = 2.
     assert_eq!(skin.matrices[5 * 2][12], 0.5);
     assert_eq!(skin.matrices[16 * 2][12], 2.0);
@@ -358,7 +401,10 @@ fn clips_are_chosen_or_concatenated() {
         ..options
     };
     let err = import(clip_scene(), &unknown).unwrap_err().to_string();
-    assert!(err.contains("\"jump\"") && err.contains("\"walk\", \"run\""), "{err}");
+    assert!(
+        err.contains("\"jump\"") && err.contains("\"walk\", \"run\""),
+        "{err}"
+    );
 }
 
 /// What BMF cannot hold is named: a second UV set, vertex colours, nodes with no role.
@@ -434,5 +480,113 @@ fn hostile_scenes_never_panic() {
             }
         }
     }
-    assert!(converted > 0, "no damaged scene converted at all: the test proves nothing");
+    assert!(
+        converted > 0,
+        "no damaged scene converted at all: the test proves nothing"
+    );
+}
+
+/// Clips merged from several exports of one character (`merge_clips`) come back exactly: the
+/// chosen clip gives the file's matrices bit for bit, and concatenated clips give them one
+/// after the other.
+#[test]
+fn merged_clips_come_back_exactly() {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| test_support::file_name(p) == "skinned_arm.bmf")
+        .expect("the skinned_arm fixture");
+    let doc = models::open(&path).unwrap();
+    let Document::Bmf(original) = &doc else {
+        panic!("not BMF")
+    };
+    let skin = original.meshes[0].skin.as_ref().unwrap();
+    assert!(skin.sample_count() > 1);
+    let scene = Scene::from_document(&doc).unwrap().scene;
+    let sources = ["idle", "wave"].map(|clip| scene::ClipSource {
+        clip: clip.into(),
+        scene: scene.clone(),
+    });
+    let merged = scene::merge_clips(sources.to_vec(), &mut scene::Budget::unlimited())
+        .unwrap()
+        .scene;
+    let bits = |m: &[[f32; 16]]| m.iter().map(|x| x.map(f32::to_bits)).collect::<Vec<_>>();
+    let wave = ImportOptions {
+        clip: Some("wave".into()),
+        ..ImportOptions::default()
+    };
+    let (one, _) = import(merged.clone(), &wave).unwrap();
+    assert_eq!(
+        bits(&one.meshes[0].skin.as_ref().unwrap().matrices),
+        bits(&skin.matrices)
+    );
+    let (both, warnings) = import(merged, &ImportOptions::default()).unwrap();
+    let both = &both.meshes[0].skin.as_ref().unwrap().matrices;
+    assert_eq!(both.len(), 2 * skin.matrices.len());
+    assert_eq!(bits(&both[..skin.matrices.len()]), bits(&skin.matrices));
+    assert_eq!(bits(&both[skin.matrices.len()..]), bits(&skin.matrices));
+    assert!(
+        warnings.iter().any(|w| w.contains("\"idle\" 0 s to")),
+        "{warnings:?}"
+    );
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("baked from the animation")),
+        "{warnings:?}"
+    );
+}
+
+/// An edited animation is baked from its channels, not replaced by the export's exact
+/// matrices, and the warning says how many matrices were baked.
+#[test]
+fn an_edited_animation_is_baked_from_its_channels() {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| test_support::file_name(p) == "skinned_arm.bmf")
+        .expect("the skinned_arm fixture");
+    let doc = models::open(&path).unwrap();
+    let Document::Bmf(original) = &doc else {
+        panic!("not BMF")
+    };
+    let skin = original.meshes[0].skin.as_ref().unwrap();
+    let bones = skin.bone_count as usize;
+    let mut scene = Scene::from_document(&doc).unwrap().scene;
+    let joint = scene.skins[0].joints[0];
+    let channel = scene.animations[0]
+        .channels
+        .iter_mut()
+        .find(|c| c.node == joint && c.path == ChannelPath::Translation)
+        .unwrap();
+    let moved: Vec<f32> = channel
+        .values
+        .chunks(3)
+        .flat_map(|v| [v[0] + 1.0, v[1], v[2]])
+        .collect();
+    channel.values = moved.into();
+    let (back, warnings) = import(scene, &ImportOptions::default()).unwrap();
+    let matrices = &back.meshes[0].skin.as_ref().unwrap().matrices;
+    assert_eq!(matrices.len(), skin.matrices.len());
+    for s in 0..skin.sample_count() {
+        let (b, o) = (matrices[s * bones], skin.matrices[s * bones]);
+        assert!(
+            (b[12] - (o[12] + 1.0)).abs() < 1e-4,
+            "sample {s}: {b:?} vs {o:?}"
+        );
+        // The other bones keep their exact matrices.
+        for k in 1..bones {
+            assert_eq!(
+                matrices[s * bones + k].map(f32::to_bits),
+                skin.matrices[s * bones + k].map(f32::to_bits)
+            );
+        }
+    }
+    let expected = format!(
+        "{} of {} skinning matrices were baked",
+        skin.sample_count(),
+        skin.matrices.len()
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains(&expected)),
+        "{warnings:?}"
+    );
 }

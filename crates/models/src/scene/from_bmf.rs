@@ -34,6 +34,14 @@
 //!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's. Referenced
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
+//! * **For the way back** (`to_bmf.rs`), `extras` keep what glTF has no place for, namespaced
+//!   `bmf_*`: the scene's `bmf_version` (and `bmf_header`, the raw 16 bytes, when they are not
+//!   the tool's); each mesh's `bmf_vertex_kind`, `bmf_tangents` and `bmf_normals` (the stored
+//!   values, base64 of their f32 bits), `bmf_bone_count` (without samples), `bmf_end_size` (when not 0) and
+//!   `bmf_materials` (when a Material block has no primitive); each material's `bmf_texture`
+//!   (the stored name) and `bmf_texture_units` (its raw units, when they are not the name's);
+//!   the animation's `bmf_matrices` (per skin, the exact skinning matrices, which the TRS
+//!   channels only approximate).
 
 use super::budget::{Budget, Place, JSON_OBJECT};
 use super::shared::SharedTriangles;
@@ -624,7 +632,7 @@ fn convert_material(
 /// * `bmf_tangents`: the stored (raw FBX) tangents, base64 of little-endian f32 × 4 per vertex;
 /// * `bmf_normals`: the stored normals (f32 × 3 per vertex, left-handed), when renormalising
 ///   them for glTF changes any;
-/// * `bmf_bone_count`: the BoneCount (more than the joints exported when there are no samples);
+/// * `bmf_bone_count`: the BoneCount of a skin without samples (more than the joints exported);
 /// * `bmf_end_size`: the End block's size field, when not 0;
 /// * `bmf_materials`: the scene materials of the Material blocks in order, when one of them
 ///   has no primitive (an empty or bad range).
@@ -666,7 +674,10 @@ fn mesh_extras(
             json!(super::raw64::encode_f32(&normals)),
         );
     }
-    if let Some(skin) = &mesh.skin {
+    // Only a file without samples needs it (fewer joints may be exported, and the way back
+    // must make no sample); elsewhere it is the joint count, and scenes of one character's
+    // files must stay equal for `merge_clips`.
+    if let Some(skin) = mesh.skin.as_ref().filter(|s| s.sample_count() == 0) {
         extras.insert("bmf_bone_count".into(), json!(skin.bone_count));
     }
     if mesh.end_size != 0 {

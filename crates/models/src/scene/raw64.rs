@@ -78,7 +78,13 @@ mod tests {
 
     #[test]
     fn floats_keep_their_bits() {
-        let values = [0.0, -0.0, 1.5, f32::from_bits(0x7fc0_1234), f32::MIN_POSITIVE];
+        let values = [
+            0.0,
+            -0.0,
+            1.5,
+            f32::from_bits(0x7fc0_1234),
+            f32::MIN_POSITIVE,
+        ];
         for n in 0..=values.len() {
             let text = encode_f32(&values[..n]);
             let back = decode_f32(&text).unwrap();

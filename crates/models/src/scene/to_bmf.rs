@@ -37,7 +37,8 @@
 //!   `extras.bmf_matrices` (the exact matrices the export kept) agrees with the baked matrix
 //!   within the TRS rounding, the exact matrix is written, so an unedited export comes back bit
 //!   for bit. A skinned mesh with no clip gets one sample of the rest pose, or none when it came
-//!   from a BMF file without samples (`extras.bmf_bone_count`).
+//!   from a BMF file without samples (`extras.bmf_bone_count`, which also gives back the bones
+//!   the export left out).
 //! * **Header:** `BDV1.0` for one mesh, `BDV1.1` for more, or the exported file's own header
 //!   (`extras.bmf_header`, `extras.bmf_version`) when it fits the mesh count.
 //!
@@ -54,13 +55,13 @@
 //! from the base.
 
 use super::{
-    invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported,
-    Material, Scene, SceneWarning, Transform, ValidScene, IDENTITY,
+    invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported, Material,
+    Scene, SceneWarning, Transform, ValidScene, IDENTITY,
 };
 use crate::{Error, Format};
 use bmf_block::{
-    Bmf, Header, SkinnedTangentVertex, SkinnedVertex, TangentVertex, TextureName, Version,
-    Vertex, VertexKind, Vertices,
+    Bmf, Header, SkinnedTangentVertex, SkinnedVertex, TangentVertex, TextureName, Version, Vertex,
+    VertexKind, Vertices,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -241,9 +242,7 @@ fn convert_mesh(
     let kind = vertex_kind(ctx, &label, warnings);
     let slots = material_slots(scene, i, &label, warnings);
     if slots.iter().all(|s| s.triangles.is_empty()) {
-        warnings.push(SceneWarning(format!(
-            "{label}: no triangles; not written"
-        )));
+        warnings.push(SceneWarning(format!("{label}: no triangles; not written")));
         return Ok(Vec::new());
     }
     let vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
@@ -300,11 +299,7 @@ fn convert_mesh(
 
 /// The vertex kind: skinned when the node has a skin and the mesh has joints and weights; with
 /// tangents when the export says so or the mesh has tangents.
-fn vertex_kind(
-    ctx: &MeshContext<'_>,
-    label: &str,
-    warnings: &mut Vec<SceneWarning>,
-) -> VertexKind {
+fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarning>) -> VertexKind {
     let scene = ctx.scene;
     let Some(mesh) = scene.meshes.get(ctx.index) else {
         return VertexKind::Plain;
@@ -336,7 +331,10 @@ fn vertex_kind(
     };
     let stored = mesh.extras.get("bmf_vertex_kind").and_then(Value::as_str);
     let tangent = v.tangents.is_some()
-        || matches!(stored, Some("VertexWithTangent" | "SkinedVertexWithTangent"));
+        || matches!(
+            stored,
+            Some("VertexWithTangent" | "SkinedVertexWithTangent")
+        );
     let kind = match (skinned, tangent) {
         (false, false) => VertexKind::Plain,
         (false, true) => VertexKind::Tangent,
@@ -525,9 +523,8 @@ fn bmf_vertices(
                 _ => None,
             })
             .filter(|&f| {
-                normalize3(mirror_z(f)).is_some_and(|u| {
-                    u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6)
-                })
+                normalize3(mirror_z(f))
+                    .is_some_and(|u| u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6))
             });
         out.push(BmfVertex {
             position: mirror_z(p),
@@ -699,7 +696,10 @@ fn convert_material(
         ("a normal map", m.normal_texture.is_some()),
         ("a light map", m.light_map.is_some()),
         ("a specular map", m.specular_texture.is_some()),
-        ("a specular power", m.specular.is_some_and(|(_, p)| p != 0.0)),
+        (
+            "a specular power",
+            m.specular.is_some_and(|(_, p)| p != 0.0),
+        ),
         ("an alpha mode", m.alpha_mode != super::AlphaMode::Opaque),
         ("double-sidedness", m.double_sided),
     ] {
@@ -872,4 +872,3 @@ impl Track<'_> {
         self.clips.iter().map(|c| c.animation)
     }
 }
-

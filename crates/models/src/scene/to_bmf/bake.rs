@@ -245,7 +245,12 @@ impl<'a> Track<'a> {
     /// Bakes scene skin `s`: every joint's skinning matrix at every sample of the track (or one
     /// rest sample when there is no clip, unless the skin's meshes came from a BMF file without
     /// samples), in BMF's convention.
-    pub(crate) fn bake(&self, scene: &Scene, skeleton: &Skeleton, s: usize) -> Result<Baked, Error> {
+    pub(crate) fn bake(
+        &self,
+        scene: &Scene,
+        skeleton: &Skeleton,
+        s: usize,
+    ) -> Result<Baked, Error> {
         let skin = scene.skins.get(s);
         let joints: &[usize] = skin.map_or(&[], |k| &k.joints);
         let bones = joints.len();
@@ -283,8 +288,13 @@ impl<'a> Track<'a> {
         }
         let mut matrices = Vec::with_capacity(samples * bones);
         let mut replaced = 0usize;
-        let rest: Vec<[f32; 16]> = (0..scene.nodes.len()).map(|n| rest_matrix(scene, n)).collect();
-        let bake_sample = |locals: &[[f32; 16]], exact: Option<&[f32]>, out: &mut Vec<[f32; 16]>, replaced: &mut usize| {
+        let rest: Vec<[f32; 16]> = (0..scene.nodes.len())
+            .map(|n| rest_matrix(scene, n))
+            .collect();
+        let bake_sample = |locals: &[[f32; 16]],
+                           exact: Option<&[f32]>,
+                           out: &mut Vec<[f32; 16]>,
+                           replaced: &mut usize| {
             let globals = skeleton.globals(locals);
             for (b, &j) in joints.iter().enumerate() {
                 let g = globals.get(j).copied().unwrap_or(IDENTITY);
@@ -417,7 +427,9 @@ fn sample(ch: &Channel, t: f32) -> [f32; 4] {
     if keys == 0 {
         return [0.0, 0.0, 0.0, 1.0];
     }
-    let after = times.get(..keys).map_or(0, |t0| t0.partition_point(|&x| x <= t));
+    let after = times
+        .get(..keys)
+        .map_or(0, |t0| t0.partition_point(|&x| x <= t));
     let (k0, k1) = match after {
         0 => return key_value(0),
         a if a >= keys => return key_value(keys - 1),

@@ -70,7 +70,11 @@ fn patch_mesh(mine: &mut Mesh, theirs: &Mesh) -> Vec<String> {
     // Materials, one by one.
     let mut materials = 0usize;
     for (a, b) in mine.materials.iter_mut().zip(&theirs.materials) {
-        if a != b && same_material(a, b) && a.start_index == b.start_index && a.index_count == b.index_count {
+        if a != b
+            && same_material(a, b)
+            && a.start_index == b.start_index
+            && a.index_count == b.index_count
+        {
             *a = b.clone();
             materials += 1;
         }
@@ -227,7 +231,9 @@ fn same_vertex(a: &VertexView, b: &VertexView, referenced: bool, bones: usize) -
     };
     a.position.map(f32::to_bits) == finite(b.position).map(f32::to_bits)
         && a.uv.map(f32::to_bits)
-            == b.uv.map(|x| if x.is_finite() { x } else { 0.0 }).map(f32::to_bits)
+            == b.uv
+                .map(|x| if x.is_finite() { x } else { 0.0 })
+                .map(f32::to_bits)
         && near(&a.normal, &normal)
         && influences
 }
