@@ -627,16 +627,11 @@ fn skin_block(
     warnings: &mut Vec<SceneWarning>,
 ) -> Result<bmf_block::Skin, Error> {
     let scene = ctx.scene;
-    if !baked.contains_key(&s) {
-        let b = ctx.track.bake(scene, ctx.skeleton, s)?;
-        baked.insert(s, b);
-    }
-    let Some(b) = baked.get(&s) else {
-        return Err(Error::FormatLimit {
-            format: Format::Bmf,
-            place: format!("skin {s}"),
-            what: "could not be baked".into(),
-        });
+    let b = match baked.entry(s) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(ctx.track.bake(scene, ctx.skeleton, s)?)
+        }
     };
     let mesh = scene.meshes.get(ctx.index);
     let stored = mesh

@@ -439,7 +439,7 @@ fn sample(ch: &Channel, t: f32) -> [f32; 4] {
         times.get(k0).copied().unwrap_or(0.0),
         times.get(k1).copied().unwrap_or(0.0),
     );
-    if t0 == t || !(t1 > t0) {
+    if t0 == t || t1.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
         return key_value(k0);
     }
     let u = (t - t0) / (t1 - t0);
