@@ -72,4 +72,12 @@ impl super::FormatModel for bmf_block::Bmf {
     ) -> Result<crate::scene::Conversion, crate::Error> {
         crate::scene::from_bmf::convert(self, options, budget)
     }
+
+    fn from_scene(
+        scene: &crate::scene::ValidScene,
+        base: Option<&Self>,
+        options: &crate::scene::ImportOptions,
+    ) -> Result<crate::scene::Imported<Self>, crate::Error> {
+        crate::scene::to_bmf::convert(scene, base, options)
+    }
 }

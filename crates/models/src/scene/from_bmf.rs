@@ -34,6 +34,14 @@
 //!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's. Referenced
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
+//! * **For the way back** (`to_bmf.rs`), `extras` keep what glTF has no place for, namespaced
+//!   `bmf_*`: the scene's `bmf_version` (and `bmf_header`, the raw 16 bytes, when they are not
+//!   the tool's); each mesh's `bmf_vertex_kind`, `bmf_tangents` and `bmf_normals` (the stored
+//!   values, base64 of their f32 bits), `bmf_bone_count` (without samples), `bmf_end_size` (when not 0) and
+//!   `bmf_materials` (when a Material block has no primitive); each material's `bmf_texture`
+//!   (the stored name) and `bmf_texture_units` (its raw units, when they are not the name's);
+//!   the animation's `bmf_matrices` (per skin, the exact skinning matrices, which the TRS
+//!   channels only approximate).
 
 use super::budget::{Budget, Place, JSON_OBJECT};
 use super::shared::SharedTriangles;
@@ -81,6 +89,16 @@ pub(crate) fn convert(
         } else {
             0
         };
+    // What `to_bmf` needs to write the same header back.
+    let version = doc.header.version();
+    scene
+        .extras
+        .insert("bmf_version".into(), json!(version.as_str()));
+    if doc.header != bmf_block::Header::new(version) {
+        scene
+            .extras
+            .insert("bmf_header".into(), json!(doc.header.raw.to_vec()));
+    }
     let mut skinned = Vec::new();
     for (m, mesh) in doc.meshes.iter().enumerate() {
         let (bone_count_at, next) = block_offsets(mesh, mesh_at);
@@ -247,6 +265,7 @@ fn convert_mesh<'a>(
     // shared, winding-swapped copy of the index block (one per phase `start % 3`, since a range
     // groups its indices into triangles from its own start).
     let mut primitives = Vec::new();
+    let material_base = scene.materials.len();
     let mut phases: [Option<SharedTriangles>; 3] = [None, None, None];
     for (k, mat) in mesh.materials.iter().enumerate() {
         let material = scene.materials.len();
@@ -295,8 +314,7 @@ fn convert_mesh<'a>(
         return None;
     }
     let mesh_index = scene.meshes.len();
-    let mut extras = Map::new();
-    extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
+    let extras = mesh_extras(mesh, &scene.materials, material_base, &primitives);
     scene.meshes.push(Mesh {
         name: format!("mesh{m}"),
         vertices: out,
@@ -490,6 +508,24 @@ fn convert_skin(
         )));
         return skin_index;
     }
+    // The exact matrices, for `to_bmf`: the TRS decomposition rounds (and cannot hold shear or
+    // the file's `-0.0`s), so the way back keeps these wherever the channels still give them.
+    let exact: Vec<f32> = skin
+        .matrices
+        .iter()
+        .take(samples.saturating_mul(bone_count))
+        .flatten()
+        .copied()
+        .collect();
+    let entry = json!({ "skin": skin_index, "bones": bone_count, "data": super::raw64::encode_f32(&exact) });
+    match animation.extras.get_mut("bmf_matrices") {
+        Some(serde_json::Value::Array(list)) => list.push(entry),
+        _ => {
+            animation
+                .extras
+                .insert("bmf_matrices".into(), json!([entry]));
+        }
+    }
     let times = Keys::from((0..samples).map(|s| s as f32 / fps).collect::<Vec<f32>>());
     for (b, &node) in joints.iter().enumerate() {
         let mut tv = Vec::with_capacity(samples * 3);
@@ -571,6 +607,14 @@ fn convert_material(
     extras.insert("ambient".into(), json!(ambient));
     extras.insert("emissive_alpha".into(), json!(emissive[3]));
     let texture = mat.texture.to_string_lossy();
+    if !texture.is_empty() {
+        // The name as stored: the glTF writer may rename the image (a TGA copied as PNG).
+        extras.insert("bmf_texture".into(), json!(texture));
+    }
+    if mat.texture.units() != bmf_block::TextureName::new(&texture).units() {
+        // Units after the NUL or unpaired surrogates: only the raw units give them back.
+        extras.insert("bmf_texture_units".into(), json!(mat.texture.units()));
+    }
     Material {
         name: format!("mesh{m}_material{k}"),
         base_color: diffuse.map(|x| x.clamp(0.0, 1.0)),
@@ -580,6 +624,70 @@ fn convert_material(
         extras,
         ..Material::default()
     }
+}
+
+/// A mesh's `extras`: what `to_bmf` needs to rebuild it and glTF has no place for.
+///
+/// * `bmf_vertex_kind`: the block name (`Vertex`, `SkinedVertexWithTangent`, …);
+/// * `bmf_tangents`: the stored (raw FBX) tangents, base64 of little-endian f32 × 4 per vertex;
+/// * `bmf_normals`: the stored normals (f32 × 3 per vertex, left-handed), when renormalising
+///   them for glTF changes any;
+/// * `bmf_bone_count`: the BoneCount of a skin without samples (more than the joints exported);
+/// * `bmf_end_size`: the End block's size field, when not 0;
+/// * `bmf_materials`: the scene materials of the Material blocks in order, when one of them
+///   has no primitive (an empty or bad range).
+fn mesh_extras(
+    mesh: &bmf_block::Mesh,
+    materials: &[Material],
+    first_material: usize,
+    primitives: &[Primitive],
+) -> Map<String, serde_json::Value> {
+    let mut extras = Map::new();
+    extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
+    let tangents: Vec<f32> = mesh
+        .vertices
+        .iter()
+        .filter_map(|v| v.tangent)
+        .flatten()
+        .collect();
+    if !tangents.is_empty() {
+        extras.insert(
+            "bmf_tangents".into(),
+            json!(super::raw64::encode_f32(&tangents)),
+        );
+    }
+    // The glTF writer stores unit normals; the file's are often a few ulps off unit length,
+    // so the exact ones are kept when renormalising would change any.
+    let unit = |n: [f32; 3]| {
+        let [x, y, z] = n.map(f64::from);
+        let len = (x * x + y * y + z * z).sqrt();
+        [x / len, y / len, z / len].map(|c| c as f32)
+    };
+    let normals: Vec<f32> = mesh.vertices.iter().flat_map(|v| v.normal).collect();
+    let lossy = mesh.vertices.iter().any(|v| {
+        v.normal.iter().all(|c| c.is_finite())
+            && unit(v.normal).map(f32::to_bits) != v.normal.map(f32::to_bits)
+    });
+    if lossy {
+        extras.insert(
+            "bmf_normals".into(),
+            json!(super::raw64::encode_f32(&normals)),
+        );
+    }
+    // Only a file without samples needs it (fewer joints may be exported, and the way back
+    // must make no sample); elsewhere it is the joint count, and scenes of one character's
+    // files must stay equal for `merge_clips`.
+    if let Some(skin) = mesh.skin.as_ref().filter(|s| s.sample_count() == 0) {
+        extras.insert("bmf_bone_count".into(), json!(skin.bone_count));
+    }
+    if mesh.end_size != 0 {
+        extras.insert("bmf_end_size".into(), json!(mesh.end_size));
+    }
+    if primitives.len() != mesh.materials.len() {
+        let all: Vec<usize> = (first_material..materials.len()).collect();
+        extras.insert("bmf_materials".into(), json!(all));
+    }
+    extras
 }
 
 /// The byte offsets of a mesh's BoneCount block and of the next mesh, for a mesh starting at

@@ -28,7 +28,11 @@ pub(crate) mod from_smf;
 mod import;
 mod math;
 mod merge;
+#[cfg(feature = "bmf")]
+mod raw64;
 pub(crate) mod shared;
+#[cfg(feature = "bmf")]
+pub(crate) mod to_bmf;
 #[cfg(feature = "smf")]
 pub(crate) mod to_smf;
 pub(crate) mod validate;

@@ -1,0 +1,869 @@
+//! [`ValidScene`](super::ValidScene) → BaseCross `.bmf`: the mirror of `from_bmf.rs`, following
+//! `shared/formats/bmf.md` §4 backwards and §5's writer profile "Fbx2Bin".
+//!
+//! * **Handedness:** positions and normals `(x, y, z) → (x, y, −z)`, every triangle
+//!   `(a, b, c) → (a, c, b)` (clockwise front faces again), UVs unchanged (top-left origin in
+//!   both). Both are sign flips and reorderings, so an exported file comes back bit for bit.
+//! * **Meshes:** one BMF mesh per scene mesh, in order, one Material block per primitive (in
+//!   order; `extras.bmf_materials` restores Material blocks that had no triangles). A static
+//!   mesh's node transform (at rest, with its ancestors) is applied to its vertices, with a
+//!   warning, since BMF has no hierarchy. A mesh with more than 65 536 vertices is split into
+//!   several BMF meshes (u16 indices), with a warning; a mesh drawn by several nodes is written
+//!   once.
+//! * **Normals** are the scene's, z-mirrored; `extras.bmf_normals` (the file's own, often a few
+//!   ulps off unit length, which glTF's unit normals cannot hold) is used for each vertex whose
+//!   scene normal is still that normal renormalised (within 1e-6).
+//! * **Vertex kind:** skinned when the mesh's node has a skin and the mesh has `JOINTS_0` and
+//!   `WEIGHTS_0`; with tangents when `extras.bmf_vertex_kind` names a tangent kind or the mesh has
+//!   `TANGENT`. The tangents written are `extras.bmf_tangents` (the file's raw values, kept by the
+//!   export) when it fits the mesh, else the scene's tangents as they are (the tool copied the
+//!   FBX's right-handed values without mirroring them, §4), else zero (as the tool wrote them
+//!   when the FBX had none).
+//! * **Materials:** base colour → diffuse; specular colour ([`Material::specular`] or
+//!   `extras.specular`) and `extras.ambient` → specular and ambient (else the tool's fixed
+//!   (0.5, 0.5, 0.5, 0.4) and (0.5, 0.5, 0.5, 1)); emissive RGB and `extras.emissive_alpha`
+//!   (else 0) → emissive. The texture name is the colour texture's file name (directories
+//!   dropped, as the tool does), or the stored `extras.bmf_texture` when the writer only
+//!   renamed its extension (a TGA copied as PNG); `extras.bmf_texture_units` gives back names
+//!   with units after the NUL or unpaired surrogates. Normal, light and specular maps, alpha
+//!   modes and double-sidedness are not held (warning).
+//! * **Animation:** BMF holds one track of skinning matrices per mesh. With
+//!   [`ImportOptions::clip`] that clip is taken; otherwise every clip is played one after the
+//!   other, and a warning lists each clip's time range and samples (BaseCross games address
+//!   animations by time range). Each clip is sampled at [`ImportOptions::bmf_fps`] from 0 to
+//!   its duration (`round(duration × fps) + 1` samples, key `k` at `k / fps` as the export
+//!   times them), and each joint's matrix is `global(joint) × inverseBind(joint)` mirrored to
+//!   left-handed, as Fbx2Bin bakes `inverse(bindPose) × globalPose(t)`. Where the animation's
+//!   `extras.bmf_matrices` (the exact matrices the export kept) agrees with the baked matrix
+//!   within the TRS rounding, the exact matrix is written, so an unedited export comes back bit
+//!   for bit. A skinned mesh with no clip gets one sample of the rest pose, or none when it came
+//!   from a BMF file without samples (`extras.bmf_bone_count`, which also gives back the bones
+//!   the export left out).
+//! * **Header:** `BDV1.0` for one mesh, `BDV1.1` for more, or the exported file's own header
+//!   (`extras.bmf_header`, `extras.bmf_version`) when it fits the mesh count.
+//!
+//! **Lost** (each named in a warning): names (BMF stores none), node hierarchy and transforms
+//! not reachable through a mesh or a skin, animation of nodes that are not joints, second UV
+//! set, vertex colours, material fields beyond the four colours and one texture, all but one
+//! clip (or their separation, when concatenated). Unreferenced vertices keep the scene's values
+//! (an exported file's garbage vertices come back zeroed, unless patched onto a base).
+//!
+//! **`--base`:** with a base document, every part rebuilt from the scene that equals the base's
+//! in value (within the export's rounding: renormalised normals, rescaled weights, TRS-decomposed
+//! matrices, sanitised unreferenced vertices) is replaced by the base's bytes, so an unedited
+//! export patched onto its own file is byte-identical to it; a warning lists what was taken
+//! from the base.
+
+use super::{
+    invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported, Material,
+    Scene, SceneWarning, Transform, ValidScene, IDENTITY,
+};
+use crate::{Error, Format};
+use bmf_block::{
+    Bmf, Header, SkinnedTangentVertex, SkinnedVertex, TangentVertex, TextureName, Version, Vertex,
+    VertexKind, Vertices,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+
+mod bake;
+mod patch;
+mod split;
+
+use bake::{Skeleton, Track};
+
+/// Vertices one BMF mesh can index (u16 indices).
+pub(crate) const MAX_VERTICES: usize = 65_536;
+/// The BaseCross shader's bone array size (bmf.md §4).
+const MAX_SHADER_BONES: usize = 72;
+/// The tool's fixed specular and ambient colours (bmf.md §4), for materials that have none.
+const DEFAULT_SPECULAR: [f32; 4] = [0.5, 0.5, 0.5, 0.4];
+const DEFAULT_AMBIENT: [f32; 4] = [0.5, 0.5, 0.5, 1.0];
+
+/// Builds a BMF document from a validated scene; see the module docs.
+pub(crate) fn convert(
+    scene: &ValidScene,
+    base: Option<&Bmf>,
+    options: &ImportOptions,
+) -> Result<Imported<Bmf>, Error> {
+    let scene: &Scene = scene;
+    let mut warnings = Vec::new();
+    let fps = if options.bmf_fps.is_finite() && options.bmf_fps > 0.0 {
+        options.bmf_fps
+    } else {
+        warnings.push(SceneWarning(format!(
+            "bmf: invalid sample rate {} per second; using 30",
+            options.bmf_fps
+        )));
+        30.0
+    };
+    let track = Track::new(scene, options.clip.as_deref(), fps, &mut warnings)?;
+    let skeleton = Skeleton::new(scene);
+    let mut baked: HashMap<usize, Baked> = HashMap::new();
+    let mut meshes = Vec::new();
+    for (i, mesh) in scene.meshes.iter().enumerate() {
+        let nodes: Vec<usize> = (0..scene.nodes.len())
+            .filter(|&n| scene.nodes.get(n).and_then(|x| x.mesh) == Some(i))
+            .collect();
+        if nodes.len() > 1 {
+            warnings.push(SceneWarning(format!(
+                "bmf: mesh {i} ({:?}) is drawn by {} nodes; BMF has no instancing, written once \
+                 (at the first node)",
+                mesh.name,
+                nodes.len()
+            )));
+        }
+        let ctx = MeshContext {
+            scene,
+            index: i,
+            node: nodes.first().copied(),
+            track: &track,
+            skeleton: &skeleton,
+        };
+        meshes.extend(convert_mesh(&ctx, &mut baked, &mut warnings)?);
+    }
+    if meshes.is_empty() {
+        return Err(Error::FormatLimit {
+            format: Format::Bmf,
+            place: "scene".into(),
+            what: "no mesh with triangles; a BMF file holds at least one".into(),
+        });
+    }
+    notes(scene, &skeleton, &track, &baked, &mut warnings);
+    for b in baked.values() {
+        if b.replaced > 0 {
+            warnings.push(SceneWarning(format!(
+                "bmf: skin {}: {} of {} skinning matrices were baked from the animation \
+                 channels (they differ from the exact matrices the export kept, or there were \
+                 none)",
+                b.skin,
+                b.replaced,
+                b.matrices.len()
+            )));
+        }
+    }
+    let mut doc = Bmf::new(meshes);
+    doc.header = header(scene, doc.meshes.len(), &mut warnings);
+    if let Some(base) = base {
+        patch::patch(&mut doc, base, &mut warnings);
+    }
+    Ok(Imported {
+        document: doc,
+        warnings,
+    })
+}
+
+/// The header: the exported file's own (`extras.bmf_header`, `extras.bmf_version`) when it
+/// fits the mesh count, else the tool's for that count.
+fn header(scene: &Scene, mesh_count: usize, warnings: &mut Vec<SceneWarning>) -> Header {
+    let fits = |h: &Header| match h.version() {
+        Version::V1_0 => mesh_count == 1,
+        Version::V1_1 => true,
+    };
+    let tool = Header::new(if mesh_count == 1 {
+        Version::V1_0
+    } else {
+        Version::V1_1
+    });
+    let raw = scene
+        .extras
+        .get("bmf_header")
+        .and_then(Value::as_array)
+        .and_then(|a| {
+            let bytes: Option<Vec<u8>> = a
+                .iter()
+                .map(|x| x.as_u64().and_then(|b| u8::try_from(b).ok()))
+                .collect();
+            <[u8; 16]>::try_from(bytes?).ok()
+        })
+        .filter(|raw| raw.starts_with(b"BDV1.0\0") || raw.starts_with(b"BDV1.1\0"))
+        .map(|raw| Header { raw });
+    let named = match scene.extras.get("bmf_version").and_then(Value::as_str) {
+        Some("BDV1.0") => Some(Header::new(Version::V1_0)),
+        Some("BDV1.1") => Some(Header::new(Version::V1_1)),
+        _ => None,
+    };
+    match raw.or(named) {
+        Some(h) if fits(&h) => h,
+        Some(h) => {
+            warnings.push(SceneWarning(format!(
+                "bmf: the scene's header {} cannot hold {mesh_count} meshes; {} written",
+                h.version().as_str(),
+                tool.version().as_str()
+            )));
+            tool
+        }
+        None => tool,
+    }
+}
+
+/// What one scene mesh is converted with.
+struct MeshContext<'a> {
+    scene: &'a Scene,
+    index: usize,
+    node: Option<usize>,
+    track: &'a Track<'a>,
+    skeleton: &'a Skeleton,
+}
+
+/// One skin's baked matrices (sample-major, file convention), shared by the meshes it deforms.
+pub(crate) struct Baked {
+    pub(crate) skin: usize,
+    pub(crate) bones: usize,
+    pub(crate) matrices: Vec<[f32; 16]>,
+    /// How many were baked from the channels rather than taken from the exact extras.
+    pub(crate) replaced: usize,
+}
+
+/// One vertex in BMF conventions (left-handed), before it is laid out by kind.
+#[derive(Clone, Copy, Default)]
+struct BmfVertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    tangent: [f32; 4],
+    uv: [f32; 2],
+    joints: [u32; 4],
+    weights: [f32; 4],
+}
+
+/// Converts one scene mesh into one BMF mesh, or several when it has more vertices than u16
+/// indices reach; none when it has no triangles.
+fn convert_mesh(
+    ctx: &MeshContext<'_>,
+    baked: &mut HashMap<usize, Baked>,
+    warnings: &mut Vec<SceneWarning>,
+) -> Result<Vec<bmf_block::Mesh>, Error> {
+    let scene = ctx.scene;
+    let i = ctx.index;
+    let Some(mesh) = scene.meshes.get(i) else {
+        return Ok(Vec::new());
+    };
+    let label = format!("bmf: mesh {i} ({:?})", mesh.name);
+    let kind = vertex_kind(ctx, &label, warnings);
+    let slots = material_slots(scene, i, &label, warnings);
+    if slots.iter().all(|s| s.triangles.is_empty()) {
+        warnings.push(SceneWarning(format!("{label}: no triangles; not written")));
+        return Ok(Vec::new());
+    }
+    let vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
+    let skin = match (kind.is_skinned(), ctx.node.and_then(|n| scene.nodes.get(n))) {
+        (true, Some(node)) => node.skin,
+        _ => None,
+    };
+    let skin = match skin {
+        Some(s) => Some(skin_block(ctx, s, baked, &label, warnings)?),
+        None => None,
+    };
+    let end_size = mesh
+        .extras
+        .get("bmf_end_size")
+        .and_then(Value::as_u64)
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(0);
+    let pieces = split::split(vertices.len(), &slots);
+    if pieces.len() > 1 {
+        warnings.push(SceneWarning(format!(
+            "{label}: {} vertices are more than u16 indices reach ({MAX_VERTICES}); split into \
+             {} BMF meshes",
+            vertices.len(),
+            pieces.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let picked: Vec<BmfVertex> = match &piece.map {
+            Some(map) => map
+                .iter()
+                .map(|&v| vertices.get(v as usize).copied().unwrap_or_default())
+                .collect(),
+            None => vertices.clone(),
+        };
+        let mut indices = Vec::new();
+        let mut materials = Vec::new();
+        for (slot, tris) in slots.iter().zip(&piece.triangles) {
+            if piece.map.is_some() && tris.is_empty() {
+                continue;
+            }
+            let start = u32::try_from(indices.len()).unwrap_or(u32::MAX);
+            indices.extend(tris.iter().flatten());
+            let count = u32::try_from(tris.len() * 3).unwrap_or(u32::MAX);
+            let material = slot.material.and_then(|m| scene.materials.get(m));
+            materials.push(convert_material(material, start, count, &label, warnings));
+        }
+        let mut m = bmf_block::Mesh::new(layout(kind, &picked), indices, materials, skin.clone());
+        m.end_size = end_size;
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// The vertex kind: skinned when the node has a skin and the mesh has joints and weights; with
+/// tangents when the export says so or the mesh has tangents.
+fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarning>) -> VertexKind {
+    let scene = ctx.scene;
+    let Some(mesh) = scene.meshes.get(ctx.index) else {
+        return VertexKind::Plain;
+    };
+    let v = &mesh.vertices;
+    let skin = ctx
+        .node
+        .and_then(|n| scene.nodes.get(n))
+        .and_then(|n| n.skin)
+        .and_then(|s| scene.skins.get(s));
+    let has_influences = v.joints.is_some() && v.weights.is_some();
+    let skinned = match skin {
+        Some(s) if has_influences && !s.joints.is_empty() => true,
+        Some(_) => {
+            warnings.push(SceneWarning(format!(
+                "{label}: its node has a skin but the mesh has no joints and weights (or the \
+                 skin no joint); written static"
+            )));
+            false
+        }
+        None if has_influences => {
+            warnings.push(SceneWarning(format!(
+                "{label}: joints and weights but no skin on its node; written static, \
+                 weights dropped"
+            )));
+            false
+        }
+        None => false,
+    };
+    let stored = mesh.extras.get("bmf_vertex_kind").and_then(Value::as_str);
+    let tangent = v.tangents.is_some()
+        || matches!(
+            stored,
+            Some("VertexWithTangent" | "SkinedVertexWithTangent")
+        );
+    let kind = match (skinned, tangent) {
+        (false, false) => VertexKind::Plain,
+        (false, true) => VertexKind::Tangent,
+        (true, false) => VertexKind::Skinned,
+        (true, true) => VertexKind::SkinnedTangent,
+    };
+    if let Some(stored) = stored {
+        if stored != kind.name() {
+            warnings.push(SceneWarning(format!(
+                "{label}: extras.bmf_vertex_kind is {stored}, but the mesh's content makes it \
+                 {}",
+                kind.name()
+            )));
+        }
+    }
+    kind
+}
+
+/// One Material block to be: a scene material and its triangles (already in BMF winding).
+pub(crate) struct Slot {
+    material: Option<usize>,
+    pub(crate) triangles: Vec<[u32; 3]>,
+}
+
+/// The mesh's Material blocks: one per primitive, in order, or `extras.bmf_materials` (the
+/// export's list, which keeps blocks without triangles) with the primitives put in its slots.
+fn material_slots(
+    scene: &Scene,
+    i: usize,
+    label: &str,
+    warnings: &mut Vec<SceneWarning>,
+) -> Vec<Slot> {
+    let Some(mesh) = scene.meshes.get(i) else {
+        return Vec::new();
+    };
+    let vertex_count = mesh.vertices.positions.len();
+    let listed: Option<Vec<usize>> = mesh
+        .extras
+        .get("bmf_materials")
+        .and_then(Value::as_array)
+        .and_then(|a| {
+            a.iter()
+                .map(|x| {
+                    x.as_u64()
+                        .and_then(|m| usize::try_from(m).ok())
+                        .filter(|&m| m < scene.materials.len())
+                })
+                .collect()
+        });
+    let mut slots: Vec<Slot> = listed
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| Slot {
+            material: Some(m),
+            triangles: Vec::new(),
+        })
+        .collect();
+    let listed_len = slots.len();
+    let mut taken = vec![false; listed_len];
+    let mut bad = 0usize;
+    for p in &mesh.primitives {
+        let mut tris = Vec::with_capacity(p.indices.len() / 3);
+        for t in p.indices.chunks_exact(3) {
+            if let [a, b, c] = *t {
+                if [a, b, c].iter().all(|&x| (x as usize) < vertex_count) {
+                    tris.push([a, c, b]);
+                } else {
+                    bad += 1;
+                }
+            }
+        }
+        let free = (0..listed_len).find(|&k| {
+            !taken.get(k).copied().unwrap_or(true)
+                && slots.get(k).and_then(|s| s.material) == p.material
+        });
+        match free.and_then(|k| Some((taken.get_mut(k)?, slots.get_mut(k)?))) {
+            Some((t, slot)) => {
+                *t = true;
+                slot.triangles = tris;
+            }
+            None => slots.push(Slot {
+                material: p.material,
+                triangles: tris,
+            }),
+        }
+    }
+    if bad > 0 {
+        warnings.push(SceneWarning(format!(
+            "{label}: {bad} triangles index past the {vertex_count} vertices; dropped"
+        )));
+    }
+    slots
+}
+
+/// The mesh's vertices in BMF conventions: z mirrored, the static mesh's node transform
+/// applied, tangents and influences as the kind needs.
+fn bmf_vertices(
+    ctx: &MeshContext<'_>,
+    kind: VertexKind,
+    slots: &[Slot],
+    label: &str,
+    warnings: &mut Vec<SceneWarning>,
+) -> Vec<BmfVertex> {
+    let Some(mesh) = ctx.scene.meshes.get(ctx.index) else {
+        return Vec::new();
+    };
+    let v = &mesh.vertices;
+    let n = v.positions.len();
+    let transform = match ctx.node {
+        Some(node) if !kind.is_skinned() => ctx.skeleton.rest_global(ctx.scene, node),
+        _ => IDENTITY,
+    };
+    let moved = transform != IDENTITY;
+    if moved {
+        warnings.push(SceneWarning(format!(
+            "{label}: its node's transform is applied to the vertices (BMF has no node \
+             transforms)"
+        )));
+    }
+    // Normals transform by the inverse transpose of the linear part.
+    let normal_matrix = invert(transform).map(super::transpose).unwrap_or(IDENTITY);
+    let computed;
+    let normals: &[[f32; 3]] = match &v.normals {
+        Some(list) => list,
+        None => {
+            warnings.push(SceneWarning(format!(
+                "{label}: no normals; smooth normals computed from the triangles"
+            )));
+            computed = smooth_normals(&v.positions, slots);
+            &computed
+        }
+    };
+    if v.uv0.is_none() {
+        warnings.push(SceneWarning(format!(
+            "{label}: no TEXCOORD_0; UVs written as (0, 0)"
+        )));
+    }
+    let stored_tangents = mesh
+        .extras
+        .get("bmf_tangents")
+        .and_then(Value::as_str)
+        .and_then(super::raw64::decode_f32)
+        .filter(|t| t.len() == n * 4);
+    let stored_normals = mesh
+        .extras
+        .get("bmf_normals")
+        .and_then(Value::as_str)
+        .and_then(super::raw64::decode_f32)
+        .filter(|t| t.len() == n * 3);
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut p = v.positions.get(k).copied().unwrap_or_default();
+        let mut normal = normals.get(k).copied().unwrap_or([0.0, 1.0, 0.0]);
+        if moved {
+            p = transform_point(transform, p);
+            let d = transform_point(normal_matrix, normal);
+            let o = transform_point(normal_matrix, [0.0; 3]);
+            normal = normalize3([d[0] - o[0], d[1] - o[1], d[2] - o[2]]).unwrap_or(normal);
+        }
+        let tangent = match &stored_tangents {
+            Some(t) => match t.get(k * 4..k * 4 + 4) {
+                Some(&[x, y, z, w]) => [x, y, z, w],
+                _ => [0.0; 4],
+            },
+            None => v
+                .tangents
+                .as_ref()
+                .and_then(|t| t.get(k).copied())
+                .unwrap_or([0.0; 4]),
+        };
+        let (joints, weights) = if kind.is_skinned() {
+            let j = v.joints.as_ref().and_then(|j| j.get(k).copied());
+            let w = v.weights.as_ref().and_then(|w| w.get(k).copied());
+            (
+                j.unwrap_or([0; 4]).map(u32::from),
+                w.unwrap_or([1.0, 0.0, 0.0, 0.0]),
+            )
+        } else {
+            ([0; 4], [0.0; 4])
+        };
+        // The file's own normal while the scene's is still that normal renormalised.
+        let exact = stored_normals
+            .as_ref()
+            .and_then(|s| match s.get(k * 3..k * 3 + 3) {
+                Some(&[x, y, z]) => Some([x, y, z]),
+                _ => None,
+            })
+            .filter(|&f| {
+                normalize3(mirror_z(f))
+                    .is_some_and(|u| u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6))
+            });
+        out.push(BmfVertex {
+            position: mirror_z(p),
+            normal: exact.unwrap_or(mirror_z(normal)),
+            tangent,
+            uv: v
+                .uv0
+                .as_ref()
+                .and_then(|u| u.get(k).copied())
+                .unwrap_or([0.0; 2]),
+            joints,
+            weights,
+        });
+    }
+    out
+}
+
+/// Area-weighted vertex normals of the triangles (in the scene's winding: the slots hold BMF
+/// winding, so the cross product is taken the other way round).
+fn smooth_normals(positions: &[[f32; 3]], slots: &[Slot]) -> Vec<[f32; 3]> {
+    let mut acc = vec![[0.0f32; 3]; positions.len()];
+    for t in slots.iter().flat_map(|s| &s.triangles) {
+        let p = t.map(|i| positions.get(i as usize).copied().unwrap_or_default());
+        let e1 = sub(p[2], p[0]);
+        let e2 = sub(p[1], p[0]);
+        let n = [
+            e1[1] * e2[2] - e1[2] * e2[1],
+            e1[2] * e2[0] - e1[0] * e2[2],
+            e1[0] * e2[1] - e1[1] * e2[0],
+        ];
+        for &i in t {
+            if let Some(a) = acc.get_mut(i as usize) {
+                *a = [a[0] + n[0], a[1] + n[1], a[2] + n[2]];
+            }
+        }
+    }
+    acc.into_iter()
+        .map(|n| normalize3(n).unwrap_or([0.0, 1.0, 0.0]))
+        .collect()
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// The vertices laid out as `kind`.
+fn layout(kind: VertexKind, v: &[BmfVertex]) -> Vertices {
+    match kind {
+        VertexKind::Plain => Vertices::Plain(
+            v.iter()
+                .map(|v| Vertex {
+                    position: v.position,
+                    normal: v.normal,
+                    uv: v.uv,
+                })
+                .collect(),
+        ),
+        VertexKind::Tangent => Vertices::Tangent(
+            v.iter()
+                .map(|v| TangentVertex {
+                    position: v.position,
+                    normal: v.normal,
+                    tangent: v.tangent,
+                    uv: v.uv,
+                })
+                .collect(),
+        ),
+        VertexKind::Skinned => Vertices::Skinned(
+            v.iter()
+                .map(|v| SkinnedVertex {
+                    position: v.position,
+                    normal: v.normal,
+                    uv: v.uv,
+                    bone_indices: v.joints,
+                    weights: v.weights,
+                })
+                .collect(),
+        ),
+        VertexKind::SkinnedTangent => Vertices::SkinnedTangent(
+            v.iter()
+                .map(|v| SkinnedTangentVertex {
+                    position: v.position,
+                    normal: v.normal,
+                    tangent: v.tangent,
+                    uv: v.uv,
+                    bone_indices: v.joints,
+                    weights: v.weights,
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The BoneCount and AnimeMatrix of a mesh deformed by scene skin `s`, baked once per skin.
+fn skin_block(
+    ctx: &MeshContext<'_>,
+    s: usize,
+    baked: &mut HashMap<usize, Baked>,
+    label: &str,
+    warnings: &mut Vec<SceneWarning>,
+) -> Result<bmf_block::Skin, Error> {
+    let scene = ctx.scene;
+    let b = match baked.entry(s) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(ctx.track.bake(scene, ctx.skeleton, s)?)
+        }
+    };
+    let mesh = scene.meshes.get(ctx.index);
+    let stored = mesh
+        .and_then(|m| m.extras.get("bmf_bone_count"))
+        .and_then(Value::as_u64)
+        .and_then(|c| usize::try_from(c).ok());
+    // Without samples the BoneCount is all the file keeps of bones the export left out.
+    let bones = match stored {
+        Some(c) if b.matrices.is_empty() && c > b.bones => c,
+        _ => b.bones,
+    };
+    if bones > MAX_SHADER_BONES {
+        warnings.push(SceneWarning(format!(
+            "{label}: {bones} bones; BaseCross's shader holds {MAX_SHADER_BONES}"
+        )));
+    }
+    let bone_count = u32::try_from(bones).map_err(|_| Error::FormatLimit {
+        format: Format::Bmf,
+        place: label.to_owned(),
+        what: format!("{bones} bones do not fit BoneCount (u32)"),
+    })?;
+    Ok(bmf_block::Skin {
+        bone_count,
+        matrices: b.matrices.clone(),
+    })
+}
+
+/// A BMF Material block from a scene material (or the defaults, for a primitive without one).
+fn convert_material(
+    m: Option<&Material>,
+    start: u32,
+    count: u32,
+    label: &str,
+    warnings: &mut Vec<SceneWarning>,
+) -> bmf_block::Material {
+    let default = Material::default();
+    let m = m.unwrap_or(&default);
+    let floats = |key: &str| -> Option<[f32; 4]> {
+        let list = m.extras.get(key)?.as_array()?;
+        let v: Option<Vec<f32>> = list.iter().map(|x| x.as_f64().map(|f| f as f32)).collect();
+        <[f32; 4]>::try_from(v?).ok()
+    };
+    let specular = m
+        .specular
+        .map(|(c, _)| c)
+        .or_else(|| floats("specular"))
+        .unwrap_or(DEFAULT_SPECULAR);
+    let ambient = floats("ambient").unwrap_or(DEFAULT_AMBIENT);
+    let emissive_alpha = m
+        .extras
+        .get("emissive_alpha")
+        .and_then(Value::as_f64)
+        .map_or(0.0, |a| a as f32);
+    let [er, eg, eb] = m.emissive;
+    let mut lost = Vec::new();
+    for (what, present) in [
+        ("a normal map", m.normal_texture.is_some()),
+        ("a light map", m.light_map.is_some()),
+        ("a specular map", m.specular_texture.is_some()),
+        (
+            "a specular power",
+            m.specular.is_some_and(|(_, p)| p != 0.0),
+        ),
+        ("an alpha mode", m.alpha_mode != super::AlphaMode::Opaque),
+        ("double-sidedness", m.double_sided),
+    ] {
+        if present {
+            lost.push(what);
+        }
+    }
+    if !lost.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "{label}: material {:?}: BMF holds four colours and one texture name; {} not \
+             written",
+            m.name,
+            lost.join(", ")
+        )));
+    }
+    bmf_block::Material {
+        start_index: start,
+        index_count: count,
+        diffuse: m.base_color.into(),
+        specular: specular.into(),
+        ambient: ambient.into(),
+        emissive: [er, eg, eb, emissive_alpha].into(),
+        texture: texture_name(m, label, warnings),
+    }
+}
+
+/// The texture file name: the colour texture's file name, or the stored name when only its
+/// extension changed (the glTF writer copies a TGA as PNG), or the stored raw units.
+fn texture_name(m: &Material, label: &str, warnings: &mut Vec<SceneWarning>) -> TextureName {
+    let Some(path) = m.color_texture.as_deref() else {
+        return TextureName::new("");
+    };
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    if file.len() != path.len() {
+        warnings.push(SceneWarning(format!(
+            "{label}: material {:?}: texture {path:?} written as its file name {file:?} (BMF \
+             stores no folder; the game prepends its own)",
+            m.name
+        )));
+    }
+    let stem = |s: &str| {
+        s.rsplit_once('.')
+            .map_or(s, |(stem, _)| stem)
+            .to_ascii_lowercase()
+    };
+    let stored = m
+        .extras
+        .get("bmf_texture")
+        .and_then(Value::as_str)
+        .filter(|s| *s == file || stem(s) == stem(file));
+    let name = stored.unwrap_or(file);
+    let units: Option<Vec<u16>> = m
+        .extras
+        .get("bmf_texture_units")
+        .and_then(Value::as_array)
+        .and_then(|a| {
+            a.iter()
+                .map(|x| x.as_u64().and_then(|u| u16::try_from(u).ok()))
+                .collect()
+        });
+    match units.and_then(TextureName::from_units) {
+        Some(raw) if raw.to_string_lossy() == name => raw,
+        _ => TextureName::new(name),
+    }
+}
+
+/// Warnings for what the scene has and BMF cannot hold at all.
+fn notes(
+    scene: &Scene,
+    skeleton: &Skeleton,
+    track: &Track<'_>,
+    baked: &HashMap<usize, Baked>,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let count = |f: &dyn Fn(&super::Vertices) -> bool| {
+        scene.meshes.iter().filter(|m| f(&m.vertices)).count()
+    };
+    let uv1 = count(&|v| v.uv1.is_some());
+    if uv1 > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf: {uv1} mesh(es) have a second UV set (TEXCOORD_1); BMF holds one, not written"
+        )));
+    }
+    let colors = count(&|v| v.colors.is_some());
+    if colors > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf: {colors} mesh(es) have vertex colours; BMF has none, not written"
+        )));
+    }
+    if baked.len() > 1 {
+        warnings.push(SceneWarning(format!(
+            "bmf: {} skins; BMF has no skeleton, each mesh carries its own bone list and \
+             baked matrices",
+            baked.len()
+        )));
+    }
+    // Nodes BMF keeps something of: mesh nodes (their transform baked into static vertices),
+    // joints and the ancestors of joints (baked into the matrices).
+    let mut kept = vec![false; scene.nodes.len()];
+    for (n, node) in scene.nodes.iter().enumerate() {
+        if node.mesh.is_some() {
+            if let Some(k) = kept.get_mut(n) {
+                *k = true;
+            }
+        }
+    }
+    for b in baked.values() {
+        for &j in scene.skins.get(b.skin).map_or(&[][..], |s| &s.joints) {
+            if let Some(k) = kept.get_mut(j) {
+                *k = true;
+            }
+        }
+    }
+    let dropped: Vec<&str> = scene
+        .nodes
+        .iter()
+        .zip(&kept)
+        .filter(|(n, k)| !**k && n.transform != Transform::default() && n.children.is_empty())
+        .map(|(n, _)| n.name.as_str())
+        .collect();
+    if !dropped.is_empty() {
+        warnings.push(SceneWarning(format!(
+            "bmf: {} leaf node(s) with a transform but no mesh and no joint role are not held \
+             (BMF has no node hierarchy): {}",
+            dropped.len(),
+            preview(&dropped)
+        )));
+    }
+    // Joints and their ancestors: their motion is baked into the matrices.
+    let mut moves_joints = vec![false; scene.nodes.len()];
+    for &j in baked
+        .values()
+        .filter_map(|b| scene.skins.get(b.skin))
+        .flat_map(|s| &s.joints)
+    {
+        let mut cur = Some(j);
+        while let Some(n) = cur {
+            match moves_joints.get_mut(n) {
+                Some(m) if !*m => *m = true,
+                _ => break,
+            }
+            cur = skeleton.parent(n);
+        }
+    }
+    let animated_others: usize = track
+        .animations()
+        .flat_map(|a| &a.channels)
+        .filter(|c| !moves_joints.get(c.node).copied().unwrap_or(false))
+        .count();
+    if animated_others > 0 {
+        warnings.push(SceneWarning(format!(
+            "bmf: {animated_others} animation channel(s) target nodes that deform no skinned \
+             mesh; BMF animates bones only, not written"
+        )));
+    }
+}
+
+/// At most eight names, quoted.
+fn preview(names: &[&str]) -> String {
+    let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
+    if names.len() > 8 {
+        s.push(format!("… ({} more)", names.len() - 8));
+    }
+    s.join(", ")
+}
+
+/// The scene's animations a [`Track`] plays, for the notes.
+impl Track<'_> {
+    fn animations(&self) -> impl Iterator<Item = &Animation> + '_ {
+        self.clips.iter().map(|c| c.animation)
+    }
+}

@@ -1,0 +1,592 @@
+//! glTF → BMF (`scene::to_bmf`): every fixture and sample goes BMF → scene → `.glb` → scene →
+//! BMF with the same figures and the same data, and patched onto its own file gives the file
+//! back byte for byte; vertex kinds, the u16 split, clip choice and concatenation, and hostile
+//! scenes.
+
+use models::bmf::{self, VertexKind};
+use models::gltf::{self, GltfOptions};
+use models::scene::{
+    self, Animation, Channel, ChannelPath, ImportOptions, Interpolation, Material, Mesh, Node,
+    Primitive, Scene, Skin, Vertices, IDENTITY,
+};
+use models::{Document, Format, Model};
+use std::path::PathBuf;
+
+fn inputs() -> Vec<PathBuf> {
+    let mut files = test_support::fixtures("bmf", "bmf");
+    match test_support::samples("bmf", "bmf") {
+        Some(s) => files.extend(s),
+        None => eprintln!("no BMF samples found; fixtures only"),
+    }
+    files
+}
+
+/// BMF → scene → glb → scene → validate → BMF, with `base`.
+fn round_trip(
+    doc: &Document,
+    base: Option<&Document>,
+    options: &ImportOptions,
+) -> (bmf::Bmf, Vec<String>) {
+    let scene = Scene::from_document(doc).unwrap().scene;
+    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
+    let read = gltf::read_glb(&glb).unwrap();
+    let valid = scene::validate(read.scene);
+    let imported = Document::from_scene(Format::Bmf, &valid.scene, base, options).unwrap();
+    let warnings = imported.warnings.iter().map(|w| w.0.clone()).collect();
+    match imported.document {
+        Document::Bmf(b) => (b, warnings),
+        other => panic!("not a BMF: {:?}", other.format()),
+    }
+}
+
+fn ulps(a: f32, b: f32) -> u32 {
+    if a.to_bits() == b.to_bits() || a == b {
+        return 0;
+    }
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i32::MIN.wrapping_sub(i)
+        } else {
+            i
+        }
+    };
+    key(a).wrapping_sub(key(b)).unsigned_abs()
+}
+
+/// The same figures, and for every referenced vertex the same position, UV and tangent bits,
+/// normals and weights within 1 ulp of the file's unit-length values (the export renormalises),
+/// the same indices, ranges, colours and matrices.
+#[test]
+fn every_fixture_and_sample_comes_back() {
+    let mut checked = 0;
+    for path in inputs() {
+        let name = path.display().to_string();
+        let doc = models::open(&path).unwrap();
+        let Document::Bmf(original) = &doc else {
+            panic!("{name}: not BMF");
+        };
+        let (back, warnings) = round_trip(&doc, None, &ImportOptions::default());
+        for w in &warnings {
+            eprintln!("{name}: {w}");
+        }
+        let back_doc = Document::Bmf(back.clone());
+        assert_eq!(back_doc.summary(), doc.summary(), "{name}: summary");
+        assert_eq!(back.header, original.header, "{name}: header");
+        for (m, (b, o)) in back.meshes.iter().zip(&original.meshes).enumerate() {
+            assert_eq!(b.indices, o.indices, "{name}: mesh {m} indices");
+            assert_eq!(
+                b.vertices.kind(),
+                o.vertices.kind(),
+                "{name}: mesh {m} kind"
+            );
+            let mut used = vec![false; o.vertices.len()];
+            for &i in &o.indices {
+                used[usize::from(i)] = true;
+            }
+            for (i, (bv, ov)) in b.vertices.iter().zip(o.vertices.iter()).enumerate() {
+                if !used[i] {
+                    continue;
+                }
+                let at = format!("{name}: mesh {m} vertex {i}");
+                assert_eq!(
+                    bv.position.map(f32::to_bits),
+                    ov.position.map(f32::to_bits),
+                    "{at}"
+                );
+                assert_eq!(bv.uv.map(f32::to_bits), ov.uv.map(f32::to_bits), "{at}");
+                assert_eq!(
+                    bv.tangent.map(|t| t.map(f32::to_bits)),
+                    ov.tangent.map(|t| t.map(f32::to_bits)),
+                    "{at}"
+                );
+                let worst = bv
+                    .normal
+                    .iter()
+                    .zip(&ov.normal)
+                    .map(|(x, y)| ulps(*x, *y))
+                    .max()
+                    .unwrap();
+                assert!(
+                    worst <= 1,
+                    "{at}: normal {:?} vs {:?}",
+                    bv.normal,
+                    ov.normal
+                );
+                if let (Some((bj, bw)), Some((oj, ow))) = (bv.joints, ov.joints) {
+                    // Influences compare by meaning: a file's duplicate joints come back merged
+                    // (the export's repair, which it reports); otherwise slot for slot.
+                    let bones = o.skin.as_ref().map_or(0, |s| s.bone_count as usize);
+                    let (bj, bw, _) = scene::normalize_influences(bj, bw, bones);
+                    let (oj, ow, _) = scene::normalize_influences(oj, ow, bones);
+                    assert_eq!(bj, oj, "{at}: joints");
+                    for k in 0..4 {
+                        assert!(
+                            ulps(bw[k], ow[k]) <= 1,
+                            "{at}: weight {k}: {bw:?} vs {ow:?}"
+                        );
+                    }
+                }
+            }
+            for (k, (bm, om)) in b.materials.iter().zip(&o.materials).enumerate() {
+                assert_eq!(bm, om, "{name}: mesh {m} material {k}");
+            }
+            let bits = |s: &Option<bmf::Skin>| {
+                s.as_ref().map(|s| {
+                    (
+                        s.bone_count,
+                        s.matrices
+                            .iter()
+                            .map(|m| m.map(f32::to_bits))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+            };
+            assert_eq!(bits(&b.skin), bits(&o.skin), "{name}: mesh {m} skin");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} files");
+}
+
+/// An unedited export patched onto its own file is that file, byte for byte.
+#[test]
+fn patched_onto_its_base_is_byte_identical() {
+    for path in inputs() {
+        let name = path.display().to_string();
+        let bytes = test_support::read(&path);
+        let doc = models::from_bytes(&bytes).unwrap();
+        let (back, warnings) = round_trip(&doc, Some(&doc), &ImportOptions::default());
+        let out = back.to_bytes().unwrap();
+        assert!(
+            out == bytes,
+            "{name}: not byte-identical; warnings: {warnings:#?}"
+        );
+    }
+}
+
+/// A base of another format is refused.
+#[test]
+fn a_base_of_another_format_is_refused() {
+    let scene = scene::validate(quad_scene(false, false)).scene;
+    let smf = test_support::fixtures("smf", "smf");
+    let Some(path) = smf.first() else { return };
+    let base = models::open(path).unwrap();
+    let err = Document::from_scene(Format::Bmf, &scene, Some(&base), &ImportOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, models::Error::BaseFormatMismatch { .. }),
+        "{err}"
+    );
+}
+
+/// A unit quad, optionally with tangents and with a two-bone skin.
+fn quad_scene(tangents: bool, skinned: bool) -> Scene {
+    let n = 4;
+    let mut scene = Scene::default();
+    scene.meshes.push(Mesh {
+        name: "quad".into(),
+        vertices: Vertices {
+            positions: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [0.0, 1.0, 0.0],
+            ],
+            normals: Some(vec![[0.0, 0.0, 1.0]; n]),
+            tangents: tangents.then(|| vec![[1.0, 0.0, 0.0, 1.0]; n]),
+            uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]),
+            joints: skinned.then(|| vec![[0, 1, 0, 0]; n]),
+            weights: skinned.then(|| vec![[0.75, 0.25, 0.0, 0.0]; n]),
+            ..Vertices::default()
+        },
+        primitives: vec![Primitive {
+            indices: vec![0, 1, 2, 0, 2, 3].into(),
+            material: Some(0),
+        }],
+        ..Mesh::default()
+    });
+    scene.materials.push(Material {
+        name: "m".into(),
+        base_color: [1.0, 0.5, 0.25, 1.0],
+        color_texture: Some("textures/Checker.png".into()),
+        ..Material::default()
+    });
+    scene.nodes.push(Node {
+        name: "quad".into(),
+        mesh: Some(0),
+        skin: skinned.then_some(0),
+        ..Node::default()
+    });
+    scene.roots.push(0);
+    if skinned {
+        scene.nodes.push(Node {
+            name: "root".into(),
+            children: vec![2, 3],
+            ..Node::default()
+        });
+        scene.nodes.push(Node {
+            name: "a".into(),
+            ..Node::default()
+        });
+        scene.nodes.push(Node {
+            name: "b".into(),
+            ..Node::default()
+        });
+        scene.roots.push(1);
+        scene.skins.push(Skin {
+            name: "skin".into(),
+            joints: vec![2, 3],
+            inverse_bind_matrices: vec![IDENTITY; 2],
+            skeleton: Some(1),
+        });
+    }
+    scene
+}
+
+fn import(scene: Scene, options: &ImportOptions) -> Result<(bmf::Bmf, Vec<String>), models::Error> {
+    let valid = scene::validate(scene).scene;
+    let imported = Document::from_scene(Format::Bmf, &valid, None, options)?;
+    let warnings = imported.warnings.iter().map(|w| w.0.clone()).collect();
+    match imported.document {
+        Document::Bmf(b) => Ok((b, warnings)),
+        other => panic!("not a BMF: {:?}", other.format()),
+    }
+}
+
+/// The vertex kind follows the content: static or skinned, with or without tangents; the
+/// handedness is undone (z negated, winding reversed) and the texture is a bare file name.
+#[test]
+fn vertex_kinds_follow_the_content() {
+    for (tangents, skinned, kind) in [
+        (false, false, VertexKind::Plain),
+        (true, false, VertexKind::Tangent),
+        (false, true, VertexKind::Skinned),
+        (true, true, VertexKind::SkinnedTangent),
+    ] {
+        let (doc, warnings) =
+            import(quad_scene(tangents, skinned), &ImportOptions::default()).unwrap();
+        assert_eq!(doc.meshes.len(), 1);
+        let mesh = &doc.meshes[0];
+        assert_eq!(mesh.vertices.kind(), kind, "{warnings:?}");
+        assert_eq!(mesh.indices, vec![0, 2, 1, 0, 3, 2]);
+        let v = mesh.vertices.get(2).unwrap();
+        assert_eq!(v.position, [1.0, 1.0, -0.0]);
+        assert_eq!(v.normal, [0.0, 0.0, -1.0]);
+        assert_eq!(v.uv, [1.0, 0.0]);
+        assert_eq!(mesh.materials[0].texture.to_string(), "Checker.png");
+        assert!(warnings
+            .iter()
+            .any(|w| w.contains("file name \"Checker.png\"")));
+        if skinned {
+            assert_eq!(v.joints, Some(([0, 1, 0, 0], [0.75, 0.25, 0.0, 0.0])));
+            let skin = mesh.skin.as_ref().unwrap();
+            assert_eq!(skin.bone_count, 2);
+            // No clip: one sample of the rest pose (identity here).
+            assert_eq!(skin.matrices, vec![IDENTITY; 2]);
+        } else {
+            assert!(mesh.skin.is_none());
+        }
+        Document::Bmf(doc).to_bytes().unwrap();
+    }
+}
+
+/// A mesh with more vertices than u16 indices reach is split, with a warning, and loses no
+/// triangle.
+#[test]
+fn a_mesh_of_70000_vertices_is_split() {
+    let quads = 17_500; // 70 000 vertices
+    let mut positions = Vec::new();
+    let mut indices = Vec::new();
+    for q in 0..quads {
+        let base = positions.len() as u32;
+        let x = q as f32;
+        positions.extend([
+            [x, 0.0, 0.0],
+            [x + 1.0, 0.0, 0.0],
+            [x + 1.0, 1.0, 0.0],
+            [x, 1.0, 0.0],
+        ]);
+        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+    }
+    let n = positions.len();
+    let mut scene = quad_scene(false, false);
+    scene.meshes[0].vertices = Vertices {
+        positions,
+        normals: Some(vec![[0.0, 0.0, 1.0]; n]),
+        uv0: Some(vec![[0.0, 0.0]; n]),
+        ..Vertices::default()
+    };
+    scene.meshes[0].primitives[0].indices = indices.into();
+    let (doc, warnings) = import(scene, &ImportOptions::default()).unwrap();
+    assert_eq!(doc.meshes.len(), 2, "{warnings:?}");
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("70000 vertices") && w.contains("split into 2")));
+    let faces: usize = doc.meshes.iter().map(|m| m.triangle_count()).sum();
+    assert_eq!(faces, quads * 2);
+    for m in &doc.meshes {
+        assert!(m.vertices.len() <= 65_536);
+        assert_eq!(m.materials[0].index_count as usize, m.indices.len());
+    }
+    assert_eq!(doc.header.version(), bmf::Version::V1_1);
+    // The second piece's first quad is where the first piece stopped.
+    let v = doc.meshes[1].vertices.get(0).unwrap();
+    assert_eq!(v.position, [16_384.0, 0.0, -0.0]);
+    let bytes = Document::Bmf(doc).to_bytes().unwrap();
+    models::from_bytes(&bytes).unwrap();
+}
+
+/// Two clips moving joint `a` along x: `walk` (1 s) and `run` (0.5 s).
+fn clip_scene() -> Scene {
+    let mut scene = quad_scene(false, true);
+    let clip = |name: &str, end: f32, x: f32| Animation {
+        name: name.into(),
+        channels: vec![Channel {
+            node: 2,
+            path: ChannelPath::Translation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, end].into(),
+            values: vec![0.0, 0.0, 0.0, x, 0.0, 0.0].into(),
+        }],
+        ..Animation::default()
+    };
+    scene.animations.push(clip("walk", 1.0, 1.0));
+    scene.animations.push(clip("run", 0.5, 2.0));
+    scene
+}
+
+/// With several clips and no choice, they are played one after the other, and the warning
+/// gives each clip's time range; a clip can be chosen by name; an unknown name lists the
+/// clips.
+#[test]
+fn clips_are_chosen_or_concatenated() {
+    let options = ImportOptions {
+        bmf_fps: 10.0,
+        ..ImportOptions::default()
+    };
+    let (doc, warnings) = import(clip_scene(), &options).unwrap();
+    let skin = doc.meshes[0].skin.as_ref().unwrap();
+    assert_eq!(skin.matrices.len(), (11 + 6) * 2);
+    let ranges = warnings
+        .iter()
+        .find(|w| w.contains("one after the other"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(
+        ranges.contains("\"walk\" 0 s to 1 s (samples 0 to 10)"),
+        "{ranges}"
+    );
+    assert!(
+        ranges.contains("\"run\" 1.1 s to 1.6 s (samples 11 to 16)"),
+        "{ranges}"
+    );
+    // Joint a (bone 0) at walk's sample 5 is halfway: x = 0.5; at run's last sample x = 2.
+    assert_eq!(skin.matrices[5 * 2][12], 0.5);
+    assert_eq!(skin.matrices[16 * 2][12], 2.0);
+    // Bone 1 never moves.
+    assert_eq!(skin.matrices[16 * 2 + 1], IDENTITY);
+
+    let run = ImportOptions {
+        clip: Some("run".into()),
+        ..options.clone()
+    };
+    let (doc, warnings) = import(clip_scene(), &run).unwrap();
+    assert!(!warnings.iter().any(|w| w.contains("one after the other")));
+    let skin = doc.meshes[0].skin.as_ref().unwrap();
+    assert_eq!(skin.matrices.len(), 6 * 2);
+    assert_eq!(skin.matrices[5 * 2][12], 2.0);
+
+    let unknown = ImportOptions {
+        clip: Some("jump".into()),
+        ..options
+    };
+    let err = import(clip_scene(), &unknown).unwrap_err().to_string();
+    assert!(
+        err.contains("\"jump\"") && err.contains("\"walk\", \"run\""),
+        "{err}"
+    );
+}
+
+/// What BMF cannot hold is named: a second UV set, vertex colours, nodes with no role.
+#[test]
+fn what_bmf_cannot_hold_is_named() {
+    let mut scene = quad_scene(false, false);
+    scene.meshes[0].vertices.uv1 = Some(vec![[0.0; 2]; 4]);
+    scene.meshes[0].vertices.colors = Some(vec![[1.0; 4]; 4]);
+    scene.nodes.push(Node {
+        name: "lamp".into(),
+        transform: scene::Transform::Matrix({
+            let mut m = IDENTITY;
+            m[12] = 3.0;
+            m
+        }),
+        ..Node::default()
+    });
+    scene.roots.push(1);
+    let (_, warnings) = import(scene, &ImportOptions::default()).unwrap();
+    let all = warnings.join("\n");
+    assert!(all.contains("TEXCOORD_1"), "{all}");
+    assert!(all.contains("vertex colours"), "{all}");
+    assert!(all.contains("\"lamp\""), "{all}");
+}
+
+/// A scene with no triangles is an error, not an empty file.
+#[test]
+fn a_scene_without_triangles_is_refused() {
+    let err = import(Scene::default(), &ImportOptions::default()).unwrap_err();
+    assert!(matches!(err, models::Error::FormatLimit { .. }), "{err}");
+}
+
+/// Whatever `read_glb` makes of damaged bytes (truncated and corrupted exports of every
+/// fixture) converts to a BMF or fails with an error, never a panic.
+#[test]
+fn hostile_scenes_never_panic() {
+    let mut converted = 0usize;
+    for path in test_support::fixtures("bmf", "bmf") {
+        let doc = models::open(&path).unwrap();
+        let scene = Scene::from_document(&doc).unwrap().scene;
+        let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
+        let mut seed = 0x9e37_79b9_u32;
+        for round in 0..300 {
+            let mut bytes = glb.clone();
+            if round % 3 == 0 {
+                bytes.truncate(bytes.len() * round / 300);
+            }
+            for _ in 0..(round % 7 + 1) {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                let at = seed as usize % bytes.len().max(1);
+                if let Some(b) = bytes.get_mut(at) {
+                    *b ^= (seed >> 24) as u8 | 1;
+                }
+            }
+            let Ok(read) = gltf::read_glb(&bytes) else {
+                continue;
+            };
+            let valid = scene::validate(read.scene).scene;
+            for options in [
+                ImportOptions::default(),
+                ImportOptions {
+                    bmf_fps: f32::NAN,
+                    clip: Some("animation".into()),
+                    ..ImportOptions::default()
+                },
+            ] {
+                if let Ok(out) = Document::from_scene(Format::Bmf, &valid, Some(&doc), &options) {
+                    let _ = out.document.to_bytes();
+                    converted += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        converted > 0,
+        "no damaged scene converted at all: the test proves nothing"
+    );
+}
+
+/// Clips merged from several exports of one character (`merge_clips`) come back exactly: the
+/// chosen clip gives the file's matrices bit for bit, and concatenated clips give them one
+/// after the other.
+#[test]
+fn merged_clips_come_back_exactly() {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| test_support::file_name(p) == "skinned_arm.bmf")
+        .expect("the skinned_arm fixture");
+    let doc = models::open(&path).unwrap();
+    let Document::Bmf(original) = &doc else {
+        panic!("not BMF")
+    };
+    let skin = original.meshes[0].skin.as_ref().unwrap();
+    assert!(skin.sample_count() > 1);
+    let scene = Scene::from_document(&doc).unwrap().scene;
+    let sources = ["idle", "wave"].map(|clip| scene::ClipSource {
+        clip: clip.into(),
+        scene: scene.clone(),
+    });
+    let merged = scene::merge_clips(sources.to_vec(), &mut scene::Budget::unlimited())
+        .unwrap()
+        .scene;
+    let bits = |m: &[[f32; 16]]| m.iter().map(|x| x.map(f32::to_bits)).collect::<Vec<_>>();
+    let wave = ImportOptions {
+        clip: Some("wave".into()),
+        ..ImportOptions::default()
+    };
+    let (one, _) = import(merged.clone(), &wave).unwrap();
+    assert_eq!(
+        bits(&one.meshes[0].skin.as_ref().unwrap().matrices),
+        bits(&skin.matrices)
+    );
+    let (both, warnings) = import(merged, &ImportOptions::default()).unwrap();
+    let both = &both.meshes[0].skin.as_ref().unwrap().matrices;
+    assert_eq!(both.len(), 2 * skin.matrices.len());
+    assert_eq!(bits(&both[..skin.matrices.len()]), bits(&skin.matrices));
+    assert_eq!(bits(&both[skin.matrices.len()..]), bits(&skin.matrices));
+    assert!(
+        warnings.iter().any(|w| w.contains("\"idle\" 0 s to")),
+        "{warnings:?}"
+    );
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("baked from the animation")),
+        "{warnings:?}"
+    );
+}
+
+/// An edited animation is baked from its channels, not replaced by the export's exact
+/// matrices, and the warning says how many matrices were baked.
+#[test]
+fn an_edited_animation_is_baked_from_its_channels() {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| test_support::file_name(p) == "skinned_arm.bmf")
+        .expect("the skinned_arm fixture");
+    let doc = models::open(&path).unwrap();
+    let Document::Bmf(original) = &doc else {
+        panic!("not BMF")
+    };
+    let skin = original.meshes[0].skin.as_ref().unwrap();
+    let bones = skin.bone_count as usize;
+    let mut scene = Scene::from_document(&doc).unwrap().scene;
+    let joint = scene.skins[0].joints[0];
+    let channel = scene.animations[0]
+        .channels
+        .iter_mut()
+        .find(|c| c.node == joint && c.path == ChannelPath::Translation)
+        .unwrap();
+    let moved: Vec<f32> = channel
+        .values
+        .chunks(3)
+        .flat_map(|v| [v[0] + 1.0, v[1], v[2]])
+        .collect();
+    channel.values = moved.into();
+    let (back, warnings) = import(scene, &ImportOptions::default()).unwrap();
+    let matrices = &back.meshes[0].skin.as_ref().unwrap().matrices;
+    assert_eq!(matrices.len(), skin.matrices.len());
+    for s in 0..skin.sample_count() {
+        let (b, o) = (matrices[s * bones], skin.matrices[s * bones]);
+        assert!(
+            (b[12] - (o[12] + 1.0)).abs() < 1e-4,
+            "sample {s}: {b:?} vs {o:?}"
+        );
+        // The other bones keep their exact matrices.
+        for k in 1..bones {
+            assert_eq!(
+                matrices[s * bones + k].map(f32::to_bits),
+                skin.matrices[s * bones + k].map(f32::to_bits)
+            );
+        }
+    }
+    let expected = format!(
+        "{} of {} skinning matrices were baked",
+        skin.sample_count(),
+        skin.matrices.len()
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains(&expected)),
+        "{warnings:?}"
+    );
+}
