@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod convert;
+mod gather;
 mod pack;
 mod said;
 
@@ -173,7 +174,7 @@ fn info(files: &[PathBuf], as_json: bool, password: &pack::PasswordArg) -> bool 
     let mut expanded = Vec::with_capacity(files.len());
     for path in files {
         if path.is_dir() {
-            let (models, failed) = convert::models_in_folder(path);
+            let (models, failed) = gather::models_in_folder(path);
             ok &= failed == 0;
             expanded.extend(models);
         } else {
