@@ -91,7 +91,7 @@ pub(crate) struct Args {
 /// A parser for a rate option: a finite number in `min..=max`. The bounds keep the rate
 /// sensible: a tiny rate such as `1e-40` would put every key past `f32`'s range and collapse
 /// them, a huge one would squeeze a clip into nothing.
-fn rate_parser(
+pub(crate) fn rate_parser(
     min: f32,
     max: f32,
     unit: &'static str,

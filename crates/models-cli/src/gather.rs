@@ -90,15 +90,6 @@ pub(crate) fn gather(
     gathered
 }
 
-/// The model files directly in `dir` (by extension, sorted), as a batch finds them; how many
-/// entries failed or were skipped (each already reported).
-pub(crate) fn models_in_folder(dir: &Path) -> (Vec<PathBuf>, usize) {
-    let mut found = Gathered::default();
-    walk_folder(dir, dir, Path::new(""), false, &mut found);
-    let paths = found.inputs.into_iter().map(|i| i.path).collect();
-    (paths, found.failed)
-}
-
 /// The deepest folder that contains every path given (all absolute).
 fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
     let mut common = paths.next()?.to_path_buf();

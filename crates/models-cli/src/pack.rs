@@ -517,12 +517,12 @@ pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> 
     Ok(())
 }
 
-/// `models info` on a pack: every model inside, parsed, with its inner path. Returns false
-/// when a model fails to read (the others are still reported).
+/// `models info` on a pack: every model inside, parsed, with its inner path and its size.
+/// Returns false when a model fails to read or `each` returns false (the others are still reported).
 pub(crate) fn info(
     path: &Path,
     password: &PasswordArg,
-    mut each: impl FnMut(&Path, &Parsed),
+    mut each: impl FnMut(&Path, &Parsed, u64) -> bool,
 ) -> Result<bool, String> {
     let key = password.key()?;
     let bytes = read_file(path)?;
@@ -537,8 +537,9 @@ pub(crate) fn info(
             continue;
         };
         found += 1;
-        match models::Document::parse_as(format, &entry.data()) {
-            Ok(parsed) => each(&shown, &parsed),
+        let data = entry.data();
+        match models::Document::parse_as(format, &data) {
+            Ok(parsed) => ok &= each(&shown, &parsed, data.len() as u64),
             Err(e) => {
                 eprintln!("error: {}", e.at(&shown));
                 ok = false;

@@ -69,6 +69,7 @@ mod formats;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod input;
+pub mod inspect;
 pub mod output;
 pub mod scene;
 mod summary;
