@@ -261,9 +261,10 @@ fn refuse_gltf_input(input: &Path) -> Result<(), String> {
 /// Same-format rewrite through the format's writer.
 fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
     refuse_gltf_input(input)?;
-    let document = crate::pack::open_with_warnings(input, &args.password)?
-        .0
-        .document;
+    let parsed = crate::pack::open_with_warnings(input, &args.password)?.0;
+    // The reader's warnings (a legacy MDL layout rewritten in the stable one among them).
+    let warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
+    let document = parsed.document;
     let from = document.format();
     let to = Format::from_path(output).unwrap_or(from); // checked by require_known_extension
     if to != from {
@@ -275,7 +276,7 @@ fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
     let source = crate::pack::source_file(input);
     models::output::write_new_file(output, &bytes, Some(&source), overwrite(args))
         .map_err(|e| e.to_string())?;
-    Ok(Vec::new())
+    Ok(warnings)
 }
 
 /// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).

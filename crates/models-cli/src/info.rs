@@ -82,7 +82,7 @@ fn one_file(args: &Args, path: &Path) -> bool {
             }
         };
     }
-    match models::open_with_warnings(path) {
+    match models::open_with_upgrades(path) {
         Ok(parsed) => {
             let len = std::fs::metadata(path).map_or(0, |m| m.len());
             print_model(args, path, &parsed, len)

@@ -449,7 +449,7 @@ pub(crate) fn open_with_warnings(
                 path.display()
             ));
         }
-        let parsed = models::open_with_warnings(path).map_err(|e| e.to_string())?;
+        let parsed = models::open_with_upgrades(path).map_err(|e| e.to_string())?;
         return Ok((parsed, std::fs::metadata(path).map_or(0, |m| m.len())));
     };
     let key = password.key()?;
@@ -470,7 +470,8 @@ pub(crate) fn open_with_warnings(
             shown.display()
         ));
     };
-    let parsed = models::Document::parse_as(format, &data).map_err(|e| e.at(&shown).to_string())?;
+    let parsed =
+        models::parse_with_upgrades(format, &data).map_err(|e| e.at(&shown).to_string())?;
     Ok((parsed, data.len() as u64))
 }
 
@@ -538,7 +539,7 @@ pub(crate) fn info(
         };
         found += 1;
         let data = entry.data();
-        match models::Document::parse_as(format, &data) {
+        match models::parse_with_upgrades(format, &data) {
             Ok(parsed) => ok &= each(&shown, &parsed, data.len() as u64),
             Err(e) => {
                 eprintln!("error: {}", e.at(&shown));

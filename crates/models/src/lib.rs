@@ -78,7 +78,8 @@ mod warning;
 pub use binio::Model;
 pub use container::{detect_container, Container};
 pub use document::{
-    from_bytes, from_bytes_with_warnings, open, open_with_warnings, Document, Parsed,
+    from_bytes, from_bytes_with_warnings, open, open_with_upgrades, open_with_warnings,
+    parse_with_upgrades, Document, Parsed,
 };
 pub use error::{Error, Position};
 pub use format::{detect, detect_with_hint, Format, MAGIC};
