@@ -33,6 +33,20 @@ pub enum Error {
         /// A description of the layout.
         layout: &'static str,
     },
+    /// A version-1 file whose first bone is not a root and which is not the 2014 development
+    /// layout either: one of the layouts of FBX2MDL's early-2014 prototypes, which no
+    /// specification describes.
+    #[error(
+        "at byte {offset:#x}: unsupported early layout (an FBX2MDL prototype of early 2014: its \
+         first bone, read at byte {bone_at:#x}, is not a root); only the stable layout and the \
+         2014 development layout can be read"
+    )]
+    EarlyLayout {
+        /// Where the layout starts to differ (after the version).
+        offset: u64,
+        /// Where the first bone's parent index was read.
+        bone_at: u64,
+    },
     /// The input ends inside a structure, or a count claims more data than remains.
     #[error("at byte {offset:#x}: truncated {what}: {needed} bytes needed, {available} left")]
     Truncated {
@@ -108,6 +122,7 @@ impl Error {
             Self::NotThisFormat { offset, .. }
             | Self::UnsupportedVersion { offset, .. }
             | Self::UnsupportedLayout { offset, .. }
+            | Self::EarlyLayout { offset, .. }
             | Self::Truncated { offset, .. }
             | Self::BadCount { offset, .. }
             | Self::CountMismatch { offset, .. }
@@ -191,6 +206,13 @@ pub enum Warning {
         /// Offset of the string's length.
         offset: u64,
     },
+    /// The file was read in the 2014 development layout and converted to the stable layout
+    /// ([`LegacyMdl::to_stable`](crate::LegacyMdl::to_stable)): writing it back gives the
+    /// stable layout, not the file's bytes.
+    LegacyLayout {
+        /// Where the layout starts to differ (after the version).
+        offset: u64,
+    },
 }
 
 impl Warning {
@@ -205,7 +227,8 @@ impl Warning {
             | Self::MalformedTarget { offset, .. }
             | Self::TargetNotABone { offset, .. }
             | Self::DecreasingTimes { offset }
-            | Self::UnpairedSurrogate { offset } => *offset,
+            | Self::UnpairedSurrogate { offset }
+            | Self::LegacyLayout { offset } => *offset,
         }
     }
 }
@@ -247,6 +270,12 @@ impl fmt::Display for Warning {
             Self::UnpairedSurrogate { .. } => {
                 write!(f, "string holds an unpaired UTF-16 surrogate (kept as is)")
             }
+            Self::LegacyLayout { .. } => write!(
+                f,
+                "the file uses the {}; read and converted to the stable layout (rewritten as \
+                 .mdl, it is written in the stable layout)",
+                crate::LEGACY_LAYOUT
+            ),
         }
     }
 }

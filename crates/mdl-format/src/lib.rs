@@ -15,7 +15,10 @@
 //!   units (unpaired surrogates included) and enums keep their raw values.
 //! * Files written by FBX2MDL between April and June 2014 claim version 1 but use an older
 //!   layout; [`Mdl::from_bytes`] recognises them and fails with [`Error::UnsupportedLayout`].
-//!   [`LegacyMdl`] reads and writes that layout as it is, without converting it.
+//!   [`LegacyMdl`] reads and writes that layout as it is; [`LegacyMdl::to_stable`] converts it
+//!   to an [`Mdl`] (bones of every group in one array, one divided mesh per legacy mesh, its
+//!   bone palette as connectors). Earlier 2014 prototypes, whose first bone is not a root,
+//!   fail with [`Error::EarlyLayout`].
 //!
 //! Interpolation values follow the converter (1 constant, 2 linear, 3 cubic); the engine's
 //! own enum is shifted by one, which makes no difference for the files FBX2MDL wrote.
@@ -75,6 +78,7 @@
 
 mod error;
 mod layout;
+mod legacy;
 mod model;
 mod read;
 mod write;

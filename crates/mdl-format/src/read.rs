@@ -252,6 +252,14 @@ impl<'a> Reader<'a> {
                     BoneTransform::Matrix(Matrix44(b.matrix)),
                 )
             };
+            // Every stable file starts with a root ("RootNode"); a version-1 file that does
+            // not is an early prototype layout (`read` first checks the development layout).
+            if i == 0 && parent != -1 && self.version == 1 {
+                return Err(Error::EarlyLayout {
+                    offset: 8,
+                    bone_at: offset,
+                });
+            }
             if parent != -1 && usize::try_from(parent).map_or(true, |p| p >= i) {
                 return Err(Error::IndexOutOfRange {
                     offset,

@@ -1,6 +1,7 @@
 //! `models convert`: one file (`IN OUT`), or a batch (`--out-dir DIR INPUT...`) converted in
 //! parallel.
 
+use crate::gather::{gather, Input};
 use crate::said::{self, Said};
 use clap::{CommandFactory, ValueEnum};
 use models::gltf::{self, GltfOptions};
@@ -90,7 +91,7 @@ pub(crate) struct Args {
 /// A parser for a rate option: a finite number in `min..=max`. The bounds keep the rate
 /// sensible: a tiny rate such as `1e-40` would put every key past `f32`'s range and collapse
 /// them, a huge one would squeeze a clip into nothing.
-fn rate_parser(
+pub(crate) fn rate_parser(
     min: f32,
     max: f32,
     unit: &'static str,
@@ -260,9 +261,10 @@ fn refuse_gltf_input(input: &Path) -> Result<(), String> {
 /// Same-format rewrite through the format's writer.
 fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
     refuse_gltf_input(input)?;
-    let document = crate::pack::open_with_warnings(input, &args.password)?
-        .0
-        .document;
+    let parsed = crate::pack::open_with_warnings(input, &args.password)?.0;
+    // The reader's warnings (a legacy MDL layout rewritten in the stable one among them).
+    let warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
+    let document = parsed.document;
     let from = document.format();
     let to = Format::from_path(output).unwrap_or(from); // checked by require_known_extension
     if to != from {
@@ -274,7 +276,7 @@ fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
     let source = crate::pack::source_file(input);
     models::output::write_new_file(output, &bytes, Some(&source), overwrite(args))
         .map_err(|e| e.to_string())?;
-    Ok(Vec::new())
+    Ok(warnings)
 }
 
 /// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
@@ -434,32 +436,14 @@ fn texture_folder(args: &Args, output: &Path) -> Option<String> {
     })
 }
 
-/// One input of a batch: the file, and where it lands under the output folder (its path
-/// relative to the folder argument it was found in, or its name for a file argument).
-struct Input {
-    path: PathBuf,
-    rel: PathBuf,
-}
-
 /// One planned conversion of a batch.
 struct Job {
     input: PathBuf,
     output: PathBuf,
 }
 
-/// What gathering the inputs of a batch found besides them.
-#[derive(Default)]
-struct Gathered {
-    inputs: Vec<Input>,
-    /// Arguments or entries that could not be used (each reported as an error).
-    failed: usize,
-    /// Folder entries passed over (each reported with a note): not regular files, links to
-    /// folders.
-    skipped: usize,
-}
-
 fn batch(args: &Args, out_dir: &Path) -> bool {
-    let gathered = gather(args);
+    let gathered = gather(&args.paths, args.recursive, &args.password);
     let failed = gathered.failed;
     let skipped = gathered.skipped;
     let jobs = plan(gathered.inputs, out_dir, args.to);
@@ -527,156 +511,6 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         out_dir.display()
     );
     failed == 0
-}
-
-/// The inputs named on the command line: files as they are, folders walked. Several folder
-/// arguments keep their place relative to the deepest folder that holds them all (`a b` →
-/// `DIR/a/…`, `DIR/b/…`), so that their files can never clash; a single folder's files go
-/// straight into DIR.
-fn gather(args: &Args) -> Gathered {
-    let mut gathered = Gathered::default();
-    let mut folders: Vec<(&PathBuf, PathBuf)> = Vec::new(); // (argument, canonical)
-    for path in &args.paths {
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => match path.canonicalize() {
-                Ok(canonical) => folders.push((path, canonical)),
-                Err(e) => {
-                    eprintln!("error: {}: {e}", path.display());
-                    gathered.failed += 1;
-                }
-            },
-            Ok(m) if m.is_file() && crate::pack::is_pack(path) => {
-                match crate::pack::models_inside(path, &args.password) {
-                    Ok(models) => gathered
-                        .inputs
-                        .extend(models.into_iter().map(|(path, rel)| Input { path, rel })),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        gathered.failed += 1;
-                    }
-                }
-            }
-            Ok(m) => match models::input::not_regular_kind(&m) {
-                None => {
-                    let name = path.file_name().map(PathBuf::from).unwrap_or_default();
-                    gathered.inputs.push(Input {
-                        path: path.clone(),
-                        rel: name,
-                    });
-                }
-                Some(kind) => {
-                    crate::report(Err(models::Error::NotRegularFile(kind).at(path)));
-                    gathered.failed += 1;
-                }
-            },
-            // Not a file: perhaps a model inside a pack (`PACK::NAME`).
-            Err(e) => match crate::pack::batch_input(path) {
-                Some((path, rel)) => gathered.inputs.push(Input { path, rel }),
-                None => {
-                    let folder = path.as_os_str().to_string_lossy().ends_with(['/', '\\']);
-                    eprintln!("error: {}", said::io_text(path, &e, folder));
-                    gathered.failed += 1;
-                }
-            },
-        }
-    }
-    let root = common_ancestor(folders.iter().map(|(_, c)| c.as_path()));
-    for (folder, canonical) in &folders {
-        let prefix = match &root {
-            Some(root) if folders.len() > 1 => canonical.strip_prefix(root).unwrap_or(canonical),
-            _ => Path::new(""),
-        };
-        walk_folder(folder, folder, prefix, args.recursive, &mut gathered);
-    }
-    gathered
-}
-
-/// The model files directly in `dir` (by extension, sorted), as a batch finds them; how many
-/// entries failed or were skipped (each already reported).
-pub(crate) fn models_in_folder(dir: &Path) -> (Vec<PathBuf>, usize) {
-    let mut found = Gathered::default();
-    walk_folder(dir, dir, Path::new(""), false, &mut found);
-    let paths = found.inputs.into_iter().map(|i| i.path).collect();
-    (paths, found.failed)
-}
-
-/// The deepest folder that contains every path given (all absolute).
-fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
-    let mut common = paths.next()?.to_path_buf();
-    for path in paths {
-        while !path.starts_with(&common) {
-            if !common.pop() {
-                return None;
-            }
-        }
-    }
-    Some(common)
-}
-
-/// The model files in `dir` (by extension), with their path relative to `top` under
-/// `prefix`; sub-folders too when `recursive`. Sorted, so batches are reproducible.
-///
-/// Links to folders are never followed (so no link can make the walk loop or visit a folder
-/// twice): each is skipped with a note. Links to files are followed. Entries with a model
-/// extension that are not regular files (FIFOs, devices, sockets) are skipped with a note,
-/// never opened.
-fn walk_folder(top: &Path, dir: &Path, prefix: &Path, recursive: bool, found: &mut Gathered) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) => {
-            eprintln!("error: {}: {e}", dir.display());
-            found.failed += 1;
-            return;
-        }
-    };
-    let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
-        .filter_map(Result::ok)
-        .map(|e| (e.path(), e.file_type().ok()))
-        .collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    for (path, file_type) in entries {
-        let is_link = file_type.is_some_and(|t| t.is_symlink());
-        if file_type.is_some_and(|t| t.is_dir()) {
-            if recursive {
-                walk_folder(top, &path, prefix, recursive, found);
-            }
-            continue;
-        }
-        let target = std::fs::metadata(&path);
-        if is_link && target.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
-            if recursive {
-                eprintln!(
-                    "note: {}: a link to a folder; skipped (links to folders are not followed)",
-                    path.display()
-                );
-                found.skipped += 1;
-            }
-            continue;
-        }
-        if Format::from_path(&path).is_none() {
-            continue;
-        }
-        match target.map(|m| models::input::not_regular_kind(&m)) {
-            Ok(None) => {
-                let rel = path.strip_prefix(top).unwrap_or(&path);
-                found.inputs.push(Input {
-                    rel: prefix.join(rel),
-                    path,
-                });
-            }
-            Ok(Some(kind)) => {
-                eprintln!(
-                    "note: {}: {kind}, not a regular file; skipped",
-                    path.display()
-                );
-                found.skipped += 1;
-            }
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                found.failed += 1;
-            }
-        }
-    }
 }
 
 /// Output paths under `out_dir`, one per input, all distinct, and none of them an input:

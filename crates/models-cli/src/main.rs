@@ -5,12 +5,13 @@
 //! error.
 
 use clap::{Parser, Subcommand};
-use models::{Format, Summary};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use models::Format;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod convert;
+mod gather;
+mod info;
 mod pack;
 mod said;
 
@@ -45,19 +46,9 @@ enum Command {
         #[command(flatten)]
         password: pack::PasswordArg,
     },
-    /// Print a summary of each file: meshes, vertices, faces, materials, bones, animations,
-    /// textures.
-    Info {
-        /// Files to read; a folder stands for the model files in it. For a `.Pack` archive, every
-        /// model inside it (as `PACK::NAME`).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// One JSON object per line instead of text.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        password: pack::PasswordArg,
-    },
+    /// Print what is in each file: size, meshes, bones (or frames), clips, materials and
+    /// whether their textures are found; `.glb`/`.gltf` files too.
+    Info(info::Args),
     /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), or re-write a model in
     /// its own format.
     ///
@@ -91,11 +82,7 @@ fn main() -> ExitCode {
     });
     let ok = match cli.command {
         Command::Detect { files, password } => detect(&files, &password),
-        Command::Info {
-            files,
-            json,
-            password,
-        } => info(&files, json, &password),
+        Command::Info(args) => info::run(&args),
         Command::Convert(args) => {
             remove_temporaries_on_interruption();
             convert::run(&args)
@@ -158,86 +145,14 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
         // Only regular files are opened: a FIFO would block, a device never end.
         match models::input::read_head(path, 64) {
             Ok(head) => {
-                let name = models::detect_with_hint(&head, path).map_or("unknown", Format::name);
+                let name = models::detect_with_hint(&head, path)
+                    .map(Format::name)
+                    .or_else(|| info::gltf_name(&head))
+                    .unwrap_or("unknown");
                 println!("{}: {name}", path.display());
             }
             Err(e) => ok &= report(Err(e)),
         }
     }
     ok
-}
-
-fn info(files: &[PathBuf], as_json: bool, password: &pack::PasswordArg) -> bool {
-    let mut ok = true;
-    // A folder stands for the model files in it, as for `convert --out-dir`.
-    let mut expanded = Vec::with_capacity(files.len());
-    for path in files {
-        if path.is_dir() {
-            let (models, failed) = convert::models_in_folder(path);
-            ok &= failed == 0;
-            expanded.extend(models);
-        } else {
-            expanded.push(path.clone());
-        }
-    }
-    for path in &expanded {
-        if pack::is_pack(path) {
-            let each = |inner: &Path, parsed: &models::Parsed| print_parsed(inner, parsed, as_json);
-            match pack::info(path, password, each) {
-                Ok(all_read) => ok &= all_read,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ok = false;
-                }
-            }
-            continue;
-        }
-        match models::open_with_warnings(path) {
-            Ok(parsed) => print_parsed(path, &parsed, as_json),
-            Err(e) => ok &= report(Err(e)),
-        }
-    }
-    ok
-}
-
-/// A document's warnings on stderr, its summary on stdout.
-fn print_parsed(path: &Path, parsed: &models::Parsed, as_json: bool) {
-    let said: Vec<said::Said> = parsed.warnings.iter().map(said::Said::reader).collect();
-    said::print(path, &said);
-    let summary = parsed.document.summary();
-    if as_json {
-        println!("{}", summary_json(path, &summary));
-    } else {
-        print_summary(path, &summary);
-    }
-}
-
-fn summary_json(path: &Path, s: &Summary) -> Value {
-    let mut v = json!({
-        "path": path.display().to_string(),
-        "format": s.format.name(),
-        "version": s.version,
-        "meshes": s.meshes,
-        "vertices": s.vertices,
-        "faces": s.faces,
-        "materials": s.materials,
-        "bones": s.bones,
-        "animations": s.animations,
-        "textures": s.textures,
-    });
-    if !s.details.is_empty() {
-        v["details"] = Value::Object(s.details.clone());
-    }
-    v
-}
-
-fn print_summary(path: &Path, s: &Summary) {
-    println!("{}: {} {}", path.display(), s.format, s.version);
-    println!(
-        "  meshes {}, vertices {}, faces {}, materials {}, bones {}, animations {}",
-        s.meshes, s.vertices, s.faces, s.materials, s.bones, s.animations
-    );
-    if !s.textures.is_empty() {
-        println!("  textures: {}", s.textures.join(", "));
-    }
 }

@@ -449,7 +449,7 @@ pub(crate) fn open_with_warnings(
                 path.display()
             ));
         }
-        let parsed = models::open_with_warnings(path).map_err(|e| e.to_string())?;
+        let parsed = models::open_with_upgrades(path).map_err(|e| e.to_string())?;
         return Ok((parsed, std::fs::metadata(path).map_or(0, |m| m.len())));
     };
     let key = password.key()?;
@@ -470,7 +470,8 @@ pub(crate) fn open_with_warnings(
             shown.display()
         ));
     };
-    let parsed = models::Document::parse_as(format, &data).map_err(|e| e.at(&shown).to_string())?;
+    let parsed =
+        models::parse_with_upgrades(format, &data).map_err(|e| e.at(&shown).to_string())?;
     Ok((parsed, data.len() as u64))
 }
 
@@ -517,12 +518,12 @@ pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> 
     Ok(())
 }
 
-/// `models info` on a pack: every model inside, parsed, with its inner path. Returns false
-/// when a model fails to read (the others are still reported).
+/// `models info` on a pack: every model inside, parsed, with its inner path and its size.
+/// Returns false when a model fails to read or `each` returns false (the others are still reported).
 pub(crate) fn info(
     path: &Path,
     password: &PasswordArg,
-    mut each: impl FnMut(&Path, &Parsed),
+    mut each: impl FnMut(&Path, &Parsed, u64) -> bool,
 ) -> Result<bool, String> {
     let key = password.key()?;
     let bytes = read_file(path)?;
@@ -537,8 +538,9 @@ pub(crate) fn info(
             continue;
         };
         found += 1;
-        match models::Document::parse_as(format, &entry.data()) {
-            Ok(parsed) => each(&shown, &parsed),
+        let data = entry.data();
+        match models::parse_with_upgrades(format, &data) {
+            Ok(parsed) => ok &= each(&shown, &parsed, data.len() as u64),
             Err(e) => {
                 eprintln!("error: {}", e.at(&shown));
                 ok = false;

@@ -64,6 +64,16 @@ impl Said {
         }
     }
 
+    /// Any other warning (the glTF reader's): its kind is its text with numbers and quoted
+    /// names blanked.
+    pub(crate) fn plain(text: &str) -> Self {
+        Self {
+            kind: kind_of_text(text),
+            text: escape(text),
+            note: false,
+        }
+    }
+
     /// A conversion's (or the glTF writer's) warning.
     pub(crate) fn scene(w: &SceneWarning) -> Self {
         let text = match w.kind() {

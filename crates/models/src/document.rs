@@ -103,3 +103,42 @@ pub fn open_with_warnings(path: impl AsRef<Path>) -> Result<Parsed, Error> {
     };
     run().map_err(|e| e.at(path))
 }
+
+/// Like [`Document::parse_as`], and also reads historical layouts that the strict readers
+/// refuse, converted to the format's current layout with a warning naming the layout. Today
+/// that is the Altseed MDL 2014 development layout (read with
+/// [`mdl::LegacyMdl`](crate::mdl::LegacyMdl), converted with `LegacyMdl::to_stable`, warned
+/// as `mdl::Warning::LegacyLayout`). Such a document writes the current layout, not the
+/// file's bytes. Earlier prototypes still fail (`mdl::Error::EarlyLayout`).
+///
+/// ```
+/// let err = models::parse_with_upgrades(models::Format::Mdl, b"MDL\0\x01\0\0\0")
+///     .expect_err("a header alone is truncated");
+/// assert!(err.to_string().contains("truncated"));
+/// ```
+pub fn parse_with_upgrades(format: Format, bytes: &[u8]) -> Result<Parsed, Error> {
+    let parsed = Document::parse_as(format, bytes);
+    #[cfg(feature = "mdl")]
+    if let Err(Error::Mdl(mdl_format::Error::UnsupportedLayout { offset, .. })) = parsed {
+        let (legacy, warnings) = mdl_format::LegacyMdl::from_bytes_with_warnings(bytes)?;
+        let stable = legacy.to_stable()?;
+        let mut all = vec![Warning::Mdl(mdl_format::Warning::LegacyLayout { offset })];
+        all.extend(warnings.into_iter().map(Warning::Mdl));
+        return Ok(Parsed {
+            document: Document::Mdl(stable),
+            warnings: all,
+        });
+    }
+    parsed
+}
+
+/// Like [`open_with_warnings`], with the historical layouts of [`parse_with_upgrades`].
+pub fn open_with_upgrades(path: impl AsRef<Path>) -> Result<Parsed, Error> {
+    let path = path.as_ref();
+    let run = || {
+        let bytes = crate::input::read_regular_file(path)?;
+        let format = detect_with_hint(&bytes, path).ok_or(Error::UnknownFormat)?;
+        parse_with_upgrades(format, &bytes)
+    };
+    run().map_err(|e| e.at(path))
+}

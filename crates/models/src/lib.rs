@@ -69,6 +69,7 @@ mod formats;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod input;
+pub mod inspect;
 pub mod output;
 pub mod scene;
 mod summary;
@@ -77,7 +78,8 @@ mod warning;
 pub use binio::Model;
 pub use container::{detect_container, Container};
 pub use document::{
-    from_bytes, from_bytes_with_warnings, open, open_with_warnings, Document, Parsed,
+    from_bytes, from_bytes_with_warnings, open, open_with_upgrades, open_with_warnings,
+    parse_with_upgrades, Document, Parsed,
 };
 pub use error::{Error, Position};
 pub use format::{detect, detect_with_hint, Format, MAGIC};

@@ -40,6 +40,17 @@ pub use read::{
     ALLOCATION_FACTOR, MAX_NODE_DEPTH,
 };
 
+/// The texture-path policy ([`textures::locate_in`]) for [`crate::inspect`]: the file found,
+/// or whether it is simply missing (true) or refused (false), and why.
+pub(crate) fn locate_texture(
+    base: &Path,
+    dirs: &[PathBuf],
+    raw: &str,
+    allow_outside: bool,
+) -> Result<PathBuf, (bool, String)> {
+    textures::locate_in(base, dirs, raw, allow_outside).map_err(|e| (e.missing, e.reason))
+}
+
 /// Options of the glTF writer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GltfOptions {

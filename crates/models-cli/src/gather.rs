@@ -1,0 +1,170 @@
+//! The inputs of a batch (`convert --out-dir`, `info`): files as given, folders walked, models
+//! inside packs. Moved out of `convert.rs` unchanged so that `info` gathers files exactly as
+//! `convert` does.
+
+use crate::said;
+use models::Format;
+use std::path::{Path, PathBuf};
+
+/// One input of a batch: the file, and where it lands under the output folder (its path
+/// relative to the folder argument it was found in, or its name for a file argument).
+pub(crate) struct Input {
+    pub(crate) path: PathBuf,
+    pub(crate) rel: PathBuf,
+}
+
+/// What gathering the inputs of a batch found besides them.
+#[derive(Default)]
+pub(crate) struct Gathered {
+    pub(crate) inputs: Vec<Input>,
+    /// Arguments or entries that could not be used (each reported as an error).
+    pub(crate) failed: usize,
+    /// Folder entries passed over (each reported with a note): not regular files, links to
+    /// folders.
+    pub(crate) skipped: usize,
+}
+
+/// The inputs named on the command line: files as they are, folders walked. Several folder
+/// arguments keep their place relative to the deepest folder that holds them all (`a b` →
+/// `DIR/a/…`, `DIR/b/…`), so that their files can never clash; a single folder's files go
+/// straight into DIR.
+pub(crate) fn gather(
+    paths: &[PathBuf],
+    recursive: bool,
+    password: &crate::pack::PasswordArg,
+) -> Gathered {
+    let mut gathered = Gathered::default();
+    let mut folders: Vec<(&PathBuf, PathBuf)> = Vec::new(); // (argument, canonical)
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => match path.canonicalize() {
+                Ok(canonical) => folders.push((path, canonical)),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    gathered.failed += 1;
+                }
+            },
+            Ok(m) if m.is_file() && crate::pack::is_pack(path) => {
+                match crate::pack::models_inside(path, password) {
+                    Ok(models) => gathered
+                        .inputs
+                        .extend(models.into_iter().map(|(path, rel)| Input { path, rel })),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        gathered.failed += 1;
+                    }
+                }
+            }
+            Ok(m) => match models::input::not_regular_kind(&m) {
+                None => {
+                    let name = path.file_name().map(PathBuf::from).unwrap_or_default();
+                    gathered.inputs.push(Input {
+                        path: path.clone(),
+                        rel: name,
+                    });
+                }
+                Some(kind) => {
+                    crate::report(Err(models::Error::NotRegularFile(kind).at(path)));
+                    gathered.failed += 1;
+                }
+            },
+            // Not a file: perhaps a model inside a pack (`PACK::NAME`).
+            Err(e) => match crate::pack::batch_input(path) {
+                Some((path, rel)) => gathered.inputs.push(Input { path, rel }),
+                None => {
+                    let folder = path.as_os_str().to_string_lossy().ends_with(['/', '\\']);
+                    eprintln!("error: {}", said::io_text(path, &e, folder));
+                    gathered.failed += 1;
+                }
+            },
+        }
+    }
+    let root = common_ancestor(folders.iter().map(|(_, c)| c.as_path()));
+    for (folder, canonical) in &folders {
+        let prefix = match &root {
+            Some(root) if folders.len() > 1 => canonical.strip_prefix(root).unwrap_or(canonical),
+            _ => Path::new(""),
+        };
+        walk_folder(folder, folder, prefix, recursive, &mut gathered);
+    }
+    gathered
+}
+
+/// The deepest folder that contains every path given (all absolute).
+fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
+    let mut common = paths.next()?.to_path_buf();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return None;
+            }
+        }
+    }
+    Some(common)
+}
+
+/// The model files in `dir` (by extension), with their path relative to `top` under
+/// `prefix`; sub-folders too when `recursive`. Sorted, so batches are reproducible.
+///
+/// Links to folders are never followed (so no link can make the walk loop or visit a folder
+/// twice): each is skipped with a note. Links to files are followed. Entries with a model
+/// extension that are not regular files (FIFOs, devices, sockets) are skipped with a note,
+/// never opened.
+fn walk_folder(top: &Path, dir: &Path, prefix: &Path, recursive: bool, found: &mut Gathered) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            eprintln!("error: {}: {e}", dir.display());
+            found.failed += 1;
+            return;
+        }
+    };
+    let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.path(), e.file_type().ok()))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, file_type) in entries {
+        let is_link = file_type.is_some_and(|t| t.is_symlink());
+        if file_type.is_some_and(|t| t.is_dir()) {
+            if recursive {
+                walk_folder(top, &path, prefix, recursive, found);
+            }
+            continue;
+        }
+        let target = std::fs::metadata(&path);
+        if is_link && target.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+            if recursive {
+                eprintln!(
+                    "note: {}: a link to a folder; skipped (links to folders are not followed)",
+                    path.display()
+                );
+                found.skipped += 1;
+            }
+            continue;
+        }
+        if Format::from_path(&path).is_none() {
+            continue;
+        }
+        match target.map(|m| models::input::not_regular_kind(&m)) {
+            Ok(None) => {
+                let rel = path.strip_prefix(top).unwrap_or(&path);
+                found.inputs.push(Input {
+                    rel: prefix.join(rel),
+                    path,
+                });
+            }
+            Ok(Some(kind)) => {
+                eprintln!(
+                    "note: {}: {kind}, not a regular file; skipped",
+                    path.display()
+                );
+                found.skipped += 1;
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                found.failed += 1;
+            }
+        }
+    }
+}
