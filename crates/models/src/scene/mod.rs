@@ -30,6 +30,9 @@ mod math;
 mod merge;
 #[cfg(feature = "bmf")]
 mod raw64;
+// Shared index lists: used by the converters of the formats whose material ranges may overlap
+// (BMF, SMF, SKM) and by the glTF writer; absent from a build with none of them.
+#[cfg(any(feature = "bmf", feature = "smf", feature = "skm", feature = "gltf"))]
 pub(crate) mod shared;
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;

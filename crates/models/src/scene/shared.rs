@@ -58,7 +58,8 @@ impl SharedTriangles {
         (shared, skipped)
     }
 
-    /// The whole converted list.
+    /// The whole converted list (only the glTF writer asks for it).
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
     pub(crate) fn list(&self) -> &Arc<Vec<u32>> {
         &self.list
     }
