@@ -175,7 +175,16 @@ pub(crate) fn to_model(
         let options = ReadOptions {
             allow_outside: args.allow_outside_buffers,
         };
-        let read = gltf::read_path(input, &options).map_err(|e| format!("{}: {e}", shown()))?;
+        let read = gltf::read_path(input, &options).map_err(|e| {
+            // The library says "refused unless allowed"; the command line names its flag.
+            let hint = match &e {
+                gltf::ReadError::Resource { message, .. } if message.contains("leads out of") => {
+                    " (--allow-outside-buffers reads it)"
+                }
+                _ => "",
+            };
+            format!("{}: {e}{hint}", shown())
+        })?;
         let said = read.warnings.iter().map(Said::gltf_reader).collect();
         (read.scene, said)
     } else {
