@@ -148,6 +148,18 @@ fn a_base_of_another_format_is_a_usage_error_naming_both() {
         "is .bmf, but the output is .smf",
     );
     assert!(!out.exists());
+    // A dry run checks it too.
+    usage_error(
+        &[
+            &"convert",
+            &"--dry-run",
+            &"--base",
+            &fixture("bmf", "skinned_arm.bmf"),
+            &glb,
+            &out,
+        ],
+        "is .bmf, but the output is .smf",
+    );
     // In a batch, against --to.
     usage_error(
         &[
@@ -326,7 +338,9 @@ fn a_folder_walk_reads_gltf_only_for_a_model_output() {
         .find(|l| l.contains("static_cube.glb ->"))
         .map(str::to_owned);
     assert!(
-        glb_line.as_deref().is_some_and(|l| l.ends_with("static_cube.smf")),
+        glb_line
+            .as_deref()
+            .is_some_and(|l| l.ends_with("static_cube.smf")),
         "{}",
         stdout(&o)
     );

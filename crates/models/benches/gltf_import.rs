@@ -37,7 +37,9 @@ fn bench(c: &mut Criterion) {
         let scene = read_glb(&glb).expect("reads").scene;
         match Document::import_scene(format, scene, None, &options) {
             Err(Error::ImportUnsupported(_)) => {
-                eprintln!("gltf_import/{name}: no importer for {name} yet; only read_glb_{name} measured");
+                eprintln!(
+                    "gltf_import/{name}: no importer for {name} yet; only read_glb_{name} measured"
+                );
                 continue;
             }
             other => {

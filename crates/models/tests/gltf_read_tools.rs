@@ -387,7 +387,11 @@ fn three_gltf_exporter_output_reads_back() {
     std::fs::write(&script, THREE_EXPORT).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("three.glb");
-    let out = Command::new("node").arg(&script).arg(&output).output().unwrap();
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&output)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "node three_export_skinned.mjs: {}{}",
@@ -412,5 +416,8 @@ fn three_gltf_exporter_output_reads_back() {
     assert_eq!(s.animations[0].name, "bend");
     assert_eq!(s.materials.len(), 1, "materials");
     let names: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
-    assert!(names.contains(&"root") && names.contains(&"tip"), "{names:?}");
+    assert!(
+        names.contains(&"root") && names.contains(&"tip"),
+        "{names:?}"
+    );
 }

@@ -121,10 +121,11 @@ pub(crate) fn check_same_format(args: &Args, input: &Path, format: Format) {
     }
 }
 
-/// The `--base` document, read once; a usage error if it is not of the output's format.
-/// Its reader's warnings are printed under its name.
-pub(crate) fn read_base(args: &Args, target: Format) -> Result<Option<Document>, String> {
-    let Some(path) = &args.base else {
+/// The `--base` document, read once; a usage error if it is not of the output's format
+/// (`check_options` has refused `--base` with a glTF output). Its reader's warnings are
+/// printed under its name.
+pub(crate) fn base_for(args: &Args, target: Target) -> Result<Option<Document>, String> {
+    let (Some(path), Target::Model(target)) = (&args.base, target) else {
         return Ok(None);
     };
     let (parsed, _) = crate::pack::open_with_warnings(path, &args.password)?;
@@ -196,12 +197,16 @@ pub(crate) fn to_model(
                     "already .{format}: re-written as it is ({flag} not used)"
                 )));
             }
-            let bytes = parsed.document.to_bytes().map_err(|e| e.at(input).to_string())?;
+            let bytes = parsed
+                .document
+                .to_bytes()
+                .map_err(|e| e.at(input).to_string())?;
             write(args, input, output, &bytes)?;
             return Ok(said);
         }
-        let conversion = Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
-            .map_err(|e| e.at(input).to_string())?;
+        let conversion =
+            Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
+                .map_err(|e| e.at(input).to_string())?;
         said.extend(conversion.warnings.iter().map(Said::scene));
         let mut scene = conversion.scene;
         if scene.name.is_empty() {
@@ -209,14 +214,15 @@ pub(crate) fn to_model(
         }
         (scene, said)
     };
-    let imported = Document::import_scene(format, scene, base, &import_options(args))
-        .map_err(|e| match e {
+    let imported = Document::import_scene(format, scene, base, &import_options(args)).map_err(
+        |e| match e {
             models::Error::ImportUnsupported(f) => format!(
                 "{}: importing into .{f} is not supported yet",
                 said::escape(&output.display().to_string())
             ),
             other => other.at(input).to_string(),
-        })?;
+        },
+    )?;
     warnings.extend(imported.warnings.iter().map(Said::scene));
     let bytes = imported
         .document

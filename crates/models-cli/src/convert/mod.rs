@@ -5,8 +5,8 @@
 mod import;
 
 use crate::said::{self, Said};
-use import::Target;
 use clap::{CommandFactory, ValueEnum};
+use import::Target;
 use models::gltf::{self, GltfOptions};
 use models::output::Overwrite;
 use models::scene::{Scene, SceneOptions};
@@ -213,6 +213,14 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     if let Target::Model(format) = target {
         import::check_same_format(args, input, format);
     }
+    // Read before a dry run too: a base of the wrong format is a usage error either way.
+    let base = match import::base_for(args, target) {
+        Ok(base) => base,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
     if args.dry_run {
         return match regular_input(&crate::pack::source_file(input)) {
             Ok(()) => dry_run_line(args, input, &target.files(output)),
@@ -221,8 +229,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     }
     let outcome = match target {
         Target::Gltf(_) => to_gltf(args, input, output),
-        Target::Model(format) => import::read_base(args, format)
-            .and_then(|base| import::to_model(args, input, output, format, base.as_ref())),
+        Target::Model(format) => import::to_model(args, input, output, format, base.as_ref()),
     };
     match outcome {
         Ok(warnings) => {
@@ -387,8 +394,9 @@ fn merged_gltf(
     for input in inputs {
         let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
         total_len = total_len.saturating_add(input_len);
-        let conversion = Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
-            .map_err(|e| e.at(input).to_string())?;
+        let conversion =
+            Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
+                .map_err(|e| e.at(input).to_string())?;
         let mut said: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
         said.extend(conversion.warnings.iter().map(Said::scene));
         warnings.push((input.clone(), said));
@@ -469,6 +477,13 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
     let gathered = gather(args, matches!(target, Target::Model(_)));
     let failed = gathered.failed;
     let skipped = gathered.skipped;
+    let base = match import::base_for(args, target) {
+        Ok(base) => base,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
     let jobs = plan(gathered.inputs, out_dir, args.to);
     if args.dry_run {
         let mut ok = failed == 0;
@@ -477,16 +492,6 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         }
         return ok;
     }
-    let base = match target {
-        Target::Model(format) => match import::read_base(args, format) {
-            Ok(base) => base,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return false;
-            }
-        },
-        Target::Gltf(_) => None,
-    };
 
     let bar = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(jobs.len() as u64);
