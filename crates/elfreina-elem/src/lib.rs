@@ -72,6 +72,7 @@ mod error;
 mod model;
 mod number;
 mod read;
+mod rules;
 pub mod tree;
 mod write;
 
@@ -90,11 +91,13 @@ pub const HEADER: &str = "Elfreina Extension Model File";
 /// uses an explicit stack, so any input depth fails cleanly.
 pub const MAX_DEPTH: usize = 256;
 
-/// The reader's memory budget for the scope tree: the nodes it builds (items, values and
-/// their text, counted at their in-memory size) may take at most this many times the input's
-/// size, plus 1 MiB; beyond that the file is [`Error::TooLarge`]. Real files take 6 to 12
-/// times their size on the scope-tree path (and about twice on the bulk fast path); only
-/// files made of very short lines or values (e.g. millions of `K=1` lines) come near it.
+/// The reader's memory budget for the scope tree: the nodes it builds (the reader's tree
+/// borrows its text from the input, so its node lists; then every owned node made from it,
+/// for [`Tree`] or for the unknown items a document keeps: items, values and their text,
+/// counted at their in-memory size) may take at most this many times the input's size, plus
+/// 1 MiB; beyond that the file is [`Error::TooLarge`]. Real files take about twice their size
+/// when read into an [`Elem`]; only files made of very short lines or values (e.g. millions
+/// of `K=1` lines) come near it.
 /// Counting Vec growth and the typed model, the reader's peak stays under about twice the
 /// budget (see `crates/alloc-counter/tests/alloc_bounds.rs`).
 pub const TREE_BUDGET_FACTOR: usize = 32;
@@ -178,7 +181,7 @@ impl Elem {
     /// Gives meaning to a scope tree read with [`Tree::from_bytes`].
     pub fn from_tree(tree: Tree) -> Result<(Self, Vec<Warning>), Error> {
         let mut warnings = Vec::new();
-        let doc = read::typed::elem(tree, &mut warnings)?;
+        let doc = read::from_tree(&tree, &mut warnings)?;
         Ok((doc, warnings))
     }
 

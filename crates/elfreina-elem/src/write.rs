@@ -9,8 +9,7 @@
 use crate::error::Error;
 use crate::model::*;
 use crate::number::{parse_f64, push_f64, push_u64, FloatStyle, Num};
-use crate::read::lex::is_ident;
-use crate::read::typed::{known, UV_TAGS};
+use crate::rules::{is_ident, known, UV_TAGS};
 use crate::tree::{Item, LineEnding, Scope, Tree, Values};
 use crate::{HEADER, MAX_DEPTH};
 

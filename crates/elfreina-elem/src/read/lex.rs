@@ -1,29 +1,16 @@
-//! Text → scope tree: lines, the header, scopes, entries, data and values.
+//! Text → borrowed scope tree ([`super::spans`]): lines, the header, scopes, entries, data.
+//! Every line's values are checked here (so that errors come in file order) but stay one
+//! slice of the input.
 
 use crate::error::{clip, Error, Warning, WarningKind};
 use crate::number::{parse_f64, Num};
-use crate::read::bulk::{self, Kind, Rows, Table};
-use crate::tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
+use crate::read::spans::{char_len, split, syntax, Budget, Data, Entry, Item, Scope, Tree, Vals};
+use crate::rules::is_ident;
+use crate::tree::{LineEnding, Pos};
 use crate::{HEADER, MAX_DEPTH};
-
-/// A syntax error at a position.
-pub(crate) fn syntax(line: u32, column: u32, message: impl Into<String>) -> Error {
-    Error::Syntax {
-        line,
-        column,
-        message: message.into(),
-    }
-}
 
 fn is_ws(c: char) -> bool {
     c == ' ' || c == '\t'
-}
-
-/// `( letter | "_" ) { letter | digit | "_" }`, letters including non-ASCII letters.
-pub(crate) fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Splits text into lines on CRLF, LF or CR.
@@ -69,24 +56,13 @@ fn trim(content: &str) -> (u32, &str) {
     )
 }
 
-fn char_len(s: &str) -> u32 {
-    u32::try_from(s.chars().count()).unwrap_or(u32::MAX)
-}
-
-/// Parses decoded text (BOM already removed) into a scope tree.
-pub(crate) fn lex(text: &str, bom: bool, warnings: &mut Vec<Warning>) -> Result<Tree, Error> {
-    lex_with(text, bom, warnings, None)
-}
-
-/// [`lex`], and with `bulk`, the fast path of [`super::bulk`]: the bulk scopes directly inside a
-/// `Mesh` are parsed into `bulk` and left empty in the tree. Fails (with an error that only
-/// means "take the tree path") on any line the fast path does not take.
-pub(crate) fn lex_with(
-    text: &str,
+/// Parses decoded text (BOM already removed) into a scope tree that borrows from it; returns
+/// the budget left for what is built from the tree.
+pub(crate) fn lex<'a>(
+    text: &'a str,
     bom: bool,
     warnings: &mut Vec<Warning>,
-    mut bulk: Option<&mut Table>,
-) -> Result<Tree, Error> {
+) -> Result<(Tree<'a>, Budget), Error> {
     let mut lines = Lines {
         rest: text,
         line: 0,
@@ -142,9 +118,9 @@ pub(crate) fn lex_with(
 
     // Body.
     let mut budget = Budget::new(text.len());
-    let mut top: Vec<Item> = Vec::new();
-    let mut stack: Vec<Scope> = Vec::new();
-    while let Some((line, content, _)) = lines.next() {
+    let mut top: Vec<Item<'_>> = Vec::new();
+    let mut stack: Vec<Scope<'_>> = Vec::new();
+    for (line, content, _) in lines {
         let (column, t) = trim(content);
         if t.is_empty() {
             continue;
@@ -183,20 +159,9 @@ pub(crate) fn lex_with(
                     limit: MAX_DEPTH,
                 });
             }
-            if let Some(table) = bulk.as_deref_mut() {
-                let in_mesh = stack.last().is_some_and(|p| p.tag == "Mesh");
-                if let Some(mut rows) = Kind::of(tag).and_then(Rows::new).filter(|_| in_mesh) {
-                    // The fast path reads the scope's lines up to its `}`.
-                    let (consumed, count) = rows.scan(lines.rest).ok_or_else(bulk::refused)?;
-                    lines.rest = lines.rest.get(consumed..).unwrap_or_default();
-                    lines.line = lines.line.saturating_add(count);
-                    table.insert(line, column, rows);
-                }
-            }
-            budget.spend(tag.len(), line, column)?;
             stack.push(Scope {
                 pos: Pos::new(line, column),
-                tag: tag.to_owned(),
+                tag,
                 items: Vec::new(),
             });
             continue;
@@ -211,19 +176,18 @@ pub(crate) fn lex_with(
             }
             let head = t.get(..=eq).unwrap_or_default();
             let rest = t.get(eq + 1..).unwrap_or_default();
-            let values = parse_values(rest, line, column.saturating_add(char_len(head)))?;
+            let values = checked(rest, line, column.saturating_add(char_len(head)))?;
             Item::Entry(Entry {
                 pos: Pos::new(line, column),
-                key: key.to_owned(),
+                key,
                 values,
             })
         } else {
             Item::Data(Data {
                 pos: Pos::new(line, column),
-                values: parse_values(t, line, column)?,
+                values: checked(t, line, column)?,
             })
         };
-        budget.spend(item_cost(&item), line, column)?;
         let list = match stack.last_mut() {
             Some(parent) => &mut parent.items,
             None => &mut top,
@@ -236,83 +200,31 @@ pub(crate) fn lex_with(
             open.pos.column,
             format!(
                 "scope `{}` is still open at the end of the file (missing `}}`)",
-                clip(&open.tag)
+                clip(open.tag)
             ),
         ));
     }
-    Ok(Tree {
+    let tree = Tree {
         bom,
         line_ending,
         version,
         items: top,
-    })
-}
-
-/// The memory the scope tree may take (see [`crate::TREE_BUDGET_FACTOR`]).
-struct Budget {
-    left: usize,
-    limit: usize,
-}
-
-impl Budget {
-    fn new(input: usize) -> Self {
-        let limit = input
-            .saturating_mul(crate::TREE_BUDGET_FACTOR)
-            .saturating_add(1 << 20);
-        Self { left: limit, limit }
-    }
-
-    fn spend(&mut self, bytes: usize, line: u32, column: u32) -> Result<(), Error> {
-        self.left = self.left.checked_sub(bytes).ok_or(Error::TooLarge {
-            line,
-            column,
-            limit: self.limit,
-        })?;
-        Ok(())
-    }
-
-    /// Pushes `item` onto a scope's list, paying for the list's growth before it happens:
-    /// its whole capacity is counted, and while it moves, the old block too (a moving
-    /// reallocation holds both), so Vec doubling cannot hide twice the budget.
-    fn push(
-        &mut self,
-        list: &mut Vec<Item>,
-        item: Item,
-        line: u32,
-        column: u32,
-    ) -> Result<(), Error> {
-        let node = std::mem::size_of::<Item>();
-        let old = list.capacity();
-        if list.len() == old {
-            let new = old.saturating_mul(2).max(4);
-            // The old block is already paid for; both are held while the list moves.
-            self.spend(new.saturating_mul(node), line, column)?;
-            list.reserve_exact(new - old);
-            self.left = self.left.saturating_add(old.saturating_mul(node));
-        }
-        list.push(item);
-        Ok(())
-    }
-}
-
-/// The heap bytes an entry or data line takes in the tree besides its node in the parent's
-/// list: its key, its atoms and their text.
-fn item_cost(item: &Item) -> usize {
-    let (key, values) = match item {
-        Item::Entry(e) => (e.key.len(), &e.values),
-        Item::Data(d) => (0, &d.values),
-        Item::Scope(s) => (s.tag.len(), &Values::default()),
     };
-    key + values.atoms.capacity() * std::mem::size_of::<Atom>()
-        + values.atoms.iter().map(|a| a.text.len()).sum::<usize>()
+    Ok((tree, budget))
 }
 
-fn read_version(
+/// Values text, checked: its atoms are split again when the typed reader asks for them.
+fn checked(text: &str, line: u32, col: u32) -> Result<Vals<'_>, Error> {
+    split(text, line, col, |_| {})?;
+    Ok(Vals::Text { text, line, col })
+}
+
+fn read_version<'a>(
     line: u32,
     column: u32,
-    t: &str,
+    t: &'a str,
     warnings: &mut Vec<Warning>,
-) -> Result<Atom, Error> {
+) -> Result<(&'a str, Pos), Error> {
     let expected = || {
         syntax(
             line,
@@ -346,12 +258,7 @@ fn read_version(
             },
         ));
     }
-    Ok(Atom {
-        pos: Pos::new(line, vcol),
-        quoted: false,
-        group_start: true,
-        text: number.to_owned(),
-    })
+    Ok((number, Pos::new(line, vcol)))
 }
 
 /// The byte index of the first `=` outside quotes.
@@ -365,125 +272,4 @@ fn find_eq(t: &str) -> Option<usize> {
         }
     }
     None
-}
-
-/// The number of atoms in a well-formed values text: one more than the `:` and `,` outside
-/// quoted strings (an upper bound when the text is malformed, never more than its length).
-fn atom_count(b: &[u8]) -> usize {
-    let mut quoted = false;
-    let mut count = 1;
-    for &c in b {
-        match c {
-            b'"' => quoted = !quoted,
-            b':' | b',' if !quoted => count += 1,
-            _ => {}
-        }
-    }
-    count
-}
-
-/// Splits `values` text into atoms and groups. `col0` is the column of its first character.
-///
-/// Scans bytes: every delimiter is ASCII, so delimiter positions are character boundaries;
-/// columns are counted in characters over the consumed slices.
-pub(crate) fn parse_values(text: &str, line: u32, col0: u32) -> Result<Values, Error> {
-    let b = text.as_bytes();
-    let slice = |from: usize, to: usize| text.get(from..to).unwrap_or_default();
-    // Exact capacity: a line of one value would otherwise reserve four atoms (160 bytes),
-    // which made short unknown lines cost 50 times their size.
-    let mut atoms = Vec::with_capacity(atom_count(b));
-    let mut i = 0usize;
-    let mut col = col0;
-    let mut group_start = true;
-    let skip_ws = |i: &mut usize, col: &mut u32| {
-        let n = b
-            .get(*i..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&c| c == b' ' || c == b'\t')
-            .count();
-        *i += n;
-        *col = col.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
-    };
-    loop {
-        skip_ws(&mut i, &mut col);
-        let start_col = col;
-        let atom = match b.get(i) {
-            None => {
-                return Err(syntax(
-                    line,
-                    col,
-                    "expected a value, found the end of the line",
-                ))
-            }
-            Some(&c @ (b':' | b',')) => {
-                return Err(syntax(
-                    line,
-                    col,
-                    format!("expected a value before `{}`", char::from(c)),
-                ))
-            }
-            Some(b'"') => {
-                let body = i + 1;
-                let close = b
-                    .get(body..)
-                    .unwrap_or_default()
-                    .iter()
-                    .position(|&c| c == b'"')
-                    .ok_or_else(|| syntax(line, start_col, "unterminated string"))?;
-                let end = body + close;
-                let content = slice(body, end);
-                col = col.saturating_add(char_len(content)).saturating_add(2);
-                i = end + 1;
-                Atom {
-                    pos: Pos::new(line, start_col),
-                    quoted: true,
-                    group_start,
-                    text: content.to_owned(),
-                }
-            }
-            Some(_) => {
-                let stop = b
-                    .get(i..)
-                    .unwrap_or_default()
-                    .iter()
-                    .position(|c| matches!(c, b':' | b',' | b'"' | b'{' | b'}' | b'='))
-                    .map_or(b.len(), |p| i + p);
-                let raw = slice(i, stop);
-                col = col.saturating_add(char_len(raw));
-                if let Some(&c) = b.get(stop).filter(|&&c| c != b':' && c != b',') {
-                    return Err(syntax(
-                        line,
-                        col,
-                        format!("unexpected `{}` in a value", char::from(c)),
-                    ));
-                }
-                i = stop;
-                Atom {
-                    pos: Pos::new(line, start_col),
-                    quoted: false,
-                    group_start,
-                    text: raw.trim_end_matches(is_ws).to_owned(),
-                }
-            }
-        };
-        atoms.push(atom);
-        skip_ws(&mut i, &mut col);
-        match b.get(i) {
-            None => break,
-            Some(b':') => group_start = true,
-            Some(b',') => group_start = false,
-            Some(_) => {
-                let c = slice(i, b.len()).chars().next().unwrap_or('?');
-                return Err(syntax(
-                    line,
-                    col,
-                    format!("expected `:`, `,` or the end of the line after a value, found `{c}`"),
-                ));
-            }
-        }
-        i += 1;
-        col = col.saturating_add(1);
-    }
-    Ok(Values { atoms })
 }

@@ -1,17 +1,22 @@
-//! Bytes → text → scope tree → typed model.
+//! Bytes → text → borrowed scope tree → typed model, in one pass over the text and one
+//! parser: imports go one way, `lex` → `spans` → `typed` (with `scan`, the fast readings of
+//! a plain data line).
 //!
-//! * [`lex`]: text to [`Tree`] (lines, header, scopes with an explicit stack, values);
-//! * [`typed`]: [`Tree`] to [`Elem`] with every validation rule.
+//! * [`lex`]: text to a [`spans::Tree`] that borrows from the text (lines, header, scopes with
+//!   an explicit stack; every line's values checked, kept as one slice);
+//! * [`typed`]: [`spans::Tree`] to [`Elem`] with every validation rule; plain rows of numbers
+//!   and indices are read straight from their slice ([`scan`]), any other line atom by atom.
 
-pub(crate) mod bulk;
 pub(crate) mod lex;
+pub(crate) mod scan;
+pub(crate) mod spans;
 pub(crate) mod typed;
 
 use std::borrow::Cow;
 
 use crate::error::{Error, Warning, WarningKind};
 use crate::model::Elem;
-use crate::tree::Tree;
+use crate::tree::{self, Tree};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -42,27 +47,115 @@ fn decode<'a>(bytes: &'a [u8], warnings: &mut Vec<Warning>) -> Result<(Cow<'a, s
     }
 }
 
-/// Reads the scope tree of a whole file.
+/// Reads the scope tree of a whole file, as owned nodes.
 pub(crate) fn tree(bytes: &[u8], warnings: &mut Vec<Warning>) -> Result<Tree, Error> {
     let (text, bom) = decode(bytes, warnings)?;
-    lex::lex(&text, bom, warnings)
+    let (spans, mut budget) = lex::lex(&text, bom, warnings)?;
+    let mut items = Vec::new();
+    budget.reserve(&mut items, spans.items.len(), 0, 0)?;
+    for item in &spans.items {
+        items.push(item.to_owned(&mut budget)?);
+    }
+    let (version, pos) = spans.version;
+    Ok(Tree {
+        bom: spans.bom,
+        line_ending: spans.line_ending,
+        version: tree::Atom {
+            pos,
+            ..tree::Atom::bare(version)
+        },
+        items,
+    })
 }
 
-/// Reads a whole file into the typed model: first with the bulk fast path ([`bulk`]); if that
-/// refuses the file or anything fails, again through the scope tree alone, so that errors and
-/// warnings are always those of the tree path.
+/// Reads a whole file into the typed model.
 pub(crate) fn elem(bytes: &[u8]) -> Result<(Elem, Vec<Warning>), Error> {
     let mut warnings = Vec::new();
     let (text, bom) = decode(bytes, &mut warnings)?;
-    let decoded = warnings.len();
-    let mut table = bulk::Table::default();
-    let fast = lex::lex_with(&text, bom, &mut warnings, Some(&mut table))
-        .and_then(|tree| typed::elem_with(tree, &mut warnings, table));
-    if let Ok(doc) = fast {
-        return Ok((doc, warnings));
-    }
-    warnings.truncate(decoded);
-    let tree = lex::lex(&text, bom, &mut warnings)?;
-    let doc = typed::elem(tree, &mut warnings)?;
+    let (spans, budget) = lex::lex(&text, bom, &mut warnings)?;
+    let doc = typed::elem(spans, budget, &mut warnings)?;
     Ok((doc, warnings))
+}
+
+/// Gives meaning to a tree built in code (or read with [`tree`]).
+pub(crate) fn from_tree(tree: &Tree, warnings: &mut Vec<Warning>) -> Result<Elem, Error> {
+    let items = tree
+        .items
+        .iter()
+        .map(|i| spans::Item::view(i, 0))
+        .collect::<Result<_, _>>()?;
+    let view = spans::Tree {
+        bom: tree.bom,
+        line_ending: tree.line_ending,
+        version: (&tree.version.text, tree.version.pos),
+        items,
+    };
+    typed::elem(view, spans::Budget::unlimited(), warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::{Error, Warning};
+    use crate::model::Elem;
+
+    /// The general reading alone: the owned tree, then the typed reader over it (a tree
+    /// built in code has no line text, so no line is read by [`super::scan`]).
+    fn general(bytes: &[u8]) -> Result<(Elem, Vec<Warning>), Error> {
+        let mut warnings = Vec::new();
+        let tree = super::tree(bytes, &mut warnings)?;
+        let doc = super::from_tree(&tree, &mut warnings)?;
+        Ok((doc, warnings))
+    }
+
+    /// The fast line readings and the general one agree on every fixture and sample and on
+    /// every line-level corruption of a small fixture: documents, warnings, errors and their
+    /// positions.
+    #[test]
+    fn fast_readings_equal_the_general_reading() {
+        let mut files = test_support::fixtures("elem", "elem");
+        files.extend(test_support::samples("elem", "elem").unwrap_or_default());
+        assert!(!files.is_empty());
+        for path in &files {
+            let bytes = test_support::read(path);
+            let fast = super::elem(&bytes);
+            assert_eq!(
+                format!("{fast:?}"),
+                format!("{:?}", general(&bytes)),
+                "{}",
+                path.display()
+            );
+        }
+        let small = files
+            .iter()
+            .map(|p| test_support::read(p))
+            .min_by_key(Vec::len)
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&small).into_owned();
+        let lines: Vec<&str> = text.split("\r\n").collect();
+        let edits = [
+            "",
+            "1:2",
+            "3,0:1:99",
+            "3,0:1:2 x",
+            "1.#QNAN:0:0",
+            "+1:2:3",
+            "x",
+            "}",
+            "A {",
+            "K=1",
+            "7",
+        ];
+        for i in 0..lines.len() {
+            for edit in edits {
+                let mut changed = lines.clone();
+                changed[i] = edit;
+                let bytes = changed.join("\r\n").into_bytes();
+                assert_eq!(
+                    format!("{:?}", super::elem(&bytes)),
+                    format!("{:?}", general(&bytes)),
+                    "line {i} = {edit:?}"
+                );
+            }
+        }
+    }
 }

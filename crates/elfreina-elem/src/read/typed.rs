@@ -9,121 +9,10 @@ use std::collections::HashSet;
 use crate::error::{clip, Error, Grouper, Warning, WarningKind};
 use crate::model::*;
 use crate::number::{is_int, parse_f64, Num};
-use crate::read::bulk::{self, Rows, Table};
-use crate::read::lex::syntax;
-use crate::tree::{Atom, Data, Entry, Item, Pos, Scope, Tree, Values};
-
-/// Names each scope understands, used to reject a known name in the wrong form (e.g.
-/// `Positions=1` instead of a `Positions` scope). Shared with the writer, which refuses to
-/// write an unknown item under a known name.
-pub(crate) mod known {
-    pub const TOP: &[&str] = &[
-        "Setting",
-        "MeshDataList",
-        "MeshDatas",
-        "HierarchyList",
-        "RenderingMeshList",
-        "AnimationList",
-    ];
-    pub const SETTING: &[&str] = &[
-        "ElfreinaSoftVersion",
-        "SoftVersion",
-        "ElfreinaBetaVersion",
-        "LoadType",
-        "IsRightHand",
-    ];
-    pub const MESH_DATA: &[&str] = &["MeshContainerCount", "MeshContainer"];
-    pub const CONTAINER: &[&str] = &[
-        "Name",
-        "BoneCount",
-        "MeshCount",
-        "VertexFormat",
-        "BoneNames",
-        "OffsetMatrices",
-        "Materials",
-        "Mesh",
-    ];
-    pub const MATERIALS: &[&str] = &["MaterialCount", "Material"];
-    pub const MATERIAL: &[&str] = &[
-        "Name",
-        "Diffuse",
-        "Ambient",
-        "Emissive",
-        "Specular",
-        "SpecularSharpness",
-        "TextureFilename",
-    ];
-    pub const MESH: &[&str] = &[
-        "Name",
-        "VertexCount",
-        "FaceCount",
-        "Positions",
-        "Normals",
-        "Diffuse",
-        "TextureUV",
-        "Texture1UV",
-        "Texture2UV",
-        "Texture3UV",
-        "Texture4UV",
-        "Texture5UV",
-        "Texture6UV",
-        "Texture7UV",
-        "Texture8UV",
-        "BlendList",
-        "Blends",
-        "BlendIndices",
-        "VertexIndices",
-        "Attributes",
-    ];
-    pub const BLEND_LIST: &[&str] = &["BlendPart"];
-    pub const BLEND_PART: &[&str] = &["BoneName", "TransformIndex", "VertexBlend"];
-    pub const HIERARCHY: &[&str] = &["Node"];
-    pub const NODE: &[&str] = &["NodeName", "InitPostureMatrix", "Node"];
-    pub const RENDERING: &[&str] = &["RenderingMeshCount", "RenderingMesh"];
-    pub const RENDERING_MESH: &[&str] =
-        &["RenderingMeshName", "HierarchyNamesCount", "HierarchyNames"];
-    pub const ANIMATIONS: &[&str] = &["AnimationCount", "AnimationData"];
-    pub const ANIMATION: &[&str] = &[
-        "AnimationName",
-        "AnimationTime",
-        "FrameParSecond",
-        "TransitionTime",
-        "Priority",
-        "Loop",
-        "BoneAnimation",
-        "UVAnimation",
-    ];
-    pub const KEYED_ANIMATION: &[&str] = &["TimeKeys", "AnimationPart"];
-    pub const BONE_PART: &[&str] = &[
-        "NodeName",
-        "TransitionTime",
-        "InterpolationType",
-        "TimeKeys",
-        "TransKeys",
-        "RotateKeys",
-        "ScaleKeys",
-    ];
-    pub const UV_PART: &[&str] = &[
-        "MeshContainerName",
-        "MaterialName",
-        "TimeKeys",
-        "TransKeys",
-        "RotateKeys",
-        "ScaleKeys",
-    ];
-}
-
-/// The UV scope names by set index; `TextureUV` is set 0 too.
-pub(crate) const UV_TAGS: [&str; UV_SETS] = [
-    "Texture1UV",
-    "Texture2UV",
-    "Texture3UV",
-    "Texture4UV",
-    "Texture5UV",
-    "Texture6UV",
-    "Texture7UV",
-    "Texture8UV",
-];
+use crate::read::scan;
+use crate::read::spans::{syntax, AtomRef, Budget, Data, Entry, Item, Scope, Tree, Vals};
+use crate::rules::{known, UV_TAGS};
+use crate::tree::{self, Pos};
 
 type Result<T> = std::result::Result<T, Error>;
 
@@ -131,30 +20,24 @@ struct Ctx<'w> {
     warnings: &'w mut Vec<Warning>,
     /// Groups repeated warnings (see [`Warning`]).
     grouper: Grouper,
-    /// Bulk scopes already parsed by the fast path (empty on the tree path).
-    bulk: Table,
+    /// What is left of the memory budget, for the owned nodes a document keeps.
+    budget: Budget,
     node_names: HashSet<String>,
     /// (container name, its material names).
     containers: Vec<(Option<String>, Vec<String>)>,
 }
 
-/// Converts a tree into the typed model.
-pub(crate) fn elem(tree: Tree, warnings: &mut Vec<Warning>) -> Result<Elem> {
-    elem_with(tree, warnings, Table::default())
-}
-
-/// [`elem`] with the bulk scopes the fast path parsed; fails unless the typed reader used every
-/// one of them.
-pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table) -> Result<Elem> {
+/// Converts a tree into the typed model; the unknown items it keeps are charged to `budget`.
+pub(crate) fn elem(tree: Tree<'_>, budget: Budget, warnings: &mut Vec<Warning>) -> Result<Elem> {
     let mut cx = Ctx {
-        bulk,
+        budget,
         warnings,
         grouper: Grouper::default(),
         node_names: HashSet::new(),
         containers: Vec::new(),
     };
     let mut doc = Elem {
-        version: tree.version.text,
+        version: tree.version.0.to_owned(),
         ..Elem::default()
     };
     let mut seen = Seen::default();
@@ -163,11 +46,11 @@ pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table
     let mut hierarchy = None;
     let mut rendering = None;
     let mut animation = None;
-    let items = cx.sift(&mut tree.items, known::TOP);
-    doc.extra = std::mem::take(&mut tree.items);
+    let (items, extra) = cx.sift(tree.items, known::TOP)?;
+    doc.extra = extra;
     for item in items {
         match item {
-            Item::Scope(s) => match s.tag.as_str() {
+            Item::Scope(s) => match s.tag {
                 "Setting" => {
                     seen.once("Setting", s.pos)?;
                     setting = Some(s);
@@ -215,9 +98,6 @@ pub(crate) fn elem_with(mut tree: Tree, warnings: &mut Vec<Warning>, bulk: Table
     }
     if let Some(s) = animation {
         doc.animation = Some(cx.animations(s)?);
-    }
-    if !cx.bulk.is_empty() {
-        return Err(bulk::refused());
     }
     Ok(doc)
 }
@@ -271,6 +151,29 @@ fn out_of_range(pos: Pos, what: &str, index: i64, len: usize) -> Error {
     }
 }
 
+/// True when every group holds exactly one atom (a plain `a:b:c` row).
+fn is_simple(atoms: &[AtomRef<'_>]) -> bool {
+    atoms.iter().skip(1).all(|a| a.group_start)
+}
+
+/// The number of `:`-separated groups.
+fn group_count(atoms: &[AtomRef<'_>]) -> usize {
+    atoms
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| *i == 0 || a.group_start)
+        .count()
+}
+
+/// What [`Ctx::counted_list`] reads: the scope's known names, its count key, the tag of the
+/// scopes counted, and how a mismatch names them.
+struct CountedList {
+    known: &'static [&'static str],
+    count_key: &'static str,
+    tag: &'static str,
+    what: &'static str,
+}
+
 /// A declared count with the position of its key.
 type Count = Option<(u64, Pos)>;
 
@@ -280,35 +183,42 @@ impl Ctx<'_> {
             .push(self.warnings, Warning::new(pos.line, pos.column, kind));
     }
 
-    /// Splits a scope's items: returns those whose name the scope knows, in order, and leaves
-    /// the others (unknown, kept verbatim, each with its warning) in `items`, in order, whose
-    /// allocation becomes the scope's `extra`. An unknown item is thus never copied: moving
-    /// millions of them into a second list would double the tree's memory (and Vec growth
-    /// would hold three times it for a moment).
-    fn sift(&mut self, items: &mut Vec<Item>, known: &[&str]) -> Vec<Item> {
+    /// Splits a scope's items: returns those whose name the scope knows, in order, and the
+    /// others (unknown, each with its warning), in order, as owned nodes for the scope's
+    /// `extra`, charged to the budget.
+    fn sift<'a>(
+        &mut self,
+        items: Vec<Item<'a>>,
+        known: &[&str],
+    ) -> Result<(Vec<Item<'a>>, Vec<tree::Item>)> {
         let wanted = items.iter().filter(|i| known.contains(&i.name())).count();
         let mut out = Vec::with_capacity(wanted);
-        let mut kept = 0;
-        for i in 0..items.len() {
-            let Some(item) = items.get_mut(i) else { break };
+        let mut extra = Vec::new();
+        if let Some(first) = items.iter().find(|i| !known.contains(&i.name())) {
+            let pos = first.pos();
+            let n = items.len() - wanted;
+            self.budget.reserve(&mut extra, n, pos.line, pos.column)?;
+        }
+        for item in items {
             if known.contains(&item.name()) {
-                // An empty data line: no allocation, and dropped by the truncate below.
-                out.push(std::mem::replace(item, Item::Data(Data::default())));
+                out.push(item);
             } else {
                 let (pos, name) = (item.pos(), clip(item.name()));
                 self.warn(pos, WarningKind::Unknown { name });
-                // Every slot in kept..i was emptied above, so this moves `item` down.
-                items.swap(kept, i);
-                kept += 1;
+                extra.push(item.to_owned(&mut self.budget)?);
             }
         }
-        items.truncate(kept);
-        out
+        Ok((out, extra))
     }
 
     /// Rejects a known name in the wrong form (the scope's loop meets only items whose name
     /// it knows; see [`Self::sift`]); otherwise keeps the item as unknown.
-    fn unknown(&mut self, item: Item, known: &[&str], extra: &mut Vec<Item>) -> Result<()> {
+    fn unknown(
+        &mut self,
+        item: Item<'_>,
+        known: &[&str],
+        extra: &mut Vec<tree::Item>,
+    ) -> Result<()> {
         let pos = item.pos();
         let name = item.name();
         if known.contains(&name) {
@@ -323,29 +233,37 @@ impl Ctx<'_> {
             });
         }
         self.warn(pos, WarningKind::Unknown { name: clip(name) });
-        extra.push(item);
-        Ok(())
+        let owned = item.to_owned(&mut self.budget)?;
+        self.budget.push(extra, owned, pos.line, pos.column)
+    }
+
+    /// A scope kept whole (`Blends`, `BlendIndices`), charged to the budget.
+    fn keep(&mut self, s: Scope<'_>) -> Result<tree::Scope> {
+        match Item::Scope(s).to_owned(&mut self.budget)? {
+            tree::Item::Scope(s) => Ok(s),
+            _ => Ok(tree::Scope::default()),
+        }
     }
 
     // ---- atoms and entries -------------------------------------------------------------
 
-    fn num(&mut self, atom: &Atom) -> Result<f64> {
+    fn num(&mut self, atom: &AtomRef<'_>) -> Result<f64> {
         let bad = || Error::BadNumber {
             line: atom.pos.line,
             column: atom.pos.column,
             expected: "a number",
-            found: clip(&atom.text),
+            found: clip(atom.text),
         };
         if atom.quoted {
             return Err(bad());
         }
-        match parse_f64(&atom.text) {
+        match parse_f64(atom.text) {
             Some(Num::Finite(v)) => Ok(v),
             Some(Num::NonFinite(v)) => {
                 self.warn(
                     atom.pos,
                     WarningKind::NonFinite {
-                        text: clip(&atom.text),
+                        text: clip(atom.text),
                     },
                 );
                 Ok(v)
@@ -354,21 +272,21 @@ impl Ctx<'_> {
         }
     }
 
-    fn int(&self, atom: &Atom) -> Result<i64> {
+    fn int(&self, atom: &AtomRef<'_>) -> Result<i64> {
         let bad = || Error::BadNumber {
             line: atom.pos.line,
             column: atom.pos.column,
             expected: "an integer",
-            found: clip(&atom.text),
+            found: clip(atom.text),
         };
-        if atom.quoted || !is_int(&atom.text) {
+        if atom.quoted || !is_int(atom.text) {
             return Err(bad());
         }
         atom.text.parse::<i64>().map_err(|_| bad())
     }
 
     /// An index (≥ 0, fits u32) below `len`.
-    fn index(&self, atom: &Atom, what: &str, len: usize) -> Result<u32> {
+    fn index(&self, atom: &AtomRef<'_>, what: &str, len: usize) -> Result<u32> {
         let v = self.int(atom)?;
         match u32::try_from(v) {
             Ok(i) if (i as usize) < len => Ok(i),
@@ -376,46 +294,40 @@ impl Ctx<'_> {
         }
     }
 
-    fn single<'a>(&self, e: &'a Entry) -> Result<&'a Atom> {
-        match e.values.atoms.as_slice() {
-            [one] => Ok(one),
-            atoms => Err(bad_width(e.pos, &e.key, "1 value", atoms.len())),
+    fn single<'a>(&self, e: &Entry<'a>) -> Result<AtomRef<'a>> {
+        match e.values.atoms()?.as_slice() {
+            [one] => Ok(*one),
+            atoms => Err(bad_width(e.pos, e.key, "1 value", atoms.len())),
         }
     }
 
-    fn string(&self, e: Entry) -> Result<String> {
-        self.single(&e)?;
-        Ok(e.values
-            .atoms
-            .into_iter()
-            .next()
-            .map(|a| a.text)
-            .unwrap_or_default())
+    fn string(&self, e: Entry<'_>) -> Result<String> {
+        Ok(self.single(&e)?.text.to_owned())
     }
 
-    fn int_entry(&self, e: &Entry) -> Result<i64> {
-        self.int(self.single(e)?)
+    fn int_entry(&self, e: &Entry<'_>) -> Result<i64> {
+        self.int(&self.single(e)?)
     }
 
-    fn count(&self, e: &Entry) -> Result<(u64, Pos)> {
+    fn count(&self, e: &Entry<'_>) -> Result<(u64, Pos)> {
         let v = self.int_entry(e)?;
         let c = u64::try_from(v).map_err(|_| Error::BadCount {
             line: e.pos.line,
             column: e.pos.column,
-            key: clip(&e.key),
+            key: clip(e.key),
             value: v,
         })?;
         Ok((c, e.pos))
     }
 
-    fn f64_entry(&mut self, e: &Entry) -> Result<f64> {
+    fn f64_entry(&mut self, e: &Entry<'_>) -> Result<f64> {
         let atom = self.single(e)?;
-        self.num(atom)
+        self.num(&atom)
     }
 
-    fn bool_entry(&mut self, e: &Entry) -> Result<bool> {
+    fn bool_entry(&mut self, e: &Entry<'_>) -> Result<bool> {
         let atom = self.single(e)?;
-        match atom.text.as_str() {
+        match atom.text {
             "True" if !atom.quoted => Ok(true),
             "False" if !atom.quoted => Ok(false),
             t if !atom.quoted
@@ -432,39 +344,44 @@ impl Ctx<'_> {
         }
     }
 
-    /// A `a:b:c` row of exactly `N` numbers.
-    fn row<const N: usize>(&mut self, values: &Values, pos: Pos, what: &str) -> Result<[f64; N]> {
-        if values.atoms.len() != N || !values.is_simple() {
-            let width = values.group_count();
+    /// A `a:b:c` row of exactly `N` numbers: read straight from the line when it is plain
+    /// (see [`scan`]), otherwise atom by atom, which gives the exact error or warning.
+    fn row<const N: usize>(&mut self, values: &Vals<'_>, pos: Pos, what: &str) -> Result<[f64; N]> {
+        if let Some(row) = values.text().and_then(scan::row::<N>) {
+            return Ok(row);
+        }
+        let atoms = values.atoms()?;
+        if atoms.len() != N || !is_simple(&atoms) {
             return Err(bad_width(
                 pos,
                 what,
                 format!("{N} values separated by `:`"),
-                width,
+                group_count(&atoms),
             ));
         }
         let mut out = [0.0; N];
-        for (slot, atom) in out.iter_mut().zip(&values.atoms) {
+        for (slot, atom) in out.iter_mut().zip(&atoms) {
             *slot = self.num(atom)?;
         }
         Ok(out)
     }
 
     /// A row of any width (UV animation keys).
-    fn raw_row(&mut self, values: &Values, pos: Pos, what: &str) -> Result<Vec<f64>> {
-        if !values.is_simple() {
+    fn raw_row(&mut self, values: &Vals<'_>, pos: Pos, what: &str) -> Result<Vec<f64>> {
+        let atoms = values.atoms()?;
+        if !is_simple(&atoms) {
             return Err(bad_width(
                 pos,
                 what,
                 "values separated by `:`",
-                values.group_count(),
+                group_count(&atoms),
             ));
         }
-        values.atoms.iter().map(|a| self.num(a)).collect()
+        atoms.iter().map(|a| self.num(a)).collect()
     }
 
     /// The data lines of a scope that may hold nothing else.
-    fn data_lines(&self, s: Scope) -> Result<Vec<Data>> {
+    fn data_lines<'a>(&self, s: Scope<'a>) -> Result<Vec<Data<'a>>> {
         let tag = s.tag;
         s.items
             .into_iter()
@@ -485,46 +402,43 @@ impl Ctx<'_> {
             .collect()
     }
 
-    fn rows<const N: usize>(&mut self, s: Scope) -> Result<Vec<[f64; N]>> {
-        let tag = s.tag.clone();
+    fn rows<const N: usize>(&mut self, s: Scope<'_>) -> Result<Vec<[f64; N]>> {
+        let tag = s.tag;
         let lines = self.data_lines(s)?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(lines.len());
         for d in &lines {
-            out.push(self.row::<N>(&d.values, d.pos, &tag)?);
+            out.push(self.row::<N>(&d.values, d.pos, tag)?);
         }
         Ok(out)
     }
 
-    fn raw_rows(&mut self, s: Scope) -> Result<(Vec<Vec<f64>>, Vec<Pos>)> {
-        let tag = s.tag.clone();
+    fn raw_rows(&mut self, s: Scope<'_>) -> Result<(Vec<Vec<f64>>, Vec<Pos>)> {
+        let tag = s.tag;
         let lines = self.data_lines(s)?;
         let mut out = Vec::new();
         let mut pos = Vec::new();
         for d in &lines {
-            out.push(self.raw_row(&d.values, d.pos, &tag)?);
+            out.push(self.raw_row(&d.values, d.pos, tag)?);
             pos.push(d.pos);
         }
         Ok((out, pos))
     }
 
-    fn strings(&self, s: Scope) -> Result<Vec<String>> {
-        let tag = s.tag.clone();
-        self.data_lines(s)?
-            .into_iter()
-            .map(|d| match d.values.atoms.len() {
-                1 => Ok(d
-                    .values
-                    .atoms
-                    .into_iter()
-                    .next()
-                    .map(|a| a.text)
-                    .unwrap_or_default()),
-                n => Err(bad_width(d.pos, &tag, "1 string", n)),
-            })
-            .collect()
+    fn strings(&self, s: Scope<'_>) -> Result<Vec<String>> {
+        let tag = s.tag;
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        for d in self.data_lines(s)? {
+            d.values.split_into(&mut buf)?;
+            match buf.as_slice() {
+                [one] => out.push(one.text.to_owned()),
+                atoms => return Err(bad_width(d.pos, tag, "1 string", atoms.len())),
+            }
+        }
+        Ok(out)
     }
 
-    fn time_keys(&mut self, s: Scope) -> Result<Vec<f64>> {
+    fn time_keys(&mut self, s: Scope<'_>) -> Result<Vec<f64>> {
         let pos = s.pos;
         let keys: Vec<f64> = self.rows::<1>(s)?.into_iter().map(|[t]| t).collect();
         let bad_range = keys.iter().any(|t| !(0.0..=1.0).contains(t));
@@ -533,6 +447,34 @@ impl Ctx<'_> {
             self.warn(pos, WarningKind::TimeKeys);
         }
         Ok(keys)
+    }
+
+    /// A scope that holds `Key=n` and n `Tag { … }` scopes, in any order (and unknown items,
+    /// kept): reads each scope with `read`, then checks the declared count against the scopes
+    /// present (rules 9/10). The count never sizes anything: the list grows only with the
+    /// scopes actually read.
+    fn counted_list<'a, T>(
+        &mut self,
+        s: Scope<'a>,
+        list: &CountedList,
+        mut read: impl FnMut(&mut Self, Scope<'a>) -> Result<T>,
+    ) -> Result<(Vec<T>, Vec<tree::Item>)> {
+        let mut out = Vec::new();
+        let mut seen = Seen::default();
+        let mut count = None;
+        let (items, mut extra) = self.sift(s.items, list.known)?;
+        for item in items {
+            match item {
+                Item::Entry(e) if e.key == list.count_key => {
+                    seen.once(list.count_key, e.pos)?;
+                    count = Some(self.count(&e)?);
+                }
+                Item::Scope(sc) if sc.tag == list.tag => out.push(read(self, sc)?),
+                other => self.unknown(other, list.known, &mut extra)?,
+            }
+        }
+        self.check_count(count, list.count_key, out.len(), list.what, s.pos)?;
+        Ok((out, extra))
     }
 
     /// Rule 9/10 for a count whose data is not optional.
@@ -570,14 +512,14 @@ impl Ctx<'_> {
 
     // ---- scopes ------------------------------------------------------------------------
 
-    fn setting(&mut self, mut s: Scope) -> Result<Setting> {
+    fn setting(&mut self, s: Scope<'_>) -> Result<Setting> {
         let mut out = Setting::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::SETTING);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::SETTING)?;
+        out.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "ElfreinaSoftVersion" | "SoftVersion" => {
                         seen.once("ElfreinaSoftVersion", e.pos)?;
                         out.soft_version = Some(self.f64_entry(&e)?);
@@ -602,46 +544,29 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn mesh_data(&mut self, mut s: Scope) -> Result<MeshDataList> {
-        let mut out = MeshDataList::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let items = self.sift(&mut s.items, known::MESH_DATA);
-        out.extra = std::mem::take(&mut s.items);
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "MeshContainerCount" => {
-                    seen.once("MeshContainerCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(c) if c.tag == "MeshContainer" => {
-                    out.containers.push(self.container(c)?);
-                }
-                other => self.unknown(other, known::MESH_DATA, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "MeshContainerCount",
-            out.containers.len(),
-            "MeshContainer scopes",
-            s.pos,
-        )?;
-        Ok(out)
+    fn mesh_data(&mut self, s: Scope<'_>) -> Result<MeshDataList> {
+        let list = CountedList {
+            known: known::MESH_DATA,
+            count_key: "MeshContainerCount",
+            tag: "MeshContainer",
+            what: "MeshContainer scopes",
+        };
+        let (containers, extra) = self.counted_list(s, &list, Self::container)?;
+        Ok(MeshDataList { containers, extra })
     }
 
-    fn container(&mut self, mut s: Scope) -> Result<MeshContainer> {
+    fn container(&mut self, s: Scope<'_>) -> Result<MeshContainer> {
         let mut c = MeshContainer::default();
         let mut seen = Seen::default();
         let mut bone_count = None;
         let mut mesh_count = None;
         let mut mesh_scopes = Vec::new();
         let mut matrices_pos = s.pos;
-        let items = self.sift(&mut s.items, known::CONTAINER);
-        c.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::CONTAINER)?;
+        c.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "Name" => {
                         seen.once("Name", e.pos)?;
                         c.name = Some(self.string(e)?);
@@ -656,7 +581,7 @@ impl Ctx<'_> {
                     }
                     _ => self.unknown(Item::Entry(e), known::CONTAINER, &mut c.extra)?,
                 },
-                Item::Scope(sc) => match sc.tag.as_str() {
+                Item::Scope(sc) => match sc.tag {
                     "VertexFormat" => {
                         seen.once("VertexFormat", sc.pos)?;
                         c.vertex_format = self.strings(sc)?;
@@ -728,40 +653,25 @@ impl Ctx<'_> {
         Ok(c)
     }
 
-    fn materials(&mut self, mut s: Scope) -> Result<Materials> {
-        let mut out = Materials::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let items = self.sift(&mut s.items, known::MATERIALS);
-        out.extra = std::mem::take(&mut s.items);
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "MaterialCount" => {
-                    seen.once("MaterialCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(m) if m.tag == "Material" => out.materials.push(self.material(m)?),
-                other => self.unknown(other, known::MATERIALS, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "MaterialCount",
-            out.materials.len(),
-            "Material scopes",
-            s.pos,
-        )?;
-        Ok(out)
+    fn materials(&mut self, s: Scope<'_>) -> Result<Materials> {
+        let list = CountedList {
+            known: known::MATERIALS,
+            count_key: "MaterialCount",
+            tag: "Material",
+            what: "Material scopes",
+        };
+        let (materials, extra) = self.counted_list(s, &list, Self::material)?;
+        Ok(Materials { materials, extra })
     }
 
-    fn material(&mut self, mut s: Scope) -> Result<Material> {
+    fn material(&mut self, s: Scope<'_>) -> Result<Material> {
         let mut m = Material::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::MATERIAL);
-        m.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::MATERIAL)?;
+        m.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "Name" => {
                         seen.once("Name", e.pos)?;
                         m.name = Some(self.string(e)?);
@@ -800,7 +710,7 @@ impl Ctx<'_> {
 
     fn mesh(
         &mut self,
-        mut s: Scope,
+        s: Scope<'_>,
         materials: usize,
         bone_names: &[String],
         bones: usize,
@@ -813,11 +723,11 @@ impl Ctx<'_> {
         let mut faces = None;
         let mut attributes = None;
         let mut blend_list = None;
-        let items = self.sift(&mut s.items, known::MESH);
-        m.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::MESH)?;
+        m.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "Name" => {
                         seen.once("Name", e.pos)?;
                         m.name = Some(self.string(e)?);
@@ -841,16 +751,12 @@ impl Ctx<'_> {
                             "" => Some(0),
                             _ => UV_TAGS.iter().position(|t| *t == sc.tag),
                         });
-                    match (sc.tag.as_str(), uv_set) {
+                    match (sc.tag, uv_set) {
                         (_, Some(set)) => {
                             let tag = UV_TAGS.get(set).copied().unwrap_or("TextureUV");
                             seen.once(tag, sc.pos)?;
                             let pos = sc.pos;
-                            let rows = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F2(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<2>(sc)?,
-                            };
+                            let rows = self.rows::<2>(sc)?;
                             vertex_scopes.push((tag, rows.len(), pos));
                             if let Some(slot) = m.uv_sets.get_mut(set) {
                                 *slot = rows;
@@ -859,31 +765,19 @@ impl Ctx<'_> {
                         ("Positions", _) => {
                             seen.once("Positions", sc.pos)?;
                             let pos = sc.pos;
-                            m.positions = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F3(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<3>(sc)?,
-                            };
+                            m.positions = self.rows::<3>(sc)?;
                             vertex_scopes.push(("Positions", m.positions.len(), pos));
                         }
                         ("Normals", _) => {
                             seen.once("Normals", sc.pos)?;
                             let pos = sc.pos;
-                            m.normals = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F3(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<3>(sc)?,
-                            };
+                            m.normals = self.rows::<3>(sc)?;
                             vertex_scopes.push(("Normals", m.normals.len(), pos));
                         }
                         ("Diffuse", _) => {
                             seen.once("Diffuse", sc.pos)?;
                             let pos = sc.pos;
-                            m.diffuse = match self.bulk.take(pos.line, pos.column) {
-                                Some(Rows::F4(rows)) if sc.items.is_empty() => rows,
-                                Some(_) => return Err(bulk::refused()),
-                                None => self.rows::<4>(sc)?,
-                            };
+                            m.diffuse = self.rows::<4>(sc)?;
                             vertex_scopes.push(("Diffuse", m.diffuse.len(), pos));
                         }
                         ("BlendList", _) => {
@@ -898,7 +792,7 @@ impl Ctx<'_> {
                                     name: "Blends".into(),
                                 },
                             );
-                            m.blends = Some(sc);
+                            m.blends = Some(self.keep(sc)?);
                         }
                         ("BlendIndices", _) => {
                             seen.once("BlendIndices", sc.pos)?;
@@ -908,7 +802,7 @@ impl Ctx<'_> {
                                     name: "BlendIndices".into(),
                                 },
                             );
-                            m.blend_indices = Some(sc);
+                            m.blend_indices = Some(self.keep(sc)?);
                         }
                         ("VertexIndices", _) => {
                             seen.once("VertexIndices", sc.pos)?;
@@ -952,64 +846,19 @@ impl Ctx<'_> {
         let v = m.positions.len();
 
         // Faces.
-        let fast_faces = faces
-            .as_ref()
-            .and_then(|sc| self.bulk.take(sc.pos.line, sc.pos.column));
-        match (fast_faces, faces) {
-            (Some(Rows::Faces { sizes, indices }), Some(sc)) if sc.items.is_empty() => {
-                self.check_count(fcount, "FaceCount", sizes.len(), "VertexIndices", s.pos)?;
-                if indices.iter().any(|&i| i as usize >= v) {
-                    return Err(bulk::refused());
-                }
-                m.face_sizes = sizes;
-                m.face_indices = indices;
-            }
-            (Some(_), _) => return Err(bulk::refused()),
-            (None, faces) => {
-                let face_rows = match faces {
-                    Some(sc) => self.data_lines(sc)?,
-                    None => Vec::new(),
-                };
-                self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
-                for d in &face_rows {
-                    let atoms = &d.values.atoms;
-                    let shape_ok = atoms.len() >= 2
-                        && atoms.get(1).is_some_and(|a| !a.group_start)
-                        && atoms.iter().skip(2).all(|a| a.group_start);
-                    let expected = "`n,i0:i1:…` with n ≥ 3 indices";
-                    let n_atom = atoms.first().filter(|_| shape_ok).ok_or_else(|| {
-                        bad_width(d.pos, "VertexIndices", expected, d.values.group_count())
-                    })?;
-                    let n = self.int(n_atom)?;
-                    let corners = atoms.len() - 1;
-                    if n < 3 || n != corners as i64 {
-                        return Err(bad_width(d.pos, "VertexIndices", expected, corners));
-                    }
-                    m.face_sizes.push(corners as u32);
-                    for atom in atoms.iter().skip(1) {
-                        m.face_indices.push(self.index(atom, "vertex index", v)?);
-                    }
-                }
-            }
+        let face_rows = match faces {
+            Some(sc) => self.data_lines(sc)?,
+            None => Vec::new(),
+        };
+        self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
+        m.face_sizes.reserve_exact(face_rows.len());
+        for d in &face_rows {
+            self.face(d, v, &mut m)?;
         }
         let f = m.face_sizes.len();
 
         // Attributes (optional; an empty scope is the same as none).
-        let fast_attributes = attributes
-            .as_ref()
-            .and_then(|sc| self.bulk.take(sc.pos.line, sc.pos.column));
-        if let Some(rows) = fast_attributes {
-            match rows {
-                Rows::Attributes(a)
-                    if attributes.as_ref().is_some_and(|sc| sc.items.is_empty())
-                        && (a.is_empty() || a.len() == f)
-                        && a.iter().all(|&i| (i as usize) < materials) =>
-                {
-                    m.attributes = a;
-                }
-                _ => return Err(bulk::refused()),
-            }
-        } else if let Some(sc) = attributes {
+        if let Some(sc) = attributes {
             let lines = self.data_lines(sc)?;
             if !lines.is_empty() && lines.len() != f {
                 let pos = fcount.map_or(s.pos, |(_, p)| p);
@@ -1021,8 +870,14 @@ impl Ctx<'_> {
                     lines.len(),
                 ));
             }
+            m.attributes.reserve_exact(lines.len());
             for d in &lines {
-                match d.values.atoms.as_slice() {
+                let fast = d.values.text().and_then(scan::index);
+                if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
+                    m.attributes.push(i);
+                    continue;
+                }
+                match d.values.atoms()?.as_slice() {
                     [a] => m
                         .attributes
                         .push(self.index(a, "material index", materials)?),
@@ -1041,16 +896,51 @@ impl Ctx<'_> {
         Ok(m)
     }
 
+    /// One `n,i0:i1:…` line of `VertexIndices` onto the mesh: read straight from the line
+    /// when it is plain and in range (see [`scan`]), otherwise atom by atom.
+    fn face(&mut self, d: &Data<'_>, v: usize, m: &mut Mesh) -> Result<()> {
+        if let Some(text) = d.values.text() {
+            let start = m.face_indices.len();
+            if let Some(n) = scan::face(text, &mut m.face_indices) {
+                let corners = m.face_indices.get(start..).unwrap_or_default();
+                if corners.iter().all(|&i| (i as usize) < v) {
+                    m.face_sizes.push(n);
+                    return Ok(());
+                }
+                m.face_indices.truncate(start);
+            }
+        }
+        let atoms = d.values.atoms()?;
+        let shape_ok = atoms.len() >= 2
+            && atoms.get(1).is_some_and(|a| !a.group_start)
+            && atoms.iter().skip(2).all(|a| a.group_start);
+        let expected = "`n,i0:i1:…` with n ≥ 3 indices";
+        let n_atom = atoms
+            .first()
+            .filter(|_| shape_ok)
+            .ok_or_else(|| bad_width(d.pos, "VertexIndices", expected, group_count(&atoms)))?;
+        let n = self.int(n_atom)?;
+        let corners = atoms.len() - 1;
+        if n < 3 || n != corners as i64 {
+            return Err(bad_width(d.pos, "VertexIndices", expected, corners));
+        }
+        m.face_sizes.push(corners as u32);
+        for atom in atoms.iter().skip(1) {
+            m.face_indices.push(self.index(atom, "vertex index", v)?);
+        }
+        Ok(())
+    }
+
     fn blend_list(
         &mut self,
-        mut s: Scope,
+        s: Scope<'_>,
         vertices: usize,
         bone_names: &[String],
         bones: usize,
     ) -> Result<BlendList> {
         let mut out = BlendList::default();
-        let items = self.sift(&mut s.items, known::BLEND_LIST);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::BLEND_LIST)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(p) if p.tag == "BlendPart" => {
@@ -1082,7 +972,7 @@ impl Ctx<'_> {
 
     fn blend_part(
         &mut self,
-        mut s: Scope,
+        s: Scope<'_>,
         vertices: usize,
         bone_names: &[String],
         bones: usize,
@@ -1090,8 +980,8 @@ impl Ctx<'_> {
         let mut p = BlendPart::default();
         let mut seen = Seen::default();
         let mut name_pos = s.pos;
-        let items = self.sift(&mut s.items, known::BLEND_PART);
-        p.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::BLEND_PART)?;
+        p.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "BoneName" => {
@@ -1102,12 +992,14 @@ impl Ctx<'_> {
                 Item::Entry(e) if e.key == "TransformIndex" => {
                     seen.once("TransformIndex", e.pos)?;
                     p.transform_index =
-                        Some(self.index(self.single(&e)?, "TransformIndex", bones)?);
+                        Some(self.index(&self.single(&e)?, "TransformIndex", bones)?);
                 }
                 Item::Scope(sc) if sc.tag == "VertexBlend" => {
                     seen.once("VertexBlend", sc.pos)?;
+                    let mut buf = Vec::new();
                     for d in self.data_lines(sc)? {
-                        let atoms = &d.values.atoms;
+                        d.values.split_into(&mut buf)?;
+                        let atoms = buf.as_slice();
                         let (Some(vertex), Some(weight), 2) =
                             (atoms.first(), atoms.get(1), atoms.len())
                         else {
@@ -1142,10 +1034,10 @@ impl Ctx<'_> {
         Ok(p)
     }
 
-    fn hierarchy(&mut self, mut s: Scope) -> Result<HierarchyList> {
+    fn hierarchy(&mut self, s: Scope<'_>) -> Result<HierarchyList> {
         let mut out = HierarchyList::default();
-        let items = self.sift(&mut s.items, known::HIERARCHY);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::HIERARCHY)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(n) if n.tag == "Node" => out.nodes.push(self.node(n)?),
@@ -1156,11 +1048,11 @@ impl Ctx<'_> {
     }
 
     /// Recursive, but the tree is at most [`crate::MAX_DEPTH`] deep.
-    fn node(&mut self, mut s: Scope) -> Result<Node> {
+    fn node(&mut self, s: Scope<'_>) -> Result<Node> {
         let mut n = Node::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::NODE);
-        n.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::NODE)?;
+        n.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "NodeName" => {
@@ -1178,41 +1070,24 @@ impl Ctx<'_> {
         Ok(n)
     }
 
-    fn rendering(&mut self, mut s: Scope) -> Result<RenderingMeshList> {
-        let mut out = RenderingMeshList::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let items = self.sift(&mut s.items, known::RENDERING);
-        out.extra = std::mem::take(&mut s.items);
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "RenderingMeshCount" => {
-                    seen.once("RenderingMeshCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(r) if r.tag == "RenderingMesh" => {
-                    out.meshes.push(self.rendering_mesh(r)?);
-                }
-                other => self.unknown(other, known::RENDERING, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "RenderingMeshCount",
-            out.meshes.len(),
-            "RenderingMesh scopes",
-            s.pos,
-        )?;
-        Ok(out)
+    fn rendering(&mut self, s: Scope<'_>) -> Result<RenderingMeshList> {
+        let list = CountedList {
+            known: known::RENDERING,
+            count_key: "RenderingMeshCount",
+            tag: "RenderingMesh",
+            what: "RenderingMesh scopes",
+        };
+        let (meshes, extra) = self.counted_list(s, &list, Self::rendering_mesh)?;
+        Ok(RenderingMeshList { meshes, extra })
     }
 
-    fn rendering_mesh(&mut self, mut s: Scope) -> Result<RenderingMesh> {
+    fn rendering_mesh(&mut self, s: Scope<'_>) -> Result<RenderingMesh> {
         let mut r = RenderingMesh::default();
         let mut seen = Seen::default();
         let mut count = None;
         let mut names_pos = Vec::new();
-        let items = self.sift(&mut s.items, known::RENDERING_MESH);
-        r.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::RENDERING_MESH)?;
+        r.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "RenderingMeshName" => {
@@ -1255,42 +1130,25 @@ impl Ctx<'_> {
         Ok(r)
     }
 
-    fn animations(&mut self, mut s: Scope) -> Result<AnimationList> {
-        let mut out = AnimationList::default();
-        let mut seen = Seen::default();
-        let mut count = None;
-        let items = self.sift(&mut s.items, known::ANIMATIONS);
-        out.extra = std::mem::take(&mut s.items);
-        for item in items {
-            match item {
-                Item::Entry(e) if e.key == "AnimationCount" => {
-                    seen.once("AnimationCount", e.pos)?;
-                    count = Some(self.count(&e)?);
-                }
-                Item::Scope(a) if a.tag == "AnimationData" => {
-                    out.animations.push(self.animation(a)?);
-                }
-                other => self.unknown(other, known::ANIMATIONS, &mut out.extra)?,
-            }
-        }
-        self.check_count(
-            count,
-            "AnimationCount",
-            out.animations.len(),
-            "AnimationData scopes",
-            s.pos,
-        )?;
-        Ok(out)
+    fn animations(&mut self, s: Scope<'_>) -> Result<AnimationList> {
+        let list = CountedList {
+            known: known::ANIMATIONS,
+            count_key: "AnimationCount",
+            tag: "AnimationData",
+            what: "AnimationData scopes",
+        };
+        let (animations, extra) = self.counted_list(s, &list, Self::animation)?;
+        Ok(AnimationList { animations, extra })
     }
 
-    fn animation(&mut self, mut s: Scope) -> Result<AnimationData> {
+    fn animation(&mut self, s: Scope<'_>) -> Result<AnimationData> {
         let mut a = AnimationData::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::ANIMATION);
-        a.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::ANIMATION)?;
+        a.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "AnimationName" => {
                         seen.once("AnimationName", e.pos)?;
                         a.name = Some(self.string(e)?);
@@ -1331,11 +1189,11 @@ impl Ctx<'_> {
         Ok(a)
     }
 
-    fn bone_animation(&mut self, mut s: Scope) -> Result<BoneAnimation> {
+    fn bone_animation(&mut self, s: Scope<'_>) -> Result<BoneAnimation> {
         let mut out = BoneAnimation::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::KEYED_ANIMATION);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
@@ -1351,15 +1209,15 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn bone_part(&mut self, mut s: Scope) -> Result<BoneAnimationPart> {
+    fn bone_part(&mut self, s: Scope<'_>) -> Result<BoneAnimationPart> {
         let mut p = BoneAnimationPart::default();
         let mut seen = Seen::default();
         let mut lists: Vec<(&'static str, usize, Pos)> = Vec::new();
-        let items = self.sift(&mut s.items, known::BONE_PART);
-        p.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::BONE_PART)?;
+        p.extra = extra;
         for item in items {
             match item {
-                Item::Entry(e) => match e.key.as_str() {
+                Item::Entry(e) => match e.key {
                     "NodeName" => {
                         seen.once("NodeName", e.pos)?;
                         let pos = e.pos;
@@ -1380,7 +1238,7 @@ impl Ctx<'_> {
                     }
                     _ => self.unknown(Item::Entry(e), known::BONE_PART, &mut p.extra)?,
                 },
-                Item::Scope(sc) => match sc.tag.as_str() {
+                Item::Scope(sc) => match sc.tag {
                     "TimeKeys" => {
                         seen.once("TimeKeys", sc.pos)?;
                         let pos = sc.pos;
@@ -1422,11 +1280,11 @@ impl Ctx<'_> {
         Ok(p)
     }
 
-    fn uv_animation(&mut self, mut s: Scope) -> Result<UvAnimation> {
+    fn uv_animation(&mut self, s: Scope<'_>) -> Result<UvAnimation> {
         let mut out = UvAnimation::default();
         let mut seen = Seen::default();
-        let items = self.sift(&mut s.items, known::KEYED_ANIMATION);
-        out.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
+        out.extra = extra;
         for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
@@ -1442,13 +1300,13 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn uv_part(&mut self, mut s: Scope) -> Result<UvAnimationPart> {
+    fn uv_part(&mut self, s: Scope<'_>) -> Result<UvAnimationPart> {
         let mut p = UvAnimationPart::default();
         let mut seen = Seen::default();
         let mut container_pos = s.pos;
         let mut material_pos = s.pos;
-        let items = self.sift(&mut s.items, known::UV_PART);
-        p.extra = std::mem::take(&mut s.items);
+        let (items, extra) = self.sift(s.items, known::UV_PART)?;
+        p.extra = extra;
         for item in items {
             match item {
                 Item::Entry(e) if e.key == "MeshContainerName" => {
@@ -1461,7 +1319,7 @@ impl Ctx<'_> {
                     material_pos = e.pos;
                     p.material_name = Some(self.string(e)?);
                 }
-                Item::Scope(sc) => match sc.tag.as_str() {
+                Item::Scope(sc) => match sc.tag {
                     "TimeKeys" => {
                         seen.once("TimeKeys", sc.pos)?;
                         p.time_keys = self.time_keys(sc)?;

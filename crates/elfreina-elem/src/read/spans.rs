@@ -1,0 +1,420 @@
+//! The scope tree the reader works on: the same shape as [`crate::tree`], but every node
+//! borrows its text from the input (tags, keys and the values text of a line are slices of it),
+//! so building it allocates only the node lists. The values of a line stay one slice, checked
+//! by the lexer and split into atoms ([`AtomRef`]) again only when the typed reader asks; bulk
+//! rows of numbers are read straight from the slice (see [`super::scan`]).
+//!
+//! [`Item::to_owned`] makes the public, owned [`crate::tree`] nodes (for [`crate::Tree`] and
+//! for the unknown items a document keeps), charging the same [`Budget`]; [`Item::view`]
+//! borrows a tree built in code, for [`crate::Elem::from_tree`].
+
+use crate::error::Error;
+use crate::tree::{self, Atom, LineEnding, Pos};
+use crate::MAX_DEPTH;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// A syntax error at a position.
+pub(crate) fn syntax(line: u32, column: u32, message: impl Into<String>) -> Error {
+    Error::Syntax {
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+pub(crate) fn char_len(s: &str) -> u32 {
+    u32::try_from(s.chars().count()).unwrap_or(u32::MAX)
+}
+
+/// A whole file.
+#[derive(Debug)]
+pub(crate) struct Tree<'a> {
+    pub bom: bool,
+    pub line_ending: LineEnding,
+    /// The version number's text and position.
+    pub version: (&'a str, Pos),
+    pub items: Vec<Item<'a>>,
+}
+
+/// A scope, an entry or a data line (see [`crate::tree::Item`]).
+#[derive(Debug)]
+pub(crate) enum Item<'a> {
+    Scope(Scope<'a>),
+    Entry(Entry<'a>),
+    Data(Data<'a>),
+}
+
+#[derive(Debug)]
+pub(crate) struct Scope<'a> {
+    pub pos: Pos,
+    pub tag: &'a str,
+    pub items: Vec<Item<'a>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Entry<'a> {
+    pub pos: Pos,
+    pub key: &'a str,
+    pub values: Vals<'a>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Data<'a> {
+    pub pos: Pos,
+    pub values: Vals<'a>,
+}
+
+/// The values of an entry or a data line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Vals<'a> {
+    /// Values text read from a file: trimmed, already checked by the lexer, with the position
+    /// of its first character.
+    Text { text: &'a str, line: u32, col: u32 },
+    /// The atoms of a tree built in code.
+    Atoms(&'a [Atom]),
+}
+
+/// One value, borrowed (see [`crate::tree::Atom`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AtomRef<'a> {
+    pub pos: Pos,
+    pub quoted: bool,
+    pub group_start: bool,
+    pub text: &'a str,
+}
+
+impl<'a> Item<'a> {
+    pub(crate) fn pos(&self) -> Pos {
+        match self {
+            Item::Scope(s) => s.pos,
+            Item::Entry(e) => e.pos,
+            Item::Data(d) => d.pos,
+        }
+    }
+
+    /// The scope tag or entry key; `""` for a data line.
+    pub(crate) fn name(&self) -> &'a str {
+        match self {
+            Item::Scope(s) => s.tag,
+            Item::Entry(e) => e.key,
+            Item::Data(_) => "",
+        }
+    }
+
+    /// The owned node, its memory charged to `budget`. Recursive: a tree read from a file is
+    /// at most [`MAX_DEPTH`] deep, and [`Item::view`] refuses deeper trees built in code.
+    pub(crate) fn to_owned(&self, budget: &mut Budget) -> Result<tree::Item> {
+        let pos = self.pos();
+        Ok(match self {
+            Item::Scope(s) => {
+                budget.spend(s.tag.len(), pos.line, pos.column)?;
+                let mut items = Vec::new();
+                budget.reserve(&mut items, s.items.len(), pos.line, pos.column)?;
+                for item in &s.items {
+                    items.push(item.to_owned(budget)?);
+                }
+                tree::Item::Scope(tree::Scope {
+                    pos,
+                    tag: s.tag.to_owned(),
+                    items,
+                })
+            }
+            Item::Entry(e) => {
+                budget.spend(e.key.len(), pos.line, pos.column)?;
+                tree::Item::Entry(tree::Entry {
+                    pos,
+                    key: e.key.to_owned(),
+                    values: e.values.to_owned(budget, pos)?,
+                })
+            }
+            Item::Data(d) => tree::Item::Data(tree::Data {
+                pos,
+                values: d.values.to_owned(budget, pos)?,
+            }),
+        })
+    }
+
+    /// Borrows a tree built in code; deeper than [`MAX_DEPTH`] is [`Error::LimitExceeded`].
+    pub(crate) fn view(item: &'a tree::Item, depth: usize) -> Result<Item<'a>> {
+        Ok(match item {
+            tree::Item::Scope(s) => {
+                if depth >= MAX_DEPTH {
+                    return Err(Error::LimitExceeded {
+                        line: s.pos.line,
+                        column: s.pos.column,
+                        limit: MAX_DEPTH,
+                    });
+                }
+                Item::Scope(Scope {
+                    pos: s.pos,
+                    tag: &s.tag,
+                    items: s
+                        .items
+                        .iter()
+                        .map(|i| Item::view(i, depth + 1))
+                        .collect::<Result<_>>()?,
+                })
+            }
+            tree::Item::Entry(e) => Item::Entry(Entry {
+                pos: e.pos,
+                key: &e.key,
+                values: Vals::Atoms(&e.values.atoms),
+            }),
+            tree::Item::Data(d) => Item::Data(Data {
+                pos: d.pos,
+                values: Vals::Atoms(&d.values.atoms),
+            }),
+        })
+    }
+}
+
+impl<'a> Vals<'a> {
+    /// Clears `out` and fills it with the atoms, in order.
+    pub(crate) fn split_into(&self, out: &mut Vec<AtomRef<'a>>) -> Result<()> {
+        out.clear();
+        match *self {
+            Vals::Text { text, line, col } => {
+                split(text, line, col, |a| out.push(a))?;
+            }
+            Vals::Atoms(atoms) => out.extend(atoms.iter().map(|a| AtomRef {
+                pos: a.pos,
+                quoted: a.quoted,
+                group_start: a.group_start,
+                text: &a.text,
+            })),
+        }
+        Ok(())
+    }
+
+    /// The atoms, in a new list.
+    pub(crate) fn atoms(&self) -> Result<Vec<AtomRef<'a>>> {
+        let mut out = Vec::new();
+        self.split_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// The text of a line read from a file (`None` for a tree built in code).
+    pub(crate) fn text(&self) -> Option<&'a str> {
+        match *self {
+            Vals::Text { text, .. } => Some(text),
+            Vals::Atoms(_) => None,
+        }
+    }
+
+    fn to_owned(self, budget: &mut Budget, pos: Pos) -> Result<tree::Values> {
+        let (n, text_len) = match self {
+            Vals::Text { text, .. } => (split(text, 0, 0, |_| {})?, text.len()),
+            Vals::Atoms(atoms) => (atoms.len(), atoms.iter().map(|a| a.text.len()).sum()),
+        };
+        let cost = n
+            .saturating_mul(std::mem::size_of::<Atom>())
+            .saturating_add(text_len);
+        budget.spend(cost, pos.line, pos.column)?;
+        // Exact capacity: a line of one value would otherwise reserve four atoms.
+        let mut atoms = Vec::with_capacity(n);
+        match self {
+            Vals::Text { text, line, col } => {
+                split(text, line, col, |a| {
+                    atoms.push(Atom {
+                        pos: a.pos,
+                        quoted: a.quoted,
+                        group_start: a.group_start,
+                        text: a.text.to_owned(),
+                    })
+                })?;
+            }
+            Vals::Atoms(list) => atoms.extend(list.iter().cloned()),
+        }
+        Ok(tree::Values { atoms })
+    }
+}
+
+/// Splits values text into atoms and groups, giving each to `sink`; returns their number.
+/// `col0` is the column of the text's first character.
+///
+/// Scans bytes: every delimiter is ASCII, so delimiter positions are character boundaries;
+/// columns are counted in characters over the consumed slices.
+pub(crate) fn split<'a>(
+    text: &'a str,
+    line: u32,
+    col0: u32,
+    mut sink: impl FnMut(AtomRef<'a>),
+) -> Result<usize> {
+    let b = text.as_bytes();
+    let slice = |from: usize, to: usize| text.get(from..to).unwrap_or_default();
+    let mut count = 0;
+    let mut i = 0usize;
+    let mut col = col0;
+    let mut group_start = true;
+    let skip_ws = |i: &mut usize, col: &mut u32| {
+        let n = b
+            .get(*i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+        *i += n;
+        *col = col.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+    };
+    loop {
+        skip_ws(&mut i, &mut col);
+        let start_col = col;
+        let atom = match b.get(i) {
+            None => {
+                return Err(syntax(
+                    line,
+                    col,
+                    "expected a value, found the end of the line",
+                ))
+            }
+            Some(&c @ (b':' | b',')) => {
+                return Err(syntax(
+                    line,
+                    col,
+                    format!("expected a value before `{}`", char::from(c)),
+                ))
+            }
+            Some(b'"') => {
+                let body = i + 1;
+                let close = b
+                    .get(body..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|&c| c == b'"')
+                    .ok_or_else(|| syntax(line, start_col, "unterminated string"))?;
+                let end = body + close;
+                let content = slice(body, end);
+                col = col.saturating_add(char_len(content)).saturating_add(2);
+                i = end + 1;
+                AtomRef {
+                    pos: Pos::new(line, start_col),
+                    quoted: true,
+                    group_start,
+                    text: content,
+                }
+            }
+            Some(_) => {
+                let stop = b
+                    .get(i..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|c| matches!(c, b':' | b',' | b'"' | b'{' | b'}' | b'='))
+                    .map_or(b.len(), |p| i + p);
+                let raw = slice(i, stop);
+                col = col.saturating_add(char_len(raw));
+                if let Some(&c) = b.get(stop).filter(|&&c| c != b':' && c != b',') {
+                    return Err(syntax(
+                        line,
+                        col,
+                        format!("unexpected `{}` in a value", char::from(c)),
+                    ));
+                }
+                i = stop;
+                AtomRef {
+                    pos: Pos::new(line, start_col),
+                    quoted: false,
+                    group_start,
+                    text: raw.trim_end_matches([' ', '\t']),
+                }
+            }
+        };
+        sink(atom);
+        count += 1;
+        skip_ws(&mut i, &mut col);
+        match b.get(i) {
+            None => break,
+            Some(b':') => group_start = true,
+            Some(b',') => group_start = false,
+            Some(_) => {
+                let c = slice(i, b.len()).chars().next().unwrap_or('?');
+                return Err(syntax(
+                    line,
+                    col,
+                    format!("expected `:`, `,` or the end of the line after a value, found `{c}`"),
+                ));
+            }
+        }
+        i += 1;
+        col = col.saturating_add(1);
+    }
+    Ok(count)
+}
+
+/// What [`Budget::new`] holds back from the trees for the reader's other small allocations.
+const BOOKKEEPING: usize = 64 << 10;
+
+/// The memory the trees may take (see [`crate::TREE_BUDGET_FACTOR`]): the borrowed tree's
+/// node lists, and every owned node made from it.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    left: usize,
+    limit: usize,
+}
+
+impl Budget {
+    pub(crate) fn new(input: usize) -> Self {
+        let limit = input
+            .saturating_mul(crate::TREE_BUDGET_FACTOR)
+            .saturating_add(1 << 20);
+        // The reader's own bookkeeping (warnings, the error message, small lists) is not
+        // counted node by node: a margin keeps it inside the limit too.
+        Self {
+            left: limit.saturating_sub(BOOKKEEPING),
+            limit,
+        }
+    }
+
+    /// No limit: for trees built in code, which do not come from input.
+    pub(crate) fn unlimited() -> Self {
+        Self {
+            left: usize::MAX,
+            limit: usize::MAX,
+        }
+    }
+
+    pub(crate) fn spend(&mut self, bytes: usize, line: u32, column: u32) -> Result<()> {
+        self.left = self.left.checked_sub(bytes).ok_or(Error::TooLarge {
+            line,
+            column,
+            limit: self.limit,
+        })?;
+        Ok(())
+    }
+
+    /// Reserves room for exactly `n` more nodes in `list`, paid for first.
+    pub(crate) fn reserve<T>(
+        &mut self,
+        list: &mut Vec<T>,
+        n: usize,
+        line: u32,
+        column: u32,
+    ) -> Result<()> {
+        self.spend(n.saturating_mul(std::mem::size_of::<T>()), line, column)?;
+        list.reserve_exact(n);
+        Ok(())
+    }
+
+    /// Pushes `item` onto a list, paying for the list's growth before it happens: its whole
+    /// capacity is counted, and while it moves, the old block too (a moving reallocation
+    /// holds both), so Vec doubling cannot hide twice the budget.
+    pub(crate) fn push<T>(
+        &mut self,
+        list: &mut Vec<T>,
+        item: T,
+        line: u32,
+        column: u32,
+    ) -> Result<()> {
+        let node = std::mem::size_of::<T>();
+        let old = list.capacity();
+        if list.len() == old {
+            let new = old.saturating_mul(2).max(4);
+            // The old block is already paid for; both are held while the list moves.
+            self.spend(new.saturating_mul(node), line, column)?;
+            list.reserve_exact(new - old);
+            self.left = self.left.saturating_add(old.saturating_mul(node));
+        }
+        list.push(item);
+        Ok(())
+    }
+}
