@@ -27,11 +27,13 @@ pub(crate) struct Gathered {
 /// The inputs named on the command line: files as they are, folders walked. Several folder
 /// arguments keep their place relative to the deepest folder that holds them all (`a b` →
 /// `DIR/a/…`, `DIR/b/…`), so that their files can never clash; a single folder's files go
-/// straight into DIR.
+/// straight into DIR. A folder's `.glb`/`.gltf` files are inputs only `with_gltf` (for a model
+/// output): a folder converted to glTF twice must not take the first run's outputs in.
 pub(crate) fn gather(
     paths: &[PathBuf],
     recursive: bool,
     password: &crate::pack::PasswordArg,
+    with_gltf: bool,
 ) -> Gathered {
     let mut gathered = Gathered::default();
     let mut folders: Vec<(&PathBuf, PathBuf)> = Vec::new(); // (argument, canonical)
@@ -85,7 +87,13 @@ pub(crate) fn gather(
             Some(root) if folders.len() > 1 => canonical.strip_prefix(root).unwrap_or(canonical),
             _ => Path::new(""),
         };
-        walk_folder(folder, folder, prefix, recursive, &mut gathered);
+        let walk = Walk {
+            top: folder,
+            prefix,
+            recursive,
+            with_gltf,
+        };
+        walk_folder(&walk, folder, &mut gathered);
     }
     gathered
 }
@@ -103,14 +111,27 @@ fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> Option<Path
     Some(common)
 }
 
-/// The model files in `dir` (by extension), with their path relative to `top` under
-/// `prefix`; sub-folders too when `recursive`. Sorted, so batches are reproducible.
+/// How a folder argument is walked.
+struct Walk<'a> {
+    /// The folder argument: inputs are named relative to it.
+    top: &'a Path,
+    /// Put before each relative name (several folder arguments keep their places).
+    prefix: &'a Path,
+    /// Walk the sub-folders too.
+    recursive: bool,
+    /// Take `.glb`/`.gltf` files too.
+    with_gltf: bool,
+}
+
+/// The model files in `dir` (by extension; glTF files too with `walk.with_gltf`), with their
+/// path relative to `walk.top` under `walk.prefix`; sub-folders too when `walk.recursive`.
+/// Sorted, so batches are reproducible.
 ///
 /// Links to folders are never followed (so no link can make the walk loop or visit a folder
 /// twice): each is skipped with a note. Links to files are followed. Entries with a model
 /// extension that are not regular files (FIFOs, devices, sockets) are skipped with a note,
 /// never opened.
-fn walk_folder(top: &Path, dir: &Path, prefix: &Path, recursive: bool, found: &mut Gathered) {
+fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
@@ -127,14 +148,14 @@ fn walk_folder(top: &Path, dir: &Path, prefix: &Path, recursive: bool, found: &m
     for (path, file_type) in entries {
         let is_link = file_type.is_some_and(|t| t.is_symlink());
         if file_type.is_some_and(|t| t.is_dir()) {
-            if recursive {
-                walk_folder(top, &path, prefix, recursive, found);
+            if walk.recursive {
+                walk_folder(walk, &path, found);
             }
             continue;
         }
         let target = std::fs::metadata(&path);
         if is_link && target.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
-            if recursive {
+            if walk.recursive {
                 eprintln!(
                     "note: {}: a link to a folder; skipped (links to folders are not followed)",
                     path.display()
@@ -143,14 +164,15 @@ fn walk_folder(top: &Path, dir: &Path, prefix: &Path, recursive: bool, found: &m
             }
             continue;
         }
-        if Format::from_path(&path).is_none() {
+        let is_gltf = walk.with_gltf && models::gltf::Container::from_path(&path).is_some();
+        if Format::from_path(&path).is_none() && !is_gltf {
             continue;
         }
         match target.map(|m| models::input::not_regular_kind(&m)) {
             Ok(None) => {
-                let rel = path.strip_prefix(top).unwrap_or(&path);
+                let rel = path.strip_prefix(walk.top).unwrap_or(&path);
                 found.inputs.push(Input {
-                    rel: prefix.join(rel),
+                    rel: walk.prefix.join(rel),
                     path,
                 });
             }

@@ -44,8 +44,12 @@ pub(crate) fn run(args: &Args) -> bool {
     for path in &args.files {
         if path.is_dir() {
             // The folder walk of `convert --out-dir`: the same files, the same notes.
-            let gathered =
-                crate::gather::gather(std::slice::from_ref(path), args.recursive, &args.password);
+            let gathered = crate::gather::gather(
+                std::slice::from_ref(path),
+                args.recursive,
+                &args.password,
+                false,
+            );
             ok &= gathered.failed == 0;
             for input in gathered.inputs {
                 ok &= one_file(args, &input.path);

@@ -49,12 +49,20 @@ enum Command {
     /// Print what is in each file: size, meshes, bones (or frames), clips, materials and
     /// whether their textures are found; `.glb`/`.gltf` files too.
     Info(info::Args),
-    /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), or re-write a model in
-    /// its own format.
+    /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), glTF back into a model
+    /// format, or one model format into another (through the same scene).
     ///
-    /// Two forms:
-    ///   models convert IN OUT.glb|OUT.gltf|OUT.<same format>
-    ///   models convert [--to glb|gltf] --out-dir DIR [--recursive] INPUT...
+    /// Usage forms:
+    ///   models convert IN OUT.glb|OUT.gltf
+    ///   models convert IN.glb|IN.gltf|IN.<model> OUT.<model> [--base FILE] [--clip NAME]
+    ///       [--replace-bad-names]
+    ///   models convert [--to glb|gltf|smf|bmf|mdl|elem|skm] --out-dir DIR [--recursive] INPUT...
+    ///   models convert --merge-clips INPUT... OUT.glb|OUT.gltf
+    ///
+    /// A model output of the input's own format re-writes the document as it is. Importing
+    /// (glTF or another format into a model) works for the formats whose importer exists;
+    /// the others say "importing into .mdl is not supported yet". --base gives the original
+    /// file of the output's format, which fills in what glTF does not carry.
     ///
     /// Never writes onto an input (clashing batch outputs get distinct names, with a note);
     /// refuses existing outputs unless --force is given; writes through temporary files

@@ -91,6 +91,28 @@ impl Said {
     }
 }
 
+impl Said {
+    /// The glTF reader's warning: `JSON-PATH: what`; its kind is the text with the numbers of
+    /// the path blanked (`meshes[#].primitives[#]: …`).
+    pub(crate) fn gltf_reader(w: &models::gltf::ReadWarning) -> Self {
+        let text = w.to_string();
+        Self {
+            kind: format!("gltf:{}", kind_of_text(&text)),
+            text: escape(&text),
+            note: false,
+        }
+    }
+
+    /// A warning of the command line's own (an option that did nothing for this file, …).
+    pub(crate) fn cli(text: &str) -> Self {
+        Self {
+            kind: format!("cli:{}", kind_of_text(text)),
+            text: escape(text),
+            note: false,
+        }
+    }
+}
+
 /// The text with its numbers and quoted names blanked: `bone 3 "Arm"` → `bone # "…"`.
 fn kind_of_text(text: &str) -> String {
     let mut kind = String::with_capacity(text.len());

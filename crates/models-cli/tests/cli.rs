@@ -342,13 +342,13 @@ fn messages_say_what_to_do() {
         "{}",
         stderr(&o)
     );
-    // glTF input.
+    // glTF input to glTF output: nothing to convert; the way back is to a model format.
     let glb = dir.path().join("in.glb");
     std::fs::write(&glb, b"glTF").unwrap();
     let o = models(&[&"convert", &glb, &out]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("glTF input is not supported yet"),
+        stderr(&o).contains("is glTF already") && stderr(&o).contains("convert IN.glb OUT.smf"),
         "{}",
         stderr(&o)
     );
@@ -383,7 +383,12 @@ fn help_names_the_formats_and_wrote_names_every_file() {
     let help = stdout(&models(&[&"convert", &"--help"]));
     assert!(help.contains("\n  models convert IN OUT"), "{help}");
     assert!(
-        help.contains("\n  models convert [--to glb|gltf] --out-dir"),
+        help.contains("\n  models convert [--to glb|gltf|smf|bmf|mdl|elem|skm] --out-dir"),
+        "{help}"
+    );
+    // The way back, on a line of its own.
+    assert!(
+        help.contains("\n  models convert IN.glb|IN.gltf|IN.<model> OUT.<model> [--base FILE]"),
         "{help}"
     );
     let dir = tempfile::tempdir().unwrap();

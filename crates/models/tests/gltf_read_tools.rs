@@ -1,6 +1,7 @@
 //! glTF written by other tools reads into the scene model: npm's `@gltf-transform/cli`
 //! (interleaved vertex buffers, quantization, reordering, unwelding, sparse accessors, a
-//! `.gltf` with an external `.bin`; meshopt compression refused by name) and `obj2gltf`.
+//! `.gltf` with an external `.bin`; meshopt compression refused by name), `obj2gltf`, and
+//! three.js's `GLTFExporter` run in node (a skinned, animated mesh built in a script).
 //!
 //! The tools are installed on first use into `<target>/gltf-tools` with `npm` (as
 //! `cargo xtask validate-gltf` installs the validator). Without `npm` the tests skip with a
@@ -11,7 +12,7 @@ use models::scene::{Mesh, Node, Primitive, Scene, SceneOptions, Vertices};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const PACKAGES: &[&str] = &["@gltf-transform/cli@4", "obj2gltf@3"];
+const PACKAGES: &[&str] = &["@gltf-transform/cli@4", "obj2gltf@3", "three@0.187"];
 
 /// The folder of the tools' executables, installing them once (the tests of this file run in
 /// parallel and must not run `npm install` into one folder together); `None` without npm.
@@ -28,7 +29,8 @@ fn install() -> Option<PathBuf> {
     };
     let dir = target.join("gltf-tools");
     let bin = dir.join("node_modules/.bin");
-    if bin.join("gltf-transform").exists() && bin.join("obj2gltf").exists() {
+    let three = dir.join("node_modules/three/package.json");
+    if bin.join("gltf-transform").exists() && bin.join("obj2gltf").exists() && three.exists() {
         return Some(bin);
     }
     if Command::new("npm").arg("--version").output().is_err() {
@@ -321,4 +323,109 @@ fn obj2gltf_outputs_read_back() {
         assert_eq!(&red.base_color[..3], &[1.0, 0.0, 0.0], "{out}: red");
         assert!(s.meshes.iter().all(|m| m.vertices.normals.is_some()));
     }
+}
+
+/// A node script that builds a skinned, animated box with three.js and writes it with
+/// `GLTFExporter` (`binary: true`) to the path in its first argument. Node has `Blob` but no
+/// `FileReader`, which the exporter uses to turn its blob into the GLB's bytes: the script
+/// adds the little of it that is needed.
+const THREE_EXPORT: &str = r#"
+import * as THREE from 'three';
+import { GLTFExporter } from 'three/examples/jsm/exporters/GLTFExporter.js';
+import { writeFileSync } from 'node:fs';
+
+if (typeof globalThis.FileReader === 'undefined') {
+  globalThis.FileReader = class {
+    readAsArrayBuffer(blob) {
+      blob.arrayBuffer().then((b) => { this.result = b; this.onloadend && this.onloadend(); });
+    }
+    readAsDataURL(blob) {
+      blob.arrayBuffer().then((b) => {
+        const type = blob.type || 'application/octet-stream';
+        this.result = `data:${type};base64,` + Buffer.from(b).toString('base64');
+        this.onloadend && this.onloadend();
+      });
+    }
+  };
+}
+
+const geometry = new THREE.BoxGeometry(1, 2, 1, 1, 2, 1);
+const position = geometry.attributes.position;
+const skinIndex = [];
+const skinWeight = [];
+for (let i = 0; i < position.count; i++) {
+  const upper = position.getY(i) > 0 ? 1 : 0;
+  skinIndex.push(upper, 0, 0, 0);
+  skinWeight.push(1, 0, 0, 0);
+}
+geometry.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(skinIndex, 4));
+geometry.setAttribute('skinWeight', new THREE.Float32BufferAttribute(skinWeight, 4));
+
+const root = new THREE.Bone();
+root.name = 'root';
+const tip = new THREE.Bone();
+tip.name = 'tip';
+tip.position.y = 1;
+root.add(tip);
+const mesh = new THREE.SkinnedMesh(geometry, new THREE.MeshStandardMaterial({ color: 0x3366ff }));
+mesh.name = 'box';
+mesh.add(root);
+mesh.bind(new THREE.Skeleton([root, tip]));
+const scene = new THREE.Scene();
+scene.add(mesh);
+
+const bend = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(0, 0, 1), Math.PI / 4);
+const clip = new THREE.AnimationClip('bend', 1, [
+  new THREE.QuaternionKeyframeTrack('tip.quaternion', [0, 0.5, 1], [0, 0, 0, 1, ...bend.toArray(), 0, 0, 0, 1]),
+  new THREE.VectorKeyframeTrack('root.position', [0, 1], [0, 0, 0, 0, 0.5, 0]),
+]);
+
+const glb = await new GLTFExporter().parseAsync(scene, { binary: true, animations: [clip] });
+writeFileSync(process.argv[2], Buffer.from(glb));
+"#;
+
+/// three.js's `GLTFExporter` output (a skinned box of two bones, one clip of two channels)
+/// reads into the same counts.
+#[test]
+fn three_gltf_exporter_output_reads_back() {
+    let Some(bin) = tools() else { return };
+    let tools_dir = bin.parent().and_then(Path::parent).unwrap().to_path_buf();
+    // Beside node_modules, so that `import 'three'` resolves.
+    let script = tools_dir.join("three_export_skinned.mjs");
+    std::fs::write(&script, THREE_EXPORT).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("three.glb");
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "node three_export_skinned.mjs: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&output).unwrap();
+    assert!(bytes.starts_with(b"glTF"), "three.js wrote no GLB");
+    let read = gltf::read_glb(&bytes).unwrap_or_else(|e| panic!("three.js GLB: {e}"));
+    for w in &read.warnings {
+        eprintln!("three.js GLB: {w}");
+    }
+    let s = &read.scene;
+    // BoxGeometry(1, 2, 1, 1, 2, 1): the x and z sides are 1 × 2 quads on a 2 × 3 vertex
+    // grid, the y sides 1 quad on 2 × 2: 10 quads, 4 × 6 + 2 × 4 vertices.
+    assert_eq!(triangles(s), vec![20], "triangles");
+    assert_eq!(s.meshes[0].vertices.positions.len(), 32, "vertices");
+    assert!(s.meshes[0].vertices.joints.is_some(), "JOINTS_0");
+    assert!(s.meshes[0].vertices.weights.is_some(), "WEIGHTS_0");
+    assert_eq!(joints(s), vec![2], "joints");
+    assert_eq!(channels(s), vec![2], "channels");
+    assert_eq!(s.animations[0].name, "bend");
+    assert_eq!(s.materials.len(), 1, "materials");
+    let names: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert!(
+        names.contains(&"root") && names.contains(&"tip"),
+        "{names:?}"
+    );
 }

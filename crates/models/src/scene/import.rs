@@ -2,7 +2,7 @@
 //! formats (`scene::to_<fmt>`), optionally on top of a `--base` document of that format that
 //! fills in what the scene does not carry.
 
-use super::{SceneWarning, ValidScene};
+use super::{Scene, SceneWarning, ValidScene};
 use crate::formats::{with_document, with_format, FormatModel};
 use crate::{Document, Error, Format};
 
@@ -70,6 +70,40 @@ impl Document {
             T => import::<T>(scene, base, options),
             _ => Err(Error::FormatDisabled(format))
         )
+    }
+}
+
+impl Document {
+    /// [`validate`](super::validate)s `scene` and builds a document of `format` from it (see
+    /// [`Document::from_scene`]): the one path from a scene (read from glTF, or converted from
+    /// another format) to a document. The warnings are validation's repairs, then the
+    /// import's losses.
+    ///
+    /// ```
+    /// use models::scene::{ImportOptions, Scene};
+    /// use models::{Document, Error, Format};
+    /// match Document::import_scene(Format::Mdl, Scene::default(), None, &ImportOptions::default()) {
+    ///     Ok(imported) => assert_eq!(imported.document.format(), Format::Mdl),
+    ///     // Not every format can be written from a scene yet.
+    ///     Err(Error::ImportUnsupported(format)) => assert_eq!(format, Format::Mdl),
+    ///     Err(other) => return Err(other.into()),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn import_scene(
+        format: Format,
+        scene: Scene,
+        base: Option<&Document>,
+        options: &ImportOptions,
+    ) -> Result<Imported<Document>, Error> {
+        let validated = super::validate(scene);
+        let imported = Document::from_scene(format, &validated.scene, base, options)?;
+        let mut warnings = validated.warnings;
+        warnings.extend(imported.warnings);
+        Ok(Imported {
+            document: imported.document,
+            warnings,
+        })
     }
 }
 

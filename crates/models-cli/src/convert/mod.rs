@@ -1,9 +1,13 @@
 //! `models convert`: one file (`IN OUT`), or a batch (`--out-dir DIR INPUT...`) converted in
-//! parallel.
+//! parallel. Models to glTF here; glTF (or a model of another format) to a model in
+//! [`import`].
+
+mod import;
 
 use crate::gather::{gather, Input};
 use crate::said::{self, Said};
 use clap::{CommandFactory, ValueEnum};
+use import::Target;
 use models::gltf::{self, GltfOptions};
 use models::output::Overwrite;
 use models::scene::{Scene, SceneOptions};
@@ -14,20 +18,43 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The glTF container written in batch mode.
+/// What batch mode writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum To {
     /// Binary glTF.
     Glb,
     /// glTF JSON with a .bin beside it.
     Gltf,
+    /// Selene .smf (from glTF or another format).
+    Smf,
+    /// BaseCross .bmf (from glTF or another format).
+    Bmf,
+    /// Altseed .mdl (from glTF or another format).
+    Mdl,
+    /// Elfreina .elem (from glTF or another format).
+    Elem,
+    /// EditAnimation .skm (from glTF or another format).
+    Skm,
 }
 
 impl To {
-    fn extension(self) -> &'static str {
+    fn target(self) -> Target {
         match self {
-            To::Glb => "glb",
-            To::Gltf => "gltf",
+            To::Glb => Target::Gltf(gltf::Container::Glb),
+            To::Gltf => Target::Gltf(gltf::Container::Gltf),
+            To::Smf => Target::Model(Format::Smf),
+            To::Bmf => Target::Model(Format::Bmf),
+            To::Mdl => Target::Model(Format::Mdl),
+            To::Elem => Target::Model(Format::Elem),
+            To::Skm => Target::Model(Format::Skm),
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self.target() {
+            Target::Gltf(gltf::Container::Glb) => "glb",
+            Target::Gltf(gltf::Container::Gltf) => "gltf",
+            Target::Model(format) => format.extensions().first().copied().unwrap_or("bin"),
         }
     }
 }
@@ -40,7 +67,8 @@ pub(crate) struct Args {
     /// Batch mode: write one converted file per input into DIR.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
-    /// Batch mode: the container to write.
+    /// Batch mode: what to write. glTF files among the inputs are read when it is a model
+    /// format (a folder's .glb/.gltf files only then).
     #[arg(long, value_enum, default_value_t = To::Glb, requires = "out_dir")]
     to: To,
     /// Batch mode: also walk the sub-folders of folder inputs (the folder structure is kept
@@ -79,6 +107,22 @@ pub(crate) struct Args {
     /// MDL keyframes per second (FBX2MDL bakes at 60): a number from 1 to 1000.
     #[arg(long, default_value_t = 60.0, value_parser = rate_parser(1.0, 1000.0, "frames per second"), value_name = "N")]
     mdl_fps: f32,
+    /// Model output: the original file of the output's format (e.g. the .smf a .glb was
+    /// exported from), which fills in what the scene does not carry.
+    #[arg(long, value_name = "FILE")]
+    base: Option<PathBuf>,
+    /// .bmf output (one animation per file): the one glTF clip to take, by name. Without it
+    /// every clip is taken, one after the other, with a warning listing their times.
+    #[arg(long, value_name = "NAME")]
+    clip: Option<String>,
+    /// Model output: replace a name the format cannot encode or hold (fixed Shift-JIS fields)
+    /// instead of refusing the file, with a warning.
+    #[arg(long)]
+    replace_bad_names: bool,
+    /// glTF input: also read buffers (`.bin`) that are absolute paths or lead out of the
+    /// `.gltf`'s folder.
+    #[arg(long)]
+    allow_outside_buffers: bool,
     /// Merge the animations of several files of one character (same meshes, same bones; e.g.
     /// one BaseCross .bmf per animation) into one glTF: INPUT... OUT, one clip per input,
     /// named after its file.
@@ -162,23 +206,31 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
         );
         return false;
     }
-    require_known_extension(output);
-    let is_gltf = gltf::Container::from_path(output).is_some();
+    let Some(target) = Target::of_path(output) else {
+        require_known_extension(output);
+        return false; // require_known_extension has exited
+    };
+    import::check_options(args, target);
+    if let Target::Model(format) = target {
+        import::check_same_format(args, input, format);
+    }
+    // Read before a dry run too: a base of the wrong format is a usage error either way.
+    let base = match import::base_for(args, target) {
+        Ok(base) => base,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
     if args.dry_run {
-        let files = if is_gltf {
-            gltf::output_files(output).unwrap_or_default()
-        } else {
-            vec![output.to_path_buf()]
-        };
         return match regular_input(&crate::pack::source_file(input)) {
-            Ok(()) => dry_run_line(args, input, &files),
+            Ok(()) => dry_run_line(args, input, &target.files(output)),
             Err(e) => crate::report(Err(e)),
         };
     }
-    let outcome = if is_gltf {
-        to_gltf(args, input, output)
-    } else {
-        rewrite(args, input, output)
+    let outcome = match target {
+        Target::Gltf(_) => to_gltf(args, input, output),
+        Target::Model(format) => import::to_model(args, input, output, format, base.as_ref()),
     };
     match outcome {
         Ok(warnings) => {
@@ -240,57 +292,29 @@ fn regular_input(path: &Path) -> Result<(), models::Error> {
     }
 }
 
-/// A `.glb`/`.gltf` input: there is no conversion from glTF into the five formats yet.
-/// A model file named `.glb` is still converted (named files are read by their content): only
-/// a file that is none of the five formats and is glTF by its magic or its name is refused.
-fn refuse_gltf_input(input: &Path) -> Result<(), String> {
-    let Ok(head) = models::input::read_head(input, 64) else {
-        return Ok(()); // a pack member, or an error the reader reports
-    };
-    let is_gltf = models::detect_with_hint(&head, input).is_none()
-        && (head.starts_with(b"glTF") || gltf::Container::from_path(input).is_some());
-    match is_gltf {
-        true => Err(format!(
-            "{}: glTF input is not supported yet (convert reads .smf, .skm, .elem, .mdl and .bmf)",
-            said::escape(&input.display().to_string())
-        )),
-        false => Ok(()),
-    }
-}
-
-/// Same-format rewrite through the format's writer.
-fn rewrite(args: &Args, input: &Path, output: &Path) -> Outcome {
-    refuse_gltf_input(input)?;
-    let parsed = crate::pack::open_with_warnings(input, &args.password)?.0;
-    // The reader's warnings (a legacy MDL layout rewritten in the stable one among them).
-    let warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
-    let document = parsed.document;
-    let from = document.format();
-    let to = Format::from_path(output).unwrap_or(from); // checked by require_known_extension
-    if to != from {
-        return Err(models::Error::UnsupportedConversion { from, to }
-            .at(output)
-            .to_string());
-    }
-    let bytes = document.to_bytes().map_err(|e| e.at(input).to_string())?;
-    let source = crate::pack::source_file(input);
-    models::output::write_new_file(output, &bytes, Some(&source), overwrite(args))
-        .map_err(|e| e.to_string())?;
-    Ok(warnings)
-}
-
-/// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
-fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
-    refuse_gltf_input(input)?;
-    // The conversion budget derives from the input's size (see models::scene::Budget).
-    let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
-    let options = SceneOptions {
+/// The conversion options of the export direction, with the budget of an input of
+/// `input_len` bytes (see models::scene::Budget).
+fn scene_options(args: &Args, input_len: u64) -> SceneOptions {
+    SceneOptions {
         bmf_fps: args.bmf_fps,
         smf_ticks_per_second: args.smf_ticks_per_second,
         mdl_fps: args.mdl_fps,
         budget: models::scene::Budget::for_input(input_len),
-    };
-    let conversion = Scene::from_document_with(&parsed.document, &options)
+    }
+}
+
+/// Reads `input`, converts it to a scene and writes `output` (.glb or .gltf + .bin).
+fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
+    if import::is_gltf_input(input) {
+        return Err(format!(
+            "{}: is glTF already; convert writes glTF from .smf, .skm, .elem, .mdl and .bmf, \
+             and those formats from glTF (convert IN.glb OUT.smf)",
+            said::escape(&input.display().to_string())
+        ));
+    }
+    // The conversion budget derives from the input's size (see models::scene::Budget).
+    let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
+    let conversion = Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
         .map_err(|e| e.at(input).to_string())?;
     let mut scene = conversion.scene;
     if scene.name.is_empty() {
@@ -378,14 +402,9 @@ fn merged_gltf(
     for input in inputs {
         let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
         total_len = total_len.saturating_add(input_len);
-        let options = SceneOptions {
-            bmf_fps: args.bmf_fps,
-            smf_ticks_per_second: args.smf_ticks_per_second,
-            mdl_fps: args.mdl_fps,
-            budget: models::scene::Budget::for_input(input_len),
-        };
-        let conversion = Scene::from_document_with(&parsed.document, &options)
-            .map_err(|e| e.at(input).to_string())?;
+        let conversion =
+            Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
+                .map_err(|e| e.at(input).to_string())?;
         let mut said: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
         said.extend(conversion.warnings.iter().map(Said::scene));
         warnings.push((input.clone(), said));
@@ -443,15 +462,28 @@ struct Job {
 }
 
 fn batch(args: &Args, out_dir: &Path) -> bool {
-    let gathered = gather(&args.paths, args.recursive, &args.password);
+    let target = args.to.target();
+    import::check_options(args, target);
+    let gathered = gather(
+        &args.paths,
+        args.recursive,
+        &args.password,
+        matches!(target, Target::Model(_)),
+    );
     let failed = gathered.failed;
     let skipped = gathered.skipped;
+    let base = match import::base_for(args, target) {
+        Ok(base) => base,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return false;
+        }
+    };
     let jobs = plan(gathered.inputs, out_dir, args.to);
     if args.dry_run {
         let mut ok = failed == 0;
         for job in &jobs {
-            let files = gltf::output_files(&job.output).unwrap_or_default();
-            ok &= dry_run_line(args, &job.input, &files);
+            ok &= dry_run_line(args, &job.input, &target.files(&job.output));
         }
         return ok;
     }
@@ -476,7 +508,12 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .map_err(|e| format!("{}: {e}", job.output.display()))
-            .and_then(|()| to_gltf(args, &job.input, &job.output));
+            .and_then(|()| match target {
+                Target::Gltf(_) => to_gltf(args, &job.input, &job.output),
+                Target::Model(format) => {
+                    import::to_model(args, &job.input, &job.output, format, base.as_ref())
+                }
+            });
         let mut lines = Vec::new();
         match outcome {
             Ok(warnings) => {
@@ -544,7 +581,7 @@ fn plan(inputs: Vec<Input>, out_dir: &Path, to: To) -> Vec<Job> {
     let input_ids: HashSet<&Path> = unique.iter().map(|(_, id)| id.as_path()).collect();
     let desired = desired_names(&unique, ext);
 
-    let files_of = |name: &Path| gltf::output_files(&out_dir.join(name)).unwrap_or_default();
+    let files_of = |name: &Path| to.target().files(&out_dir.join(name));
     let key = |file: &Path| file.to_string_lossy().to_lowercase();
     let is_input = |file: &Path| {
         file.canonicalize()

@@ -1,0 +1,60 @@
+//! `gltf_import`: the way back on the large static model (1 000 000 vertices, 2 000 000
+//! triangles, from `large-models`) of the formats with an importer (SMF, BMF): its `.glb` (as
+//! `gltf_export` writes it) → document (`gltf::read_glb`, then `Document::import_scene`:
+//! validation and the format's importer). Throughput is counted in bytes of the `.glb`.
+//! `read_glb_<format>` is the glTF reading and validation alone (glb → validated scene), the
+//! baseline that shows what the import adds. While a format has no importer yet, its
+//! `<format>` function is left out and a line on stderr says so: only `read_glb_<format>` is
+//! measured. See BENCHMARKS.md.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use models::gltf::{read_glb, to_glb, GltfOptions};
+use models::scene::{validate, ImportOptions, Scene};
+use models::{Document, Error, Format};
+use std::hint::black_box;
+
+type Generate = fn() -> Result<Vec<u8>, large_models::Error>;
+
+fn bench(c: &mut Criterion) {
+    let formats: [(Format, Generate); 2] = [
+        (Format::Smf, large_models::smf::large_static),
+        (Format::Bmf, large_models::bmf::large_static),
+    ];
+    let mut g = c.benchmark_group("gltf_import");
+    g.sample_size(10);
+    let options = ImportOptions::default();
+    for (format, generate) in formats {
+        let name = format.name();
+        let bytes = generate().expect("the large model generates");
+        let doc = models::from_bytes(&bytes).expect("the large model reads");
+        let scene = validate(Scene::from_document(&doc).unwrap().scene).scene;
+        let glb = to_glb(&scene, &GltfOptions::default()).expect("the large model exports");
+        drop((doc, scene, bytes));
+        g.throughput(Throughput::Bytes(glb.len() as u64));
+        g.bench_function(format!("read_glb_{name}"), |b| {
+            b.iter(|| validate(read_glb(black_box(&glb)).expect("reads").scene))
+        });
+        let scene = read_glb(&glb).expect("reads").scene;
+        match Document::import_scene(format, scene, None, &options) {
+            Err(Error::ImportUnsupported(_)) => {
+                eprintln!(
+                    "gltf_import/{name}: no importer for {name} yet; only read_glb_{name} measured"
+                );
+                continue;
+            }
+            other => {
+                other.expect("the large model imports");
+            }
+        }
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let scene = read_glb(black_box(&glb)).expect("reads").scene;
+                Document::import_scene(format, scene, None, &options).expect("imports")
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
