@@ -243,7 +243,13 @@ fn dry_run_lists_and_writes_nothing() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    assert_eq!(text.lines().count(), 6, "{text}");
+    // One `IN -> OUT` line per input; under it, the textures the conversion would not find.
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" -> ")).count(),
+        6,
+        "{text}"
+    );
+    assert!(text.contains("  textures not found: cube.png"), "{text}");
     assert!(text.contains("static_cube.bmf -> ") && text.contains("static_cube.glb"));
     assert!(
         text.contains(&format!("sub{}crate.glb", std::path::MAIN_SEPARATOR)),

@@ -231,3 +231,34 @@ fn a_missing_texture_is_one_warning_listing_what_is_missing() {
         1
     );
 }
+
+/// `convert --dry-run` lists, per output, the images it would embed or write beside it, and
+/// the textures it would not find; it writes nothing.
+#[test]
+fn a_dry_run_lists_the_images_and_the_missing_textures() {
+    let root = tempfile::tempdir().unwrap();
+    let (models_dir, _shared) = game(root.path()); // no --texture-dir: sky.png is not found
+    let out = root.path().join("out");
+    let o = models(&[&"convert", &"--dry-run", &"--out-dir", &out, &models_dir]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!out.exists(), "a dry run writes nothing");
+    // hero.elem: three textures, all found, embedded in its .glb.
+    assert!(text.contains("embeds 3 images"), "{text}");
+    // enemy.elem: the TGA is found, sky.png is not.
+    assert!(text.contains("embeds 1 image: "), "{text}");
+    assert!(
+        text.contains(r"textures not found: Textures\sky.png"),
+        "{text}"
+    );
+    let o = models(&[
+        &"convert",
+        &"--dry-run",
+        &models_dir.join("hero.elem"),
+        &root.path().join("hero.gltf"),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(text.contains("hero.bin"), "{text}");
+    assert!(text.contains("hero_textures/ (3 images"), "{text}");
+}

@@ -463,7 +463,13 @@ fn recursive_walks_skip_links_to_folders_fifos_and_devices_and_end() {
         &src,
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 3);
+    // One `IN -> OUT` line per model (each is followed by its missing texture, cube.png).
+    let planned = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        planned.lines().filter(|l| l.contains(" -> ")).count(),
+        3,
+        "{planned}"
+    );
     assert!(!out.exists());
 
     let o = models(&[&"convert", &"--recursive", &"--out-dir", &out, &src]);

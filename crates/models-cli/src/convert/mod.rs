@@ -224,7 +224,11 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     };
     if args.dry_run {
         return match regular_input(&crate::pack::source_file(input)) {
-            Ok(()) => dry_run_line(args, input, &target.files(output)),
+            Ok(()) => {
+                let ok = dry_run_line(args, input, &target.files(output));
+                dry_run_textures(args, input, output, target);
+                ok
+            }
             Err(e) => crate::report(Err(e)),
         };
     }
@@ -280,6 +284,66 @@ fn dry_run_line(args: &Args, input: &Path, files: &[PathBuf]) -> bool {
         }
     }
     ok
+}
+
+/// For a dry run to glTF: the texture images the conversion would embed or write beside the
+/// output, and the ones it would not find. This reads and converts the input (no file is
+/// written). An input that cannot be read gets a note; as before, a dry run plans and does not
+/// judge inputs, so its exit status only says whether the outputs could be written.
+fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
+    if !matches!(target, Target::Gltf(_)) || import::is_gltf_input(input) {
+        return; // model outputs have no images; glTF input is refused by the real run
+    }
+    let report = match crate::pack::open_with_warnings(input, &args.password).and_then(
+        |(parsed, input_len)| {
+            Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
+                .map_err(|e| e.at(input).to_string())
+        },
+    ) {
+        Ok(conversion) => {
+            let lookup = models::inspect::TextureLookup {
+                dirs: args.texture_dir.clone(),
+                allow_outside: args.allow_outside_textures,
+                ..models::inspect::TextureLookup::beside(crate::pack::source_file(input))
+            };
+            models::inspect::Report::from_scene(&conversion.scene, false, &lookup)
+        }
+        Err(e) => {
+            eprintln!("note: images not listed: {e}");
+            return;
+        }
+    };
+    let mut found: Vec<&Path> = Vec::new();
+    for texture in report.materials.iter().flat_map(|m| &m.textures) {
+        if let models::inspect::TextureStatus::Found(path) = &texture.status {
+            if !found.contains(&path.as_path()) {
+                found.push(path);
+            }
+        }
+    }
+    if !found.is_empty() {
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| said::escape(&p.display().to_string()))
+            .collect();
+        let images = match found.len() {
+            1 => "1 image".to_string(),
+            n => format!("{n} images"),
+        };
+        match texture_folder(args, output) {
+            Some(folder) => println!(
+                "  + {}/ ({images}, as PNG or JPEG, from {})",
+                output.with_file_name(folder).display(),
+                names.join(", ")
+            ),
+            None => println!("  embeds {images}: {}", names.join(", ")),
+        }
+    }
+    let missing = report.missing_textures();
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|p| said::escape(p)).collect();
+        println!("  textures not found: {}", names.join(", "));
+    }
 }
 
 /// Refuses an input that is not a regular file (after following links), from its metadata
@@ -484,6 +548,7 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         let mut ok = failed == 0;
         for job in &jobs {
             ok &= dry_run_line(args, &job.input, &target.files(&job.output));
+            dry_run_textures(args, &job.input, &job.output, target);
         }
         return ok;
     }
