@@ -1,14 +1,16 @@
 //! glTF written by other tools reads into the scene model: npm's `@gltf-transform/cli`
 //! (interleaved vertex buffers, quantization, reordering, unwelding, sparse accessors, a
 //! `.gltf` with an external `.bin`; meshopt compression refused by name), `obj2gltf`, and
-//! three.js's `GLTFExporter` run in node (a skinned, animated mesh built in a script).
+//! three.js's `GLTFExporter` run in node (a skinned, animated mesh built in a script). Each also
+//! imports into an SMF and a BMF that our readers accept, with every triangle (issue 15).
 //!
 //! The tools are installed on first use into `<target>/gltf-tools` with `npm` (as
 //! `cargo xtask validate-gltf` installs the validator). Without `npm` the tests skip with a
 //! message, unless `MODELS_REQUIRE_GLTF_TOOLS` is set (as `.ci/run` does once it has node).
 
 use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
-use models::scene::{Mesh, Node, Primitive, Scene, SceneOptions, Vertices};
+use models::scene::{ImportOptions, Mesh, Node, Primitive, Scene, SceneOptions, Vertices};
+use models::{Document, Format};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -86,6 +88,34 @@ fn fixture_scene(fmt: &str, name: &str) -> Scene {
     scene
 }
 
+/// Issue 15: a file another tool wrote imports into an SMF and a BMF that our readers accept,
+/// with every triangle, and (BMF) with bones when the scene is skinned.
+fn imports_as_smf_and_bmf(label: &str, scene: &Scene) {
+    let expected: usize = triangles(scene).iter().sum();
+    let skinned = !scene.skins.is_empty();
+    let valid = models::scene::validate(scene.clone()).scene;
+    for format in [Format::Smf, Format::Bmf] {
+        let imported = Document::from_scene(format, &valid, None, &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("{label} into {format}: {e}"));
+        let bytes = imported
+            .document
+            .to_bytes()
+            .unwrap_or_else(|e| panic!("{label} into {format}: {e}"));
+        let back = models::from_bytes(&bytes)
+            .unwrap_or_else(|e| panic!("{label} into {format}, read back: {e}"));
+        let summary = back.summary();
+        assert_eq!(summary.format, format, "{label}");
+        assert_eq!(
+            summary.faces, expected as u64,
+            "{label} into {format}: faces"
+        );
+        // (An SMF's summary counts its frames as bones, skinned or not.)
+        if format == Format::Bmf {
+            assert_eq!(summary.bones > 0, skinned, "{label} into {format}: bones");
+        }
+    }
+}
+
 fn triangles(s: &Scene) -> Vec<usize> {
     s.meshes
         .iter()
@@ -144,6 +174,7 @@ fn gltf_transform_outputs_read_back() {
             }
             let theirs = &read.scene;
             assert_eq!(triangles(theirs), triangles(&ours), "{label}: triangles");
+            imports_as_smf_and_bmf(&label, theirs);
             assert_eq!(joints(theirs), joints(&ours), "{label}: joints");
             assert_eq!(channels(theirs), channels(&ours), "{label}: channels");
             match command {
@@ -322,6 +353,7 @@ fn obj2gltf_outputs_read_back() {
         let red = s.materials.iter().find(|m| m.name == "red").unwrap();
         assert_eq!(&red.base_color[..3], &[1.0, 0.0, 0.0], "{out}: red");
         assert!(s.meshes.iter().all(|m| m.vertices.normals.is_some()));
+        imports_as_smf_and_bmf(&out, s);
     }
 }
 
@@ -428,4 +460,5 @@ fn three_gltf_exporter_output_reads_back() {
         names.contains(&"root") && names.contains(&"tip"),
         "{names:?}"
     );
+    imports_as_smf_and_bmf("three.js GLB", s);
 }
