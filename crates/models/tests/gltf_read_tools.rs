@@ -353,7 +353,7 @@ fn obj2gltf_outputs_read_back() {
         let red = s.materials.iter().find(|m| m.name == "red").unwrap();
         assert_eq!(&red.base_color[..3], &[1.0, 0.0, 0.0], "{out}: red");
         assert!(s.meshes.iter().all(|m| m.vertices.normals.is_some()));
-        imports_as_smf_and_bmf(&out, s);
+        imports_as_smf_and_bmf(out, s);
     }
 }
 
