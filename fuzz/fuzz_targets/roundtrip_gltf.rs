@@ -1,0 +1,30 @@
+//! The way back on arbitrary models (issue 15): read any format, export it to a glb, read the
+//! glb back and import it into SMF and into BMF (with the original as `--base` when it is of
+//! that format), writing each result. Every step may refuse with an error; none may panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use models::scene::{validate, ImportOptions, Scene};
+use models::{Document, Format};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(doc) = models::from_bytes(data) else {
+        return;
+    };
+    let Ok(conversion) = Scene::from_document(&doc) else {
+        return;
+    };
+    let valid = validate(conversion.scene).scene;
+    let Ok(glb) = models::gltf::to_glb(&valid, &models::gltf::GltfOptions::default()) else {
+        return;
+    };
+    let Ok(read) = models::gltf::read_glb(&glb) else {
+        return;
+    };
+    let back = validate(read.scene).scene;
+    for format in [Format::Smf, Format::Bmf] {
+        let base = (doc.format() == format).then_some(&doc);
+        if let Ok(out) = Document::from_scene(format, &back, base, &ImportOptions::default()) {
+            let _ = out.document.to_bytes();
+        }
+    }
+});
