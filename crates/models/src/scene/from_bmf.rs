@@ -57,6 +57,19 @@ use serde_json::{json, Map};
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
 
+/// The BMF sample rate to use (the file stores none): `fps` when it is a positive finite
+/// number, else 30 with a warning. Shared by the export and the import, which must agree.
+pub(crate) fn sample_rate(fps: f32, warnings: &mut Vec<SceneWarning>) -> f32 {
+    if fps.is_finite() && fps > 0.0 {
+        fps
+    } else {
+        warnings.push(SceneWarning(format!(
+            "bmf: invalid sample rate {fps} per second; using 30"
+        )));
+        30.0
+    }
+}
+
 pub(crate) fn convert(
     doc: &bmf_block::Bmf,
     options: &SceneOptions,
@@ -71,15 +84,7 @@ pub(crate) fn convert(
         name: "animation".into(),
         ..Animation::default()
     };
-    let fps = if options.bmf_fps.is_finite() && options.bmf_fps > 0.0 {
-        options.bmf_fps
-    } else {
-        warnings.push(SceneWarning(format!(
-            "bmf: invalid sample rate {} per second; using 30",
-            options.bmf_fps
-        )));
-        30.0
-    };
+    let fps = sample_rate(options.bmf_fps, &mut warnings);
     let mut tangents_dropped = 0usize;
     // Byte offset of the current mesh's first block: after the 16-byte header and, in BDV1.1,
     // the 8-byte MashCount block (the reader keeps every byte, so these are the file's).

@@ -88,15 +88,7 @@ pub(crate) fn convert(
 ) -> Result<Imported<Bmf>, Error> {
     let scene: &Scene = scene;
     let mut warnings = Vec::new();
-    let fps = if options.bmf_fps.is_finite() && options.bmf_fps > 0.0 {
-        options.bmf_fps
-    } else {
-        warnings.push(SceneWarning(format!(
-            "bmf: invalid sample rate {} per second; using 30",
-            options.bmf_fps
-        )));
-        30.0
-    };
+    let fps = super::from_bmf::sample_rate(options.bmf_fps, &mut warnings);
     let track = Track::new(scene, options.clip.as_deref(), fps, &mut warnings)?;
     let skeleton = Skeleton::new(scene);
     let mut baked: HashMap<usize, Baked> = HashMap::new();
