@@ -39,24 +39,11 @@ fn round_trip(
     }
 }
 
-fn ulps(a: f32, b: f32) -> u32 {
-    if a.to_bits() == b.to_bits() || a == b {
-        return 0;
-    }
-    let key = |x: f32| {
-        let i = x.to_bits() as i32;
-        if i < 0 {
-            i32::MIN.wrapping_sub(i)
-        } else {
-            i
-        }
-    };
-    key(a).wrapping_sub(key(b)).unsigned_abs()
-}
+use test_support::max_ulps;
 
-/// The same figures, and for every referenced vertex the same position, UV and tangent bits,
-/// normals and weights within 1 ulp of the file's unit-length values (the export renormalises),
-/// the same indices, ranges, colours and matrices.
+/// The same figures, and for every vertex (the unreferenced garbage too) the same position, UV,
+/// tangent and normal bits, weights within 1 ulp of the file's (rescaled to sum to 1 where
+/// they did not), the same joints, indices, ranges, colours and matrices.
 #[test]
 fn every_fixture_and_sample_comes_back() {
     let mut checked = 0;
@@ -80,14 +67,8 @@ fn every_fixture_and_sample_comes_back() {
                 o.vertices.kind(),
                 "{name}: mesh {m} kind"
             );
-            let mut used = vec![false; o.vertices.len()];
-            for &i in &o.indices {
-                used[usize::from(i)] = true;
-            }
+            assert_eq!(b.vertices.len(), o.vertices.len(), "{name}: mesh {m} count");
             for (i, (bv, ov)) in b.vertices.iter().zip(o.vertices.iter()).enumerate() {
-                if !used[i] {
-                    continue;
-                }
                 let at = format!("{name}: mesh {m} vertex {i}");
                 assert_eq!(
                     bv.position.map(f32::to_bits),
@@ -100,32 +81,19 @@ fn every_fixture_and_sample_comes_back() {
                     ov.tangent.map(|t| t.map(f32::to_bits)),
                     "{at}"
                 );
-                let worst = bv
-                    .normal
-                    .iter()
-                    .zip(&ov.normal)
-                    .map(|(x, y)| ulps(*x, *y))
-                    .max()
-                    .unwrap();
-                assert!(
-                    worst <= 1,
+                assert_eq!(
+                    max_ulps(&bv.normal, &ov.normal),
+                    0,
                     "{at}: normal {:?} vs {:?}",
                     bv.normal,
                     ov.normal
                 );
                 if let (Some((bj, bw)), Some((oj, ow))) = (bv.joints, ov.joints) {
-                    // Influences compare by meaning: a file's duplicate joints come back merged
-                    // (the export's repair, which it reports); otherwise slot for slot.
-                    let bones = o.skin.as_ref().map_or(0, |s| s.bone_count as usize);
-                    let (bj, bw, _) = scene::normalize_influences(bj, bw, bones);
-                    let (oj, ow, _) = scene::normalize_influences(oj, ow, bones);
                     assert_eq!(bj, oj, "{at}: joints");
-                    for k in 0..4 {
-                        assert!(
-                            ulps(bw[k], ow[k]) <= 1,
-                            "{at}: weight {k}: {bw:?} vs {ow:?}"
-                        );
-                    }
+                    assert!(
+                        max_ulps(&bw, &ow) <= 1,
+                        "{at}: weights {bw:?} vs {ow:?}"
+                    );
                 }
             }
             for (k, (bm, om)) in b.materials.iter().zip(&o.materials).enumerate() {
@@ -147,6 +115,63 @@ fn every_fixture_and_sample_comes_back() {
         checked += 1;
     }
     assert!(checked >= 5, "only {checked} files");
+}
+
+/// Material ranges that overlap, leave a gap or split a triangle (bmf.md, rule 23), and garbage
+/// in a vertex no index uses, come back byte for byte without a base, through the
+/// `bmf_index_layout` and `bmf_unreferenced` extras; without them they would not.
+#[test]
+fn odd_index_layouts_and_garbage_vertices_come_back_exactly() {
+    let garbage = f32::from_bits(0xCDCD_CDCD);
+    let mut vertices: Vec<bmf::Vertex> = (0..5)
+        .map(|i| bmf::Vertex {
+            position: [i as f32, (i % 2) as f32, 0.5],
+            normal: [0.0, 0.0, -1.0],
+            uv: [0.25 * i as f32, 0.5],
+        })
+        .collect();
+    vertices.push(bmf::Vertex {
+        position: [garbage; 3],
+        normal: [garbage; 3],
+        uv: [garbage; 2],
+    });
+    let material = |start_index, index_count| bmf::Material {
+        start_index,
+        index_count,
+        diffuse: [1.0; 4].into(),
+        specular: [0.5, 0.5, 0.5, 0.4].into(),
+        ambient: [0.5, 0.5, 0.5, 1.0].into(),
+        emissive: [0.0; 4].into(),
+        texture: bmf::TextureName::new(""),
+    };
+    // Triangles 0 and 1 overlap (0+6 and 3+6), triangle 3 is in no range, 1+4 splits one.
+    let indices = vec![0, 1, 2, 1, 2, 3, 2, 3, 4, 0, 2, 4];
+    let materials = vec![material(0, 6), material(3, 6), material(1, 4)];
+    let mesh = bmf::Mesh::new(bmf::Vertices::Plain(vertices), indices, materials, None);
+    let bytes = bmf::Bmf::new(vec![mesh]).to_bytes().unwrap();
+    let doc = models::from_bytes(&bytes).unwrap();
+    let (back, warnings) = round_trip(&doc, None, &ImportOptions::default());
+    assert!(
+        back.to_bytes().unwrap() == bytes,
+        "not byte-identical: {back:?}\n{warnings:#?}"
+    );
+
+    // The same scene without those extras: the layout is the primitives' and the garbage gone.
+    let scene = Scene::from_document(&doc).unwrap().scene;
+    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
+    let mut read = gltf::read_glb(&glb).unwrap().scene;
+    for key in ["bmf_index_layout", "bmf_unreferenced"] {
+        assert!(read.meshes[0].extras.remove(key).is_some(), "{key}");
+    }
+    let valid = scene::validate(read).scene;
+    let plain = Document::from_scene(Format::Bmf, &valid, None, &ImportOptions::default())
+        .unwrap()
+        .document;
+    let Document::Bmf(plain) = plain else {
+        panic!("not a BMF")
+    };
+    assert_ne!(plain.meshes[0].indices.len(), 12);
+    assert_eq!(plain.meshes[0].vertices.get(5).unwrap().position, [0.0; 3]);
 }
 
 /// An unedited export patched onto its own file is that file, byte for byte.

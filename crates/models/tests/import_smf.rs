@@ -42,14 +42,12 @@ fn import(scene: &scene::ValidScene, base: Option<&Document>) -> (Smf, Vec<Strin
     }
 }
 
-fn close(a: f32, b: f32, tol: f32) -> bool {
-    a.to_bits() == b.to_bits() || (a - b).abs() <= tol || (a.is_nan() && b.is_nan())
-}
-
-fn assert_close(name: &str, what: &str, a: &[f32], b: &[f32], tol: f32) {
+/// Every component of `a` within `max` ulps of `b` (0: the same bits, NaN payloads aside).
+fn assert_ulps(name: &str, what: &str, a: &[f32], b: &[f32], max: u32) {
     assert_eq!(a.len(), b.len(), "{name}: {what} length");
     for (k, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(close(*x, *y, tol), "{name}: {what}[{k}]: {x} vs {y}");
+        let d = test_support::ulps(*x, *y);
+        assert!(d <= max, "{name}: {what}[{k}]: {x:e} vs {y:e} ({d} ulps)");
     }
 }
 
@@ -62,13 +60,14 @@ fn assert_same_data(name: &str, a: &Smf, b: &Smf) {
             s.vertices.iter().flat_map(|v| v.position).collect()
         };
         // A sign flip there and back: bit-exact.
-        assert_close(&n, "positions", &pos(x), &pos(y), 0.0);
+        assert_ulps(&n, "positions", &pos(x), &pos(y), 0);
         let colors = |s: &selene_smf::Mesh| s.vertices.iter().map(|v| v.bgra).collect::<Vec<_>>();
         assert_eq!(colors(x), colors(y), "{n}: colours");
         let normals = |s: &selene_smf::Mesh| -> Vec<f32> {
             s.normals.iter().flatten().flat_map(|v| v.0).collect()
         };
-        assert_close(&n, "normals", &normals(x), &normals(y), 2e-7);
+        // Normalised for glTF, the file's own kept where that changes them: bit-exact.
+        assert_ulps(&n, "normals", &normals(x), &normals(y), 0);
         assert_eq!(x.uvs, y.uvs, "{n}: uvs");
         assert_eq!(x.tangents, y.tangents, "{n}: tangents");
         assert_eq!(x.indices, y.indices, "{n}: indices");
@@ -90,7 +89,9 @@ fn assert_same_data(name: &str, a: &Smf, b: &Smf) {
         let n = format!("{name} frame {f}");
         assert_eq!(x.name.text(), y.name.text(), "{n}: name");
         assert_eq!((x.mesh, x.parent), (y.mesh, y.parent), "{n}: mesh, parent");
-        assert_close(&n, "transform", &x.transform, &y.transform, 1e-5);
+        // Decomposed into TRS for glTF, the file's matrix kept where that does not recompose
+        // exactly: bit-exact.
+        assert_ulps(&n, "transform", &x.transform, &y.transform, 0);
         assert_eq!(x.obb, y.obb, "{n}: obb");
         assert_eq!(x.unknown, y.unknown, "{n}: unknown");
     }
@@ -118,15 +119,9 @@ fn assert_same_data(name: &str, a: &Smf, b: &Smf) {
             );
             for (r, t) in p.rotation_keys.iter().zip(&q.rotation_keys) {
                 assert_eq!(r.time, t.time, "{n}: rotation key time");
-                // q and −q are the same rotation (the export makes the keys continuous).
-                let neg = t.value.map(|v| -v);
-                let same = |o: &[f32; 4]| r.value.iter().zip(o).all(|(a, b)| close(*a, *b, 2e-7));
-                assert!(
-                    same(&t.value) || same(&neg),
-                    "{n}: rotation {:?} vs {:?}",
-                    r.value,
-                    t.value
-                );
+                // Normalised and made continuous (some negated) for glTF, the file's keys kept
+                // where that changes them: bit-exact, sign included.
+                assert_ulps(&n, "rotation key", &r.value, &t.value, 0);
             }
         }
     }

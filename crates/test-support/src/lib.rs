@@ -76,6 +76,37 @@ pub fn file_name(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("?")
 }
 
+/// How many representable `f32` values lie between `a` and `b` (0 for equal bits, for `0.0`
+/// and `-0.0`, and for two NaNs; `u32::MAX` for a NaN against a number). For tests that allow
+/// "within 1 ulp" where a conversion rounds, and demand 0 where it only flips signs.
+pub fn ulps(a: f32, b: f32) -> u32 {
+    if a.to_bits() == b.to_bits() || a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u32::MAX;
+    }
+    // Maps the bits to a line where adjacent floats are adjacent integers, across zero.
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i32::MIN.wrapping_sub(i)
+        } else {
+            i
+        }
+    };
+    key(a).wrapping_sub(key(b)).unsigned_abs()
+}
+
+/// The largest [`ulps`] between matching components of `a` and `b`; `u32::MAX` when their
+/// lengths differ.
+pub fn max_ulps(a: &[f32], b: &[f32]) -> u32 {
+    if a.len() != b.len() {
+        return u32::MAX;
+    }
+    a.iter().zip(b).map(|(x, y)| ulps(*x, *y)).max().unwrap_or(0)
+}
+
 /// A stable 64-bit FNV-1a hash, printed in snapshots instead of whole buffers.
 pub fn hash(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -142,3 +173,23 @@ pub const PNG_1X1: &[u8] = &[
     0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
     0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ulps_counts_representable_steps() {
+        assert_eq!(ulps(1.0, 1.0), 0);
+        assert_eq!(ulps(0.0, -0.0), 0);
+        assert_eq!(ulps(f32::NAN, f32::NAN), 0);
+        assert_eq!(ulps(f32::NAN, 1.0), u32::MAX);
+        let up = f32::from_bits(1.0f32.to_bits() + 1);
+        assert_eq!(ulps(1.0, up), 1);
+        assert_eq!(ulps(up, 1.0), 1);
+        // Across zero: the smallest subnormals either side are two steps apart.
+        assert_eq!(ulps(f32::from_bits(1), -f32::from_bits(1)), 2);
+        assert_eq!(max_ulps(&[1.0, up], &[1.0, 1.0]), 1);
+        assert_eq!(max_ulps(&[1.0], &[]), u32::MAX);
+    }
+}

@@ -31,14 +31,17 @@
 //!   mesh, the bone, the first such sample and the error.
 //! * **Unreferenced vertices** (which hold garbage such as `0xCDCDCDCD` in real files) are
 //!   **sanitised in place**, not removed: position (0, 0, 0), normal (0, 1, 0), uv (0, 0),
-//!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's. Referenced
+//!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's, and
+//!   their raw bytes go to `extras.bmf_unreferenced`, which `to_bmf` puts back. Referenced
 //!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
 //!   counted in a warning.
 //! * **For the way back** (`to_bmf.rs`), `extras` keep what glTF has no place for, namespaced
 //!   `bmf_*`: the scene's `bmf_version` (and `bmf_header`, the raw 16 bytes, when they are not
 //!   the tool's); each mesh's `bmf_vertex_kind`, `bmf_tangents` and `bmf_normals` (the stored
-//!   values, base64 of their f32 bits), `bmf_bone_count` (without samples), `bmf_end_size` (when not 0) and
-//!   `bmf_materials` (when a Material block has no primitive); each material's `bmf_texture`
+//!   values, base64 of their f32 bits), `bmf_bone_count` (without samples), `bmf_end_size`
+//!   (when not 0), `bmf_materials` (when a Material block has no primitive),
+//!   `bmf_index_layout` (the Index block and the ranges, when they overlap, leave gaps or split
+//!   triangles) and `bmf_unreferenced` (the raw bytes of the unreferenced vertices); each material's `bmf_texture`
 //!   (the stored name) and `bmf_texture_units` (its raw units, when they are not the name's);
 //!   the animation's `bmf_matrices` (per skin, the exact skinning matrices, which the TRS
 //!   channels only approximate).
@@ -692,7 +695,58 @@ fn mesh_extras(
         let all: Vec<usize> = (first_material..materials.len()).collect();
         extras.insert("bmf_materials".into(), json!(all));
     }
+    if let Some(layout) = index_layout(mesh) {
+        extras.insert("bmf_index_layout".into(), layout);
+    }
+    if let Some(raw) = unreferenced_bytes(mesh) {
+        extras.insert("bmf_unreferenced".into(), json!(raw));
+    }
     extras
+}
+
+/// The Index block and the Material ranges (`{"ranges": [[start, count], …], "indices":
+/// base64}`) when the ranges are not the plain layout the primitives rebuild (each range
+/// starting where the one before ended, whole triangles, the last ending with the block):
+/// ranges that overlap, leave gaps or split triangles (bmf.md, rule 23).
+fn index_layout(mesh: &bmf_block::Mesh) -> Option<serde_json::Value> {
+    let mut end = 0u64;
+    let plain = mesh.materials.iter().all(|m| {
+        let fits = u64::from(m.start_index) == end && m.index_count % 3 == 0;
+        end += u64::from(m.index_count);
+        fits
+    }) && end == mesh.indices.len() as u64;
+    if plain {
+        return None;
+    }
+    let ranges: Vec<[u32; 2]> = mesh
+        .materials
+        .iter()
+        .map(|m| [m.start_index, m.index_count])
+        .collect();
+    let bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+    Some(json!({ "ranges": ranges, "indices": super::raw64::encode(&bytes) }))
+}
+
+/// Base64 of the file's bytes of the vertices no index references (the garbage old tools left,
+/// which the scene holds zeroed), in vertex order; `None` when every vertex is referenced.
+fn unreferenced_bytes(mesh: &bmf_block::Mesh) -> Option<String> {
+    let mut referenced = vec![false; mesh.vertices.len()];
+    for &i in &mesh.indices {
+        if let Some(r) = referenced.get_mut(usize::from(i)) {
+            *r = true;
+        }
+    }
+    let size = mesh.vertices.kind().size();
+    let all = mesh.vertices.as_bytes();
+    let raw: Vec<u8> = referenced
+        .iter()
+        .enumerate()
+        .filter(|(_, &r)| !r)
+        .filter_map(|(k, _)| all.get(k * size..(k + 1) * size))
+        .flatten()
+        .copied()
+        .collect();
+    (!raw.is_empty()).then(|| super::raw64::encode(&raw))
 }
 
 /// The byte offsets of a mesh's BoneCount block and of the next mesh, for a mesh starting at

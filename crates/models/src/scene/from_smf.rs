@@ -8,7 +8,8 @@
 //!   §4); scale keys are unchanged. UVs are unchanged (top-left origin in both).
 //! * **Frames → nodes:** node `i` is frame `i` (same index), parent from `ParentFrameNo`, local
 //!   transform the converted `mTransform` as TRS (or as a matrix when it is not a TRS and no
-//!   animation drives the frame).
+//!   animation drives the frame); where that TRS does not recompose the file's matrix bit for
+//!   bit, the file's matrix is kept in `extras.smf_matrix_hex` for `to_smf`.
 //! * **Meshes:** an unskinned mesh is drawn on every frame whose `MeshNo` names it (a mesh that
 //!   no frame names gets its own root node, with a warning). A skinned mesh (V_A + BONE) hangs on
 //!   its own untransformed root node, as glTF wants; its frame keeps its place in the tree.
@@ -22,7 +23,10 @@
 //!   cleaned with [`normalize_influences`].
 //! * **Animations:** one per ANIS, channels from its ANIs, LINEAR (the engine lerps and slerps),
 //!   times = ticks / `options.smf_ticks_per_second`, with a warning that the rate is a guess.
-//!   Keys out of order, duplicated or negative in time are dropped (warning).
+//!   Keys out of order, duplicated or negative in time are dropped (warning). Rotation keys
+//!   are normalised and made continuous (some negated); where that changes a key's bits, the
+//!   file's keys of that channel are kept in the animation's `extras.smf_rotations_hex` (by
+//!   node) for `to_smf`.
 //! * **Materials:** DIFF → base colour, EMIS → emissive, TEXC/TEXN → colour/normal texture,
 //!   TEXL → light map, TEXS → specular texture, SPEC → specular (colour, `fRefractive` as power;
 //!   `fRoughly` in extras), `CULL == 0` → double-sided, DRAW 1 → BLEND, DRAW 0 with ATES and
@@ -35,8 +39,9 @@
 //!   each.
 
 use super::shared::SharedTriangles;
+use super::validate::unit3;
 use super::{
-    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
+    compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_influences,
     normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
     Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices,
 };
@@ -92,6 +97,14 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
             Transform::Matrix(m)
         };
         let mut extras = Map::new();
+        // The TRS glTF holds recomposes the matrix only to within rounding: the file's own bits
+        // come back from here while the node still has the TRS the export wrote.
+        if !recomposes_exactly(frame.transform) {
+            extras.insert(
+                "smf_matrix_hex".into(),
+                json!(hex(binio::pod::as_bytes(&frame.transform))),
+            );
+        }
         // `null` says "no OBB" (an absent key: not from SMF, the importer makes one).
         extras.insert(
             "smf_obb".into(),
@@ -189,6 +202,25 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
             .insert("smf_unknown".into(), unknown_json(&doc.unknown));
     }
     Conversion { scene, warnings }
+}
+
+/// The translation, rotation and scale a glTF file gets for a frame's matrix `raw` (file
+/// layout): its decomposition in glTF axes, or the identity's when that is not finite (what
+/// [`convert`] and the glTF writer make of it). `to_smf` compares a node with it to know the
+/// node is unedited.
+pub(crate) fn exported_trs(raw: [f32; 16]) -> ([f32; 3], [f32; 4], [f32; 3]) {
+    let (t, q, s, err) = decompose(mirror_z_matrix(raw));
+    if err.is_finite() {
+        (t, normalize_quat(q), s)
+    } else {
+        ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3])
+    }
+}
+
+/// Whether composing [`exported_trs`] back (as `to_smf` does) gives `raw` bit for bit.
+fn recomposes_exactly(raw: [f32; 16]) -> bool {
+    let (t, q, s) = exported_trs(raw);
+    mirror_z_matrix(compose(t, q, s)).map(f32::to_bits) == raw.map(f32::to_bits)
 }
 
 /// For every frame, whether its parent chain ends at a root (not in a cycle). Each frame is
@@ -325,7 +357,9 @@ fn convert_mesh(
         let mut ns: Vec<[f32; 3]> = normals
             .iter()
             .map(|nv| {
-                normalize3(mirror_z(nv.0)).unwrap_or_else(|| {
+                // Validation's own normalisation, so that a normal it would keep comes back
+                // with the file's bits (see `smf_normals_hex` below).
+                unit3(mirror_z(nv.0)).unwrap_or_else(|| {
                     bad += 1;
                     [0.0, 1.0, 0.0]
                 })
@@ -528,10 +562,11 @@ fn convert_mesh(
     if let Some(b) = &mesh.bones {
         extras.insert("smf_bones_hex".into(), json!(hex(binio::pod::as_bytes(b))));
     }
-    // Normals that are not unit length (glTF needs unit normals) are kept as written.
+    // Normals that are not unit length (glTF needs unit normals) are kept as written. A normal
+    // validation's `unit3` leaves alone goes through glTF bit for bit.
     if let Some(ns) = &mesh.normals {
         let unit = |v: &smf::Vec3| {
-            normalize3(mirror_z(v.0))
+            unit3(mirror_z(v.0))
                 .is_some_and(|u| mirror_z(u).map(f32::to_bits) == v.0.map(f32::to_bits))
         };
         if !ns.iter().all(unit) {
@@ -849,6 +884,8 @@ fn convert_animation(
     }
     let mut seen: HashSet<usize> = HashSet::new();
     let mut dropped = 0usize;
+    // Per animated node, the file's rotation keys where glTF's do not hold their bits.
+    let mut raw_rotations_of = Map::new();
     for (k, ani) in set.animations.iter().enumerate() {
         let Some(node) = index(ani.target_frame, frame_count) else {
             warnings.push(SceneWarning(format!(
@@ -884,13 +921,17 @@ fn convert_animation(
             if keys.is_empty() {
                 continue;
             }
-            let (times, mut values, bad) = clean_keys(keys, tps);
-            dropped += bad;
+            let (times, mut values, kept) = clean_keys(keys, tps);
+            dropped += kept.dropped;
             if times.is_empty() {
                 continue;
             }
             if path == ChannelPath::Rotation {
                 make_quats_continuous(&mut values);
+                let raw = kept.indices.iter().filter_map(|&k| ani.rotation_keys.get(k));
+                if let Some(hex) = raw_rotations(raw, &values) {
+                    raw_rotations_of.insert(node.to_string(), json!(hex));
+                }
             }
             anim.channels.push(Channel {
                 node,
@@ -900,6 +941,10 @@ fn convert_animation(
                 values: values.into(),
             });
         }
+    }
+    if !raw_rotations_of.is_empty() {
+        anim.extras
+            .insert("smf_rotations_hex".into(), Value::Object(raw_rotations_of));
     }
     if dropped > 0 {
         warnings.push(SceneWarning(format!(
@@ -927,26 +972,57 @@ fn convert_animation(
     scene.animations.push(anim);
 }
 
+/// The hex of the file's rotation keys `raw` (those kept, in order) when the glTF values
+/// `values` (normalised, `z` mirrored, made continuous, and normalised again by the writer) do
+/// not give back their bits; `None` when they do.
+fn raw_rotations<'a>(
+    raw: impl Iterator<Item = &'a smf::RotationKey>,
+    values: &[f32],
+) -> Option<String> {
+    let raw: Vec<[f32; 4]> = raw.map(|k| k.value).collect();
+    let exact = raw.len() * 4 == values.len()
+        && raw.iter().zip(values.chunks_exact(4)).all(|(r, v)| {
+            let q = match *v {
+                [x, y, z, w] => [x, y, z, w],
+                _ => return false,
+            };
+            let back = [q[0], q[1], -q[2], q[3]];
+            normalize_quat(q).map(f32::to_bits) == q.map(f32::to_bits)
+                && back.map(f32::to_bits) == r.map(f32::to_bits)
+        });
+    (!exact).then(|| hex(binio::pod::as_bytes(&raw)))
+}
+
 /// A key as read: raw integer time and its flattened value.
 type RawKey = (i32, Vec<f32>);
 
+/// Which keys [`clean_keys`] kept (their indices in its input) and how many it dropped.
+struct Kept {
+    indices: Vec<usize>,
+    dropped: usize,
+}
+
 /// Keys with times in seconds, strictly increasing and non-negative, with finite values. A key
 /// whose time is not greater than the previous kept key is dropped. Returns the times, the
-/// flattened values and the number of dropped keys.
-fn clean_keys(keys: Vec<RawKey>, tps: f32) -> (Vec<f32>, Vec<f32>, usize) {
+/// flattened values and which keys were kept.
+fn clean_keys(keys: Vec<RawKey>, tps: f32) -> (Vec<f32>, Vec<f32>, Kept) {
     let mut times: Vec<f32> = Vec::with_capacity(keys.len());
     let mut values = Vec::new();
-    let mut dropped = 0usize;
+    let mut kept = Kept {
+        indices: Vec::with_capacity(keys.len()),
+        dropped: 0,
+    };
     let mut last: Option<i32> = None;
-    for (t, v) in keys {
+    for (k, (t, v)) in keys.into_iter().enumerate() {
         let ok = t >= 0 && last.is_none_or(|l| t > l) && v.iter().all(|x| x.is_finite());
         if !ok {
-            dropped += 1;
+            kept.dropped += 1;
             continue;
         }
         last = Some(t);
+        kept.indices.push(k);
         times.push(t as f32 / tps);
         values.extend(v);
     }
-    (times, values, dropped)
+    (times, values, kept)
 }

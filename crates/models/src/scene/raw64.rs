@@ -1,6 +1,6 @@
-//! Base64 (RFC 4648, standard alphabet, padded) of raw little-endian `f32` arrays, for the
-//! `extras` that keep a source's exact bits where glTF has no place for them (BMF stored
-//! tangents, exact skinning matrices). JSON numbers cannot hold NaN payloads or every `-0.0`
+//! Base64 (RFC 4648, standard alphabet, padded) of raw bytes and little-endian `f32` arrays,
+//! for the `extras` that keep a source's exact bits where glTF has no place for them (BMF
+//! stored tangents, exact skinning matrices, unreferenced vertices, odd index layouts). JSON numbers cannot hold NaN payloads or every `-0.0`
 //! faithfully through every tool, and base64 is a third the size of decimal text.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -8,6 +8,11 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// The base64 text of the floats' little-endian bytes.
 pub(crate) fn encode_f32(values: &[f32]) -> String {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    encode(&bytes)
+}
+
+/// The base64 text of raw bytes (e.g. whole file records, BMF vertices and indices).
+pub(crate) fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
@@ -31,6 +36,19 @@ pub(crate) fn encode_f32(values: &[f32]) -> String {
 /// The floats of a base64 text made by [`encode_f32`]; `None` for anything else (bad
 /// characters, a length that is not whole floats). Allocates at most 3/4 of the text.
 pub(crate) fn decode_f32(text: &str) -> Option<Vec<f32>> {
+    let bytes = decode(text)?;
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    bytes
+        .chunks_exact(4)
+        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
+        .collect()
+}
+
+/// The bytes of a base64 text made by [`encode`]; `None` for anything else. Allocates at most
+/// 3/4 of the text.
+pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
     if text.len() % 4 != 0 {
         return None;
@@ -63,13 +81,7 @@ pub(crate) fn decode_f32(text: &str) -> Option<Vec<f32>> {
         let three = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
         bytes.extend(three.iter().take(3 - pad));
     }
-    if bytes.len() % 4 != 0 {
-        return None;
-    }
-    bytes
-        .chunks_exact(4)
-        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
-        .collect()
+    Some(bytes)
 }
 
 #[cfg(test)]
@@ -96,5 +108,7 @@ mod tests {
         assert_eq!(decode_f32("AAC*Pw==").as_deref(), None);
         assert_eq!(decode_f32("AA=APw==").as_deref(), None);
         assert_eq!(decode_f32("AACA").as_deref(), None);
+        assert_eq!(decode(&encode(b"ab")).as_deref(), Some(&b"ab"[..]));
+        assert_eq!(encode(b"ab"), "YWI=");
     }
 }

@@ -45,8 +45,11 @@
 //! **Lost** (each named in a warning): names (BMF stores none), node hierarchy and transforms
 //! not reachable through a mesh or a skin, animation of nodes that are not joints, second UV
 //! set, vertex colours, material fields beyond the four colours and one texture, all but one
-//! clip (or their separation, when concatenated). Unreferenced vertices keep the scene's values
-//! (an exported file's garbage vertices come back zeroed, unless patched onto a base).
+//! clip (or their separation, when concatenated). Unreferenced vertices keep the scene's values,
+//! except that an exported file's garbage vertices come back from `extras.bmf_unreferenced`
+//! while they are still unreferenced and zeroed, and its Index block and Material ranges from
+//! `extras.bmf_index_layout` (ranges that overlap, leave gaps or split triangles) while every
+//! primitive still holds its range's triangles (`to_bmf/exact.rs`).
 //!
 //! **`--base`:** with a base document, every part rebuilt from the scene that equals the base's
 //! in value (within the export's rounding: renormalised normals, rescaled weights, TRS-decomposed
@@ -67,6 +70,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 mod bake;
+mod exact;
 mod patch;
 mod split;
 
@@ -261,6 +265,11 @@ fn convert_mesh(
             pieces.len()
         )));
     }
+    // An unsplit mesh with the export's odd index layout gets that layout back.
+    let exact_layout = match pieces.as_slice() {
+        [one] if one.map.is_none() => exact::index_layout(&mesh.extras, &slots),
+        _ => None,
+    };
     let mut out = Vec::with_capacity(pieces.len());
     for piece in pieces {
         let picked: Vec<BmfVertex> = match &piece.map {
@@ -282,7 +291,19 @@ fn convert_mesh(
             let material = slot.material.and_then(|m| scene.materials.get(m));
             materials.push(convert_material(material, start, count, &label, warnings));
         }
-        let mut m = bmf_block::Mesh::new(layout(kind, &picked), indices, materials, skin.clone());
+        if let Some(exact) = &exact_layout {
+            indices.clone_from(&exact.indices);
+            for (m, &[start, count]) in materials.iter_mut().zip(&exact.ranges) {
+                m.start_index = start;
+                m.index_count = count;
+            }
+        }
+        let mut vertices = layout(kind, &picked);
+        if piece.map.is_none() {
+            let p = &mesh.vertices.positions;
+            exact::restore_unreferenced(&mesh.extras, p, &indices, &mut vertices);
+        }
+        let mut m = bmf_block::Mesh::new(vertices, indices, materials, skin.clone());
         m.end_size = end_size;
         out.push(m);
     }

@@ -6,7 +6,8 @@
 //!   made to hold a skinned or frameless mesh (`extras.smf_mesh_node`); their `smf_frames`
 //!   say which frames carried the mesh. Parents come from the children lists; the local
 //!   transform (TRS composed, or the matrix) is z-mirrored back into the file's row-vector
-//!   layout. `extras.smf_obb` (mirrored back) is the frame's OBB (`null`: none); without it a
+//!   layout, or is the file's own matrix (`extras.smf_matrix_hex`) while the node still has
+//!   the TRS the export made of it. `extras.smf_obb` (mirrored back) is the frame's OBB (`null`: none); without it a
 //!   frame carrying a mesh gets that mesh's box.
 //! * **Meshes.** POSITION, NORMAL mirrored → V_PC / V_N; COLOR_0 → V_PC's B, G, R, A bytes
 //!   (white without colours); TEXCOORD_0 / TEXCOORD_1 → V_UV's two pairs (one set is written
@@ -32,8 +33,9 @@
 //!   BONE and V_A bytes of the export (`smf_bones_hex`, `smf_blend_hex`) are used when they
 //!   say the same thing as the skin.
 //! * **Animations → ANIS / ANI.** One ANIS per animation, one ANI per animated frame, key times
-//!   × [`ImportOptions::smf_ticks_per_second`] rounded to ticks, rotations `(x, y, −z, w)`,
-//!   translations mirrored. STEP keys are written as they are (the engine interpolates),
+//!   × [`ImportOptions::smf_ticks_per_second`] rounded to ticks, rotations `(x, y, −z, w)`
+//!   (the file's own keys, sign and all, from `extras.smf_rotations_hex` while the channel
+//!   still holds what the export made of them), translations mirrored. STEP keys are written as they are (the engine interpolates),
 //!   CUBICSPLINE keys lose their tangents (warning). Animations the export could not write
 //!   (no keys) come back from the scene's `extras.smf_empty_animations`.
 //! * **Names** are CP932 in 64-byte fields (63 bytes and a NUL): a name that does not encode or
@@ -66,7 +68,9 @@ mod base;
 mod extras;
 mod split;
 
-use extras::{collision_from, f32_at, i32_pair, obb_from, unhex, unknown_from};
+use extras::{
+    collision_from, f32_at, i32_pair, obb_from, raw_matrix, raw_rotations, unhex, unknown_from,
+};
 
 /// The engine's limit of bones per mesh (`MAX_BONE_COUNT` in the Selene sources).
 pub const MAX_BONE_COUNT: usize = 40;
@@ -214,14 +218,17 @@ fn build_frames(scene: &ValidScene, ctx: &mut Ctx<'_>) -> Result<Frames, Error> 
             },
             None => -1,
         };
-        let m = match n.transform {
-            Transform::Trs {
-                translation,
-                rotation,
-                scale,
-            } => compose(translation, rotation, scale),
-            Transform::Matrix(m) => m,
-        };
+        // The file's own bits while the node is unedited; else the node's transform.
+        let transform = raw_matrix(&n.extras, &n.transform).unwrap_or_else(|| {
+            mirror_z_matrix(match n.transform {
+                Transform::Trs {
+                    translation,
+                    rotation,
+                    scale,
+                } => compose(translation, rotation, scale),
+                Transform::Matrix(m) => m,
+            })
+        });
         let obb = match n.extras.get("smf_obb") {
             None => {
                 derive.push(true);
@@ -233,7 +240,7 @@ fn build_frames(scene: &ValidScene, ctx: &mut Ctx<'_>) -> Result<Frames, Error> 
             }
         };
         frames.push(smf::Frame {
-            transform: mirror_z_matrix(m),
+            transform,
             name: ctx.name(&n.name, &place)?,
             mesh: -1,
             parent: parent_frame,
@@ -858,6 +865,13 @@ fn animation_set(
         } else {
             (width, 0)
         };
+        // The file's own rotation keys while the channel still holds what the export wrote.
+        let raw = match (c.path, c.interpolation) {
+            (ChannelPath::Rotation, Interpolation::Linear) => {
+                raw_rotations(&anim.extras, c.node, &c.values)
+            }
+            _ => None,
+        };
         for (i, &t) in c.times.iter().enumerate() {
             let ticks = (f64::from(t) * f64::from(tps)).round();
             let time = if (0.0..=f64::from(i32::MAX)).contains(&ticks) {
@@ -877,10 +891,11 @@ fn animation_set(
             };
             match (c.path, v) {
                 (ChannelPath::Rotation, &[x, y, z, w]) => {
-                    ani.rotation_keys.push(smf::RotationKey {
-                        time,
-                        value: [x, y, -z, w],
-                    })
+                    let value = raw
+                        .as_ref()
+                        .and_then(|r| r.get(i).copied())
+                        .unwrap_or([x, y, -z, w]);
+                    ani.rotation_keys.push(smf::RotationKey { time, value })
                 }
                 (ChannelPath::Translation, &[x, y, z]) => {
                     ani.translation_keys.push(smf::VectorKey {

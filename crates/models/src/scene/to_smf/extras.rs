@@ -221,3 +221,71 @@ pub(super) fn collision_from(v: Option<&Value>, place: &str, ctx: &mut Ctx<'_>) 
     }
     (runs, faces, verts)
 }
+
+/// Floats from the hex of their little-endian bytes (`from_smf`'s `*_hex` extras).
+fn floats_of_hex(v: Option<&Value>) -> Option<Vec<f32>> {
+    binio::pod::vec_from_bytes::<f32>(&unhex(v?.as_str()?)?)
+}
+
+/// Whether `a` and `b` are equal to within float rounding (relative 1e-6, absolute near 0).
+fn near(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Whether the quaternions are the same within rounding, `q` and `−q` being one rotation.
+fn same_rotation(a: [f32; 4], b: [f32; 4]) -> bool {
+    let neg = b.map(|x| -x);
+    a.iter().zip(&b).all(|(x, y)| near(*x, *y)) || a.iter().zip(&neg).all(|(x, y)| near(*x, *y))
+}
+
+/// The file's own frame matrix (`extras.smf_matrix_hex`) while the node still has the
+/// transform the export gave it (its TRS within rounding); `None` otherwise.
+pub(super) fn raw_matrix(
+    extras: &Map<String, Value>,
+    transform: &super::Transform,
+) -> Option<[f32; 16]> {
+    let raw: [f32; 16] = floats_of_hex(extras.get("smf_matrix_hex"))?
+        .try_into()
+        .ok()?;
+    let (t, q, s) = match *transform {
+        super::Transform::Trs {
+            translation,
+            rotation,
+            scale,
+        } => (translation, rotation, scale),
+        super::Transform::Matrix(m) => {
+            let (t, q, s, _) = super::super::decompose(m);
+            (t, q, s)
+        }
+    };
+    let (et, eq, es) = super::super::from_smf::exported_trs(raw);
+    let same3 = |a: [f32; 3], b: [f32; 3]| a.iter().zip(&b).all(|(x, y)| near(*x, *y));
+    (same3(t, et) && same3(s, es) && same_rotation(q, eq)).then_some(raw)
+}
+
+/// The file's rotation keys of `node` (`extras.smf_rotations_hex` of its animation) while the
+/// channel's keys `values` (x, y, z, w each, glTF axes) are still those keys as the export
+/// wrote them (normalised, z mirrored, maybe negated); `None` otherwise.
+pub(super) fn raw_rotations(
+    extras: &Map<String, Value>,
+    node: usize,
+    values: &[f32],
+) -> Option<Vec<[f32; 4]>> {
+    let by_node = extras.get("smf_rotations_hex")?.as_object()?;
+    let raw = floats_of_hex(by_node.get(&node.to_string()))?;
+    if raw.len() != values.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(raw.len() / 4);
+    for (r, v) in raw.chunks_exact(4).zip(values.chunks_exact(4)) {
+        let (&[x, y, z, w], &[a, b, c, d]) = (r, v) else {
+            return None;
+        };
+        let exported = super::super::normalize_quat([x, y, -z, w]);
+        if !same_rotation(exported, [a, b, c, d]) {
+            return None;
+        }
+        out.push([x, y, z, w]);
+    }
+    Some(out)
+}

@@ -1,0 +1,113 @@
+//! What makes an unedited export come back bit for bit without a base: the Index block and
+//! Material ranges the export kept when they are not the plain layout (`bmf_index_layout`), and
+//! the raw bytes of the vertices no index references (`bmf_unreferenced`), each used only
+//! while the scene still holds what the export wrote.
+
+use super::super::raw64;
+use super::{Slot, Vertices};
+use serde_json::{Map, Value};
+
+/// The exported Index block and its Material ranges (`[start, count]`, one per slot).
+pub(super) struct IndexLayout {
+    pub(super) indices: Vec<u16>,
+    pub(super) ranges: Vec<[u32; 2]>,
+}
+
+/// `extras.bmf_index_layout` when every slot still holds exactly the triangles the export made
+/// of its range (whole triangles from the range's start; none for a range outside the block);
+/// `None` otherwise.
+pub(super) fn index_layout(extras: &Map<String, Value>, slots: &[Slot]) -> Option<IndexLayout> {
+    let layout = extras.get("bmf_index_layout")?;
+    let bytes = raw64::decode(layout.get("indices")?.as_str()?)?;
+    if bytes.len() % 2 != 0 {
+        return None;
+    }
+    let indices: Vec<u16> = bytes
+        .chunks_exact(2)
+        .filter_map(|c| <[u8; 2]>::try_from(c).ok().map(u16::from_le_bytes))
+        .collect();
+    let ranges: Vec<[u32; 2]> = layout
+        .get("ranges")?
+        .as_array()?
+        .iter()
+        .map(|r| match r.as_array()?.as_slice() {
+            [s, c] => Some([
+                u32::try_from(s.as_u64()?).ok()?,
+                u32::try_from(c.as_u64()?).ok()?,
+            ]),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if ranges.len() != slots.len() {
+        return None;
+    }
+    let fits = ranges.iter().zip(slots).all(|(&[start, count], slot)| {
+        let (start, count) = (start as usize, count as usize);
+        let range = start
+            .checked_add(count)
+            .and_then(|end| indices.get(start..end))
+            .unwrap_or_default();
+        let triangles = range.chunks_exact(3);
+        triangles.len() == slot.triangles.len()
+            && triangles.zip(&slot.triangles).all(|(t, s)| {
+                t.iter()
+                    .zip(s)
+                    .all(|(&a, &b)| u32::from(a) == b)
+            })
+    });
+    fits.then_some(IndexLayout { indices, ranges })
+}
+
+/// Puts the file's bytes (`extras.bmf_unreferenced`) back into the vertices `indices` does not
+/// reference, when there are as many as the export kept and the scene still holds them zeroed
+/// (`positions`: the scene's). Returns whether it did.
+pub(super) fn restore_unreferenced(
+    extras: &Map<String, Value>,
+    positions: &[[f32; 3]],
+    indices: &[u16],
+    vertices: &mut Vertices,
+) -> bool {
+    let Some(raw) = extras
+        .get("bmf_unreferenced")
+        .and_then(Value::as_str)
+        .and_then(raw64::decode)
+    else {
+        return false;
+    };
+    let mut referenced = vec![false; vertices.len()];
+    for &i in indices {
+        if let Some(r) = referenced.get_mut(usize::from(i)) {
+            *r = true;
+        }
+    }
+    let unreferenced: Vec<usize> = (0..referenced.len())
+        .filter(|&k| !referenced.get(k).copied().unwrap_or(true))
+        .collect();
+    let zeroed = unreferenced
+        .iter()
+        .all(|&k| positions.get(k) == Some(&[0.0; 3]));
+    if !zeroed {
+        return false;
+    }
+    macro_rules! put {
+        ($list:expr) => {{
+            match binio::pod::vec_from_bytes(&raw) {
+                Some(items) if items.len() == unreferenced.len() => {
+                    for (&k, item) in unreferenced.iter().zip(items) {
+                        if let Some(slot) = $list.get_mut(k) {
+                            *slot = item;
+                        }
+                    }
+                    true
+                }
+                _ => false,
+            }
+        }};
+    }
+    match vertices {
+        Vertices::Plain(v) => put!(v),
+        Vertices::Tangent(v) => put!(v),
+        Vertices::Skinned(v) => put!(v),
+        Vertices::SkinnedTangent(v) => put!(v),
+    }
+}
