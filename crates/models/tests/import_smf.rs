@@ -130,10 +130,23 @@ fn assert_same_data(name: &str, a: &Smf, b: &Smf) {
 #[test]
 fn every_fixture_and_sample_round_trips_through_gltf() {
     let mut checked = 0;
+    // How many frames and animations needed the file's own bits from extras.
+    let (mut matrices, mut rotations) = (0, 0);
     for path in inputs() {
         let name = path.display().to_string();
         let doc = models::open(&path).unwrap();
-        let (back, warnings) = import(&through_glb(&doc), None);
+        let scene = through_glb(&doc);
+        matrices += scene
+            .nodes
+            .iter()
+            .filter(|n| n.extras.contains_key("smf_matrix_hex"))
+            .count();
+        rotations += scene
+            .animations
+            .iter()
+            .filter(|a| a.extras.contains_key("smf_rotations_hex"))
+            .count();
+        let (back, warnings) = import(&scene, None);
         for w in &warnings {
             eprintln!("{name}: {w}");
         }
@@ -146,6 +159,11 @@ fn every_fixture_and_sample_round_trips_through_gltf() {
         checked += 1;
     }
     assert!(checked >= 5, "only {checked} files");
+    eprintln!("{matrices} frame matrices and {rotations} animations restored from extras");
+    assert!(
+        matrices > 0 && rotations > 0,
+        "the exact path was not exercised"
+    );
 }
 
 /// `--base`: the export of a file, imported onto that file, is that file byte for byte.

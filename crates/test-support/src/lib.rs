@@ -104,7 +104,11 @@ pub fn max_ulps(a: &[f32], b: &[f32]) -> u32 {
     if a.len() != b.len() {
         return u32::MAX;
     }
-    a.iter().zip(b).map(|(x, y)| ulps(*x, *y)).max().unwrap_or(0)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| ulps(*x, *y))
+        .max()
+        .unwrap_or(0)
 }
 
 /// A stable 64-bit FNV-1a hash, printed in snapshots instead of whole buffers.

@@ -41,7 +41,8 @@
 //!   values, base64 of their f32 bits), `bmf_bone_count` (without samples), `bmf_end_size`
 //!   (when not 0), `bmf_materials` (when a Material block has no primitive),
 //!   `bmf_index_layout` (the Index block and the ranges, when they overlap, leave gaps or split
-//!   triangles) and `bmf_unreferenced` (the raw bytes of the unreferenced vertices); each material's `bmf_texture`
+//!   triangles), `bmf_unreferenced` (the raw bytes of the unreferenced vertices) and
+//!   `bmf_influences` (the raw joints and weights of vertices whose cleaning was no rounding); each material's `bmf_texture`
 //!   (the stored name) and `bmf_texture_units` (its raw units, when they are not the name's);
 //!   the animation's `bmf_matrices` (per skin, the exact skinning matrices, which the TRS
 //!   channels only approximate).
@@ -191,6 +192,7 @@ fn convert_mesh<'a>(
     let mut joints = Vec::new();
     let mut weights = Vec::new();
     let mut highest_joint: Option<u16> = None;
+    let mut fixed_influences: Vec<(usize, ([u32; 4], [f32; 4]))> = Vec::new();
     let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
     for (i, v) in mesh.vertices.iter().enumerate() {
         let used = referenced.get(i).copied().unwrap_or(false);
@@ -227,10 +229,19 @@ fn convert_mesh<'a>(
             }
         }
         if skinned {
-            let (j, w) = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
-            let (j, w, changed) = normalize_influences(j, w, bone_count);
+            let raw = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
+            let (j, w, changed) = normalize_influences(raw.0, raw.1, bone_count);
             if changed {
                 bad_weights += 1;
+            }
+            // Kept for `to_bmf` where glTF's influences are not the file's to within a rounding
+            // (slots moved, duplicate joints merged, bones dropped).
+            let rounding = |a: f32, b: f32| (a - b).abs() <= f32::EPSILON * a.abs().max(b.abs());
+            if changed
+                || j.map(u32::from) != raw.0
+                || !w.iter().zip(&raw.1).all(|(a, b)| rounding(*a, *b))
+            {
+                fixed_influences.push((i, raw));
             }
             for (&jk, &wk) in j.iter().zip(&w) {
                 if wk > 0.0 && highest_joint.is_none_or(|h| jk > h) {
@@ -322,7 +333,13 @@ fn convert_mesh<'a>(
         return None;
     }
     let mesh_index = scene.meshes.len();
-    let extras = mesh_extras(mesh, &scene.materials, material_base, &primitives);
+    let mut extras = mesh_extras(mesh, &scene.materials, material_base, &primitives);
+    if !fixed_influences.is_empty() {
+        extras.insert(
+            "bmf_influences".into(),
+            influences_json(&fixed_influences, bone_count),
+        );
+    }
     scene.meshes.push(Mesh {
         name: format!("mesh{m}"),
         vertices: out,
@@ -702,6 +719,22 @@ fn mesh_extras(
         extras.insert("bmf_unreferenced".into(), json!(raw));
     }
     extras
+}
+
+/// The file's influences of the vertices whose cleaning for glTF changed more than rounding
+/// (`{"bones", "vertices": [index, …], "raw": base64 of each one's 4 u32 joints and 4 f32
+/// weights}`), which `to_bmf` writes back while the scene still holds their cleaned values.
+fn influences_json(fixed: &[(usize, ([u32; 4], [f32; 4]))], bones: usize) -> serde_json::Value {
+    let vertices: Vec<usize> = fixed.iter().map(|(i, _)| *i).collect();
+    let raw: Vec<u8> = fixed
+        .iter()
+        .flat_map(|(_, (j, w))| {
+            let j = j.iter().flat_map(|x| x.to_le_bytes());
+            j.chain(w.iter().flat_map(|x| x.to_le_bytes()))
+                .collect::<Vec<u8>>()
+        })
+        .collect();
+    json!({ "bones": bones, "vertices": vertices, "raw": super::raw64::encode(&raw) })
 }
 
 /// The Index block and the Material ranges (`{"ranges": [[start, count], …], "indices":

@@ -928,7 +928,10 @@ fn convert_animation(
             }
             if path == ChannelPath::Rotation {
                 make_quats_continuous(&mut values);
-                let raw = kept.indices.iter().filter_map(|&k| ani.rotation_keys.get(k));
+                let raw = kept
+                    .indices
+                    .iter()
+                    .filter_map(|&k| ani.rotation_keys.get(k));
                 if let Some(hex) = raw_rotations(raw, &values) {
                     raw_rotations_of.insert(node.to_string(), json!(hex));
                 }

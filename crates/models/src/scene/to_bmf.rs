@@ -302,6 +302,9 @@ fn convert_mesh(
         if piece.map.is_none() {
             let p = &mesh.vertices.positions;
             exact::restore_unreferenced(&mesh.extras, p, &indices, &mut vertices);
+            let v = &mesh.vertices;
+            let (j, w) = (v.joints.as_deref(), v.weights.as_deref());
+            exact::restore_influences(&mesh.extras, j, w, &mut vertices);
         }
         let mut m = bmf_block::Mesh::new(vertices, indices, materials, skin.clone());
         m.end_size = end_size;

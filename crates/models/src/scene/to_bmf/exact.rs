@@ -49,11 +49,9 @@ pub(super) fn index_layout(extras: &Map<String, Value>, slots: &[Slot]) -> Optio
             .unwrap_or_default();
         let triangles = range.chunks_exact(3);
         triangles.len() == slot.triangles.len()
-            && triangles.zip(&slot.triangles).all(|(t, s)| {
-                t.iter()
-                    .zip(s)
-                    .all(|(&a, &b)| u32::from(a) == b)
-            })
+            && triangles
+                .zip(&slot.triangles)
+                .all(|(t, s)| t.iter().zip(s).all(|(&a, &b)| u32::from(a) == b))
     });
     fits.then_some(IndexLayout { indices, ranges })
 }
@@ -110,4 +108,66 @@ pub(super) fn restore_unreferenced(
         Vertices::Skinned(v) => put!(v),
         Vertices::SkinnedTangent(v) => put!(v),
     }
+}
+
+/// Puts the file's joints and weights (`extras.bmf_influences`) back into the vertices whose
+/// cleaning for glTF was more than rounding, each while the scene's influences (`joints`,
+/// `weights`) are still that cleaning of them. Returns how many it put back.
+pub(super) fn restore_influences(
+    extras: &Map<String, Value>,
+    joints: Option<&[[u16; 4]]>,
+    weights: Option<&[[f32; 4]]>,
+    vertices: &mut Vertices,
+) -> usize {
+    let (Some(joints), Some(weights), Some(kept)) = (joints, weights, extras.get("bmf_influences"))
+    else {
+        return 0;
+    };
+    let bones = kept
+        .get("bones")
+        .and_then(Value::as_u64)
+        .and_then(|b| usize::try_from(b).ok());
+    let list = kept.get("vertices").and_then(Value::as_array);
+    let raw = kept
+        .get("raw")
+        .and_then(Value::as_str)
+        .and_then(raw64::decode);
+    let (Some(bones), Some(list), Some(raw)) = (bones, list, raw) else {
+        return 0;
+    };
+    if raw.len() != list.len() * 32 {
+        return 0;
+    }
+    let mut restored = 0;
+    for (at, bytes) in list.iter().zip(raw.chunks_exact(32)) {
+        let words: Vec<[u8; 4]> = bytes
+            .chunks_exact(4)
+            .filter_map(|c| <[u8; 4]>::try_from(c).ok())
+            .collect();
+        let (Some(k), [j0, j1, j2, j3, w0, w1, w2, w3]) = (
+            at.as_u64().and_then(|k| usize::try_from(k).ok()),
+            words.as_slice(),
+        ) else {
+            continue;
+        };
+        let j = [j0, j1, j2, j3].map(|b| u32::from_le_bytes(*b));
+        let w = [w0, w1, w2, w3].map(|b| f32::from_le_bytes(*b));
+        let (cj, cw, _) = super::super::normalize_influences(j, w, bones);
+        let unedited = joints.get(k) == Some(&cj)
+            && weights
+                .get(k)
+                .is_some_and(|s| s.iter().zip(&cw).all(|(a, b)| (a - b).abs() <= 1e-6));
+        let slot = match vertices {
+            Vertices::Skinned(v) => v.get_mut(k).map(|v| (&mut v.bone_indices, &mut v.weights)),
+            Vertices::SkinnedTangent(v) => {
+                v.get_mut(k).map(|v| (&mut v.bone_indices, &mut v.weights))
+            }
+            _ => None,
+        };
+        if let (true, Some((bj, bw))) = (unedited, slot) {
+            (*bj, *bw) = (j, w);
+            restored += 1;
+        }
+    }
+    restored
 }
