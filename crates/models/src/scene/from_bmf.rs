@@ -192,7 +192,7 @@ fn convert_mesh<'a>(
     let mut joints = Vec::new();
     let mut weights = Vec::new();
     let mut highest_joint: Option<u16> = None;
-    let mut fixed_influences: Vec<(usize, ([u32; 4], [f32; 4]))> = Vec::new();
+    let mut fixed_influences: Vec<(usize, Influences)> = Vec::new();
     let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
     for (i, v) in mesh.vertices.iter().enumerate() {
         let used = referenced.get(i).copied().unwrap_or(false);
@@ -721,10 +721,13 @@ fn mesh_extras(
     extras
 }
 
+/// A vertex's joints and weights as the file stores them.
+type Influences = ([u32; 4], [f32; 4]);
+
 /// The file's influences of the vertices whose cleaning for glTF changed more than rounding
 /// (`{"bones", "vertices": [index, …], "raw": base64 of each one's 4 u32 joints and 4 f32
 /// weights}`), which `to_bmf` writes back while the scene still holds their cleaned values.
-fn influences_json(fixed: &[(usize, ([u32; 4], [f32; 4]))], bones: usize) -> serde_json::Value {
+fn influences_json(fixed: &[(usize, Influences)], bones: usize) -> serde_json::Value {
     let vertices: Vec<usize> = fixed.iter().map(|(i, _)| *i).collect();
     let raw: Vec<u8> = fixed
         .iter()
