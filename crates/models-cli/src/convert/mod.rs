@@ -567,36 +567,59 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
     let converted = AtomicUsize::new(0);
     let warned = AtomicUsize::new(0);
     let failed_jobs = AtomicUsize::new(0);
-    jobs.par_iter().for_each(|job| {
-        let outcome = job
-            .output
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .map_err(|e| format!("{}: {e}", job.output.display()))
-            .and_then(|()| match target {
-                Target::Gltf(_) => to_gltf(args, &job.input, &job.output),
-                Target::Model(format) => {
-                    import::to_model(args, &job.input, &job.output, format, base.as_ref())
-                }
-            });
-        let mut lines = Vec::new();
-        match outcome {
-            Ok(warnings) => {
-                converted.fetch_add(1, Ordering::Relaxed);
-                if said::any_warning(&warnings) {
-                    warned.fetch_add(1, Ordering::Relaxed);
-                }
-                lines.extend(said::lines(&job.input, &warnings));
-            }
-            Err(e) => {
-                failed_jobs.fetch_add(1, Ordering::Relaxed);
-                lines.push(format!("error: {e}"));
-            }
-        }
+    let report = |lines: Vec<String>| {
         if !lines.is_empty() {
             bar.suspend(|| eprintln!("{}", lines.join("\n")));
         }
         bar.inc(1);
+    };
+    // Conversions run on rayon's threads and stop short of the disk: each output is written
+    // to its temporary file inside `output::stage`, and one I/O thread syncs and renames it
+    // into place (`Staged::commit`) while the next conversions go on. A file is reported only
+    // after its commit, so "converted N" counts files that are complete on disk. The channel
+    // is bounded: conversions wait for the disk rather than pile up open temporaries.
+    let (to_disk, from_workers) = std::sync::mpsc::sync_channel::<Converted>(2 * COMMIT_QUEUE);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for done in from_workers {
+                let mut lines = done.lines;
+                match done.staged.commit() {
+                    Ok(()) => {
+                        converted.fetch_add(1, Ordering::Relaxed);
+                        if done.warned {
+                            warned.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    Err(e) => {
+                        failed_jobs.fetch_add(1, Ordering::Relaxed);
+                        lines.push(format!("error: {e}"));
+                    }
+                }
+                report(lines);
+            }
+        });
+        jobs.par_iter().for_each(|job| {
+            let (outcome, staged) =
+                models::output::stage(|| convert_job(args, job, target, base.as_ref()));
+            match outcome {
+                Ok(warnings) => {
+                    let done = Converted {
+                        lines: said::lines(&job.input, &warnings),
+                        warned: said::any_warning(&warnings),
+                        staged,
+                    };
+                    // The I/O thread only ends after this loop, so the send cannot fail; if it
+                    // did, `done` is dropped and its temporaries removed.
+                    let _ = to_disk.send(done);
+                }
+                Err(e) => {
+                    drop(staged);
+                    failed_jobs.fetch_add(1, Ordering::Relaxed);
+                    report(vec![format!("error: {e}")]);
+                }
+            }
+        });
+        drop(to_disk);
     });
     bar.finish_and_clear();
     let total = jobs.len() + failed;
@@ -613,6 +636,28 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         out_dir.display()
     );
     failed == 0
+}
+
+/// How many converted outputs may wait for the I/O thread, per conversion thread.
+const COMMIT_QUEUE: usize = 4;
+
+/// A batch job's output, written to its temporary files, on its way to the I/O thread.
+struct Converted {
+    lines: Vec<String>,
+    warned: bool,
+    staged: models::output::Staged,
+}
+
+/// Converts one batch job (its output written inside the caller's `output::stage`).
+fn convert_job(args: &Args, job: &Job, target: Target, base: Option<&models::Document>) -> Outcome {
+    job.output
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(|e| format!("{}: {e}", job.output.display()))?;
+    match target {
+        Target::Gltf(_) => to_gltf(args, &job.input, &job.output),
+        Target::Model(format) => import::to_model(args, &job.input, &job.output, format, base),
+    }
 }
 
 /// Output paths under `out_dir`, one per input, all distinct, and none of them an input:
