@@ -272,7 +272,7 @@ fn written_files(args: &Args, output: &Path) -> String {
 /// Prints `IN -> OUT…` for a dry run; false when an output exists and --force is not given.
 fn dry_run_line(args: &Args, input: &Path, files: &[PathBuf]) -> bool {
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    println!("{} -> {}", input.display(), names.join(" + "));
+    outln!("{} -> {}", input.display(), names.join(" + "));
     let mut ok = true;
     for f in files {
         if !args.force && f.symlink_metadata().is_ok() {
@@ -331,18 +331,18 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
             n => format!("{n} images"),
         };
         match texture_folder(args, output) {
-            Some(folder) => println!(
+            Some(folder) => outln!(
                 "  + {}/ ({images}, as PNG or JPEG, from {})",
                 output.with_file_name(folder).display(),
                 names.join(", ")
             ),
-            None => println!("  embeds {images}: {}", names.join(", ")),
+            None => outln!("  embeds {images}: {}", names.join(", ")),
         }
     }
     let missing = report.missing_textures();
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|p| said::escape(p)).collect();
-        println!("  textures not found: {}", names.join(", "));
+        outln!("  textures not found: {}", names.join(", "));
     }
 }
 
