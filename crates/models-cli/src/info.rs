@@ -131,7 +131,7 @@ fn print_model(args: &Args, path: &Path, parsed: &models::Parsed, len: u64) -> b
     let report = Report::from_parsed(parsed, &conversion, &lookup(args, path));
     let summary = parsed.document.summary();
     if args.json {
-        println!("{}", model_json(path, &summary, &report));
+        outln!("{}", model_json(path, &summary, &report));
     } else {
         let head = format!("{} {}", summary.format, summary.version);
         print_report(path, &head, &report);
@@ -165,7 +165,7 @@ fn print_gltf(args: &Args, path: &Path) -> bool {
     if args.json {
         let mut v = json!({ "path": path.display().to_string(), "format": container });
         attach_report(&mut v, &report);
-        println!("{v}");
+        outln!("{v}");
     } else {
         print_report(path, container, &report);
     }
@@ -252,25 +252,27 @@ fn table(rows: &[Vec<String>]) {
             .zip(&widths)
             .map(|(cell, &w)| format!("{cell:<w$}"))
             .collect();
-        println!("    {}", cells.join("  ").trim_end());
+        outln!("    {}", cells.join("  ").trim_end());
     }
 }
 
 fn print_report(path: &Path, head: &str, r: &Report) {
     let c = &r.counts;
-    println!("{}: {head}", said::escape(&path.display().to_string()));
+    outln!("{}: {head}", said::escape(&path.display().to_string()));
     match &r.bounds {
-        Some(b) => println!(
+        Some(b) => outln!(
             "  size       {}  (min {}, max {})",
             b.size().map(num).join(" × "),
             nums(&b.min),
             nums(&b.max)
         ),
-        None => println!("  size       (no vertices)"),
+        None => outln!("  size       (no vertices)"),
     }
-    println!(
+    outln!(
         "  meshes     {}  ({} vertices, {} faces)",
-        c.meshes, c.vertices, c.faces
+        c.meshes,
+        c.vertices,
+        c.faces
     );
     let rows: Vec<Vec<String>> = r
         .meshes
@@ -286,7 +288,7 @@ fn print_report(path: &Path, head: &str, r: &Report) {
         .collect();
     table(&rows);
     print_skeleton(r);
-    println!("  clips      {}", r.clips.len());
+    outln!("  clips      {}", r.clips.len());
     let rows: Vec<Vec<String>> = r
         .clips
         .iter()
@@ -306,7 +308,7 @@ fn print_report(path: &Path, head: &str, r: &Report) {
 /// The bones (or frames, or nodes) as a tree: each indented under its parent.
 fn print_skeleton(r: &Report) {
     let label = r.skeleton_kind.label();
-    println!("  {label:<10} {}", r.skeleton.len());
+    outln!("  {label:<10} {}", r.skeleton.len());
     if r.skeleton_kind == SkeletonKind::Nodes && r.skeleton.len() <= 1 {
         return; // a single mesh node says nothing a modder needs
     }
@@ -328,12 +330,12 @@ fn print_skeleton(r: &Report) {
                 None => at = None, // a parent that is not listed (a mesh node above the bones)
             }
         }
-        println!("    {}{}", "  ".repeat(depth.min(32)), name(&b.name));
+        outln!("    {}{}", "  ".repeat(depth.min(32)), name(&b.name));
     }
 }
 
 fn print_materials(r: &Report) {
-    println!("  materials  {}", r.materials.len());
+    outln!("  materials  {}", r.materials.len());
     let rows: Vec<Vec<String>> = r
         .materials
         .iter()
@@ -357,7 +359,7 @@ fn print_materials(r: &Report) {
     table(&rows);
     let missing = r.missing_textures();
     if !missing.is_empty() {
-        println!(
+        outln!(
             "  textures not found: {} (see --texture-dir)",
             missing
                 .iter()

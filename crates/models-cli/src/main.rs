@@ -9,6 +9,16 @@ use models::Format;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` for results on standard output. `println!` panics when stdout is closed
+/// (`models info *.smf | head -1`); this ends the process quietly instead, with 141 (128 +
+/// SIGPIPE, what a shell reports for a writer killed by the closed pipe), after removing any
+/// temporary output files. Another write error is reported and ends the process with 1.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_stdout_line(format_args!($($arg)*))
+    };
+}
+
 mod convert;
 mod gather;
 mod info;
@@ -157,10 +167,27 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
                     .map(Format::name)
                     .or_else(|| info::gltf_name(&head))
                     .unwrap_or("unknown");
-                println!("{}: {name}", path.display());
+                outln!("{}: {name}", path.display());
             }
             Err(e) => ok &= report(Err(e)),
         }
     }
     ok
+}
+
+/// The body of [`outln!`].
+pub(crate) fn write_stdout_line(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_fmt(line)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            models::output::remove_temporaries_and_exit(141);
+        }
+        eprintln!("error: writing to standard output: {e}");
+        models::output::remove_temporaries_and_exit(1);
+    }
 }

@@ -196,14 +196,14 @@ fn list(path: &Path, password: &PasswordArg, as_json: bool) -> Result<bool, Stri
                 "size": entry.size(),
                 "encrypted": entry.is_encrypted(),
             });
-            println!("{line}");
+            outln!("{line}");
         } else {
             let flag = if entry.is_encrypted() {
                 "encrypted"
             } else {
                 "plain"
             };
-            println!("{:>10}  {flag:<9}  {}", entry.size(), entry.name());
+            outln!("{:>10}  {flag:<9}  {}", entry.size(), entry.name());
         }
     }
     check_passphrase(path, &pack);
@@ -507,11 +507,11 @@ pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> 
     let key = password.key()?;
     let bytes = read_file(path)?;
     let pack = read_pack(path, &bytes, &key)?;
-    println!("{}: pack ({} entries)", path.display(), pack.entries.len());
+    outln!("{}: pack ({} entries)", path.display(), pack.entries.len());
     for entry in by_name(&pack) {
         let name = entry.name();
         if let Some(format) = models::detect_with_hint(&entry.head(64), &*name) {
-            println!("{}: {format}", inner_path(path, &name).display());
+            outln!("{}: {format}", inner_path(path, &name).display());
         }
     }
     check_passphrase(path, &pack);

@@ -281,3 +281,21 @@ fn the_real_legacy_sample_converts() {
     assert_eq!(v["animations"], 1);
     assert_eq!(v["model"]["skeleton"]["nodes"][1]["name"], "Bone");
 }
+
+/// `models info … | head -1`: a reader that goes away ends the command quietly with 141
+/// (128 + SIGPIPE), never a panic. The pipe's read end is closed before the command starts,
+/// so its first line already meets the closed pipe.
+#[test]
+fn a_closed_stdout_ends_info_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_models"))
+        .arg("info")
+        .arg(fixture("smf", "skinned_animated.smf"))
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(141), "{err}");
+}

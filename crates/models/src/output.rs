@@ -14,8 +14,16 @@
 //!   link kept beside it, or a copy where links are not supported; a new file is removed), so
 //!   the previous set is intact. Only a crash between two renames (power loss, SIGKILL) can
 //!   leave the new first file beside the old later one.
+//! * **Durability.** A temporary file is synced (`fsync`) before it is renamed into place,
+//!   and the folder is synced after the rename, so an output is either absent or complete on
+//!   disk once a write returns. Inside [`stage`], writes stop before the sync and the rename:
+//!   the caller gets a [`Staged`] set and [`commit`](Staged::commit)s it later, on another
+//!   thread, so that a batch's conversions do not wait on the disk (`models convert --out-dir`
+//!   commits each output on one I/O thread while the others go on converting, and reports a
+//!   file written only once its commit returned).
 
 use crate::Error;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
@@ -204,22 +212,158 @@ pub fn write_new_files(
     for (path, bytes) in files {
         temporaries.push(write_temporary(path, bytes, overwrite)?);
     }
-    let mut backups = Vec::with_capacity(files.len());
-    let placed = place_all(files, &mut temporaries, &mut backups, overwrite);
-    // Temporaries and backups left over are dropped (removed) here, outside the lock.
-    drop(backups);
-    drop(temporaries);
-    placed?;
-    if let Some((path, _)) = files.first() {
-        sync_folder(path);
+    let set = PendingSet {
+        targets: files.iter().map(|(p, _)| p.to_path_buf()).collect(),
+        temporaries,
+        overwrite,
+    };
+    // Inside `stage`, the set waits for its commit; otherwise it is committed now.
+    let unstaged = STAGE.with(|stage| match stage.borrow_mut().as_mut() {
+        Some(sets) => {
+            sets.push(set);
+            None
+        }
+        None => Some(set),
+    });
+    match unstaged {
+        Some(set) => set.commit(),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// A set of temporaries written and not yet synced nor renamed into place.
+struct PendingSet {
+    targets: Vec<PathBuf>,
+    temporaries: Vec<Temporary>,
+    overwrite: Overwrite,
+}
+
+impl PendingSet {
+    /// Syncs every temporary, renames them into place in order, and syncs the folder.
+    fn commit(mut self) -> Result<(), Error> {
+        for (temporary, target) in self.temporaries.iter().zip(&self.targets) {
+            if let Some(file) = &temporary.file {
+                file.sync_all()
+                    .map_err(|e| Error::Io(without_path(e)).at(target))?;
+            }
+        }
+        let mut backups = Vec::with_capacity(self.targets.len());
+        let placed = place_all(
+            &self.targets,
+            &mut self.temporaries,
+            &mut backups,
+            self.overwrite,
+        );
+        // Temporaries and backups left over are dropped (removed) here, outside the lock.
+        drop(backups);
+        drop(self.temporaries);
+        placed?;
+        if let Some(path) = self.targets.first() {
+            sync_folder(path);
+        }
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// The sets written on this thread inside [`stage`], in order; `None` outside it.
+    static STAGE: RefCell<Option<Vec<PendingSet>>> = const { RefCell::new(None) };
+}
+
+/// Outputs written inside [`stage`]: complete temporary files beside their targets, not yet
+/// synced nor renamed into place. [`commit`](Staged::commit) finishes them; dropping a
+/// `Staged` removes them (and an interruption does, as for any temporary file), so nothing
+/// appears under a target name that was not committed.
+#[must_use = "a staged output is removed unless it is committed"]
+#[derive(Default)]
+pub struct Staged {
+    sets: Vec<PendingSet>,
+}
+
+impl std::fmt::Debug for Staged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Staged")
+            .field("targets", &self.targets().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Staged {
+    /// True when nothing was written inside the stage.
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    /// The files the commit will place, in order.
+    pub fn targets(&self) -> impl Iterator<Item = &Path> {
+        self.sets
+            .iter()
+            .flat_map(|s| &s.targets)
+            .map(PathBuf::as_path)
+    }
+
+    /// Syncs each set's temporaries to disk, renames them into place (a set as one, as
+    /// [`write_new_files`] does), and syncs their folders, set by set in the order written.
+    /// Stops at the first set that fails; that set's files are left as they were, and the
+    /// later sets are removed.
+    pub fn commit(self) -> Result<(), Error> {
+        for set in self.sets {
+            set.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `f` with every [`write_new_file`] / [`write_new_files`] on this thread (directly or
+/// inside a writer such as `gltf::write_file`) stopping short of the sync and the rename: each
+/// returns `Ok` once its temporary file is written and its checks passed (output is not the
+/// input, an existing output is refused without [`Overwrite::Allowed`]), and the sets are
+/// returned, to be [`commit`](Staged::commit)ted, e.g. by an I/O thread, while this thread
+/// goes on with other work. Checks that can only happen at the rename (a file created in the
+/// meantime under a target name) are reported by the commit.
+///
+/// ```
+/// use models::output::{stage, write_new_file, Overwrite};
+/// let dir = tempfile::tempdir()?;
+/// let out = dir.path().join("model.bmf");
+/// let (written, staged) = stage(|| write_new_file(&out, b"data", None, Overwrite::Never));
+/// written?;
+/// assert!(!out.exists()); // not yet in place
+/// std::thread::spawn(move || staged.commit()).join().unwrap()?;
+/// assert_eq!(std::fs::read(&out)?, b"data");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn stage<R>(f: impl FnOnce() -> R) -> (R, Staged) {
+    /// The enclosing stage (`None`: none), put back when dropped, also when `f` unwinds (the
+    /// inner sets are then dropped, which removes their temporaries).
+    struct Restore(Option<Option<Vec<PendingSet>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(outer) = self.0.take() {
+                let _inner = STAGE.with(|stage| std::mem::replace(&mut *stage.borrow_mut(), outer));
+            }
+        }
+    }
+    let mut restore = Restore(Some(
+        STAGE.with(|stage| stage.borrow_mut().replace(Vec::new())),
+    ));
+    let result = f();
+    let sets = match restore.0.take() {
+        Some(outer) => STAGE.with(|stage| std::mem::replace(&mut *stage.borrow_mut(), outer)),
+        None => None,
+    };
+    (
+        result,
+        Staged {
+            sets: sets.unwrap_or_default(),
+        },
+    )
 }
 
 /// Renames each temporary into place, in order, under the registry lock. On a failure, puts
 /// back the files already placed (from `backups`) and returns the error.
 fn place_all(
-    files: &[(&Path, &[u8])],
+    files: &[PathBuf],
     temporaries: &mut [Temporary],
     backups: &mut Vec<Option<Temporary>>,
     overwrite: Overwrite,
@@ -228,12 +372,12 @@ fn place_all(
     // Every file a rename replaces is kept until the whole set is in place. (A single file
     // needs no copy: its one rename either happens or not.)
     if overwrite == Overwrite::Allowed && files.len() > 1 {
-        for (path, _) in files {
+        for path in files {
             let backup = backup_of(path, &mut registry);
-            backups.push(backup.map_err(|e| Error::Io(without_path(e)).at(*path))?);
+            backups.push(backup.map_err(|e| Error::Io(without_path(e)).at(path))?);
         }
     }
-    for (i, ((path, _), temporary)) in files.iter().zip(temporaries.iter_mut()).enumerate() {
+    for (i, (path, temporary)) in files.iter().zip(temporaries.iter_mut()).enumerate() {
         if let Err(e) = temporary.persist(path, overwrite, &mut registry) {
             undo(files.get(..i).unwrap_or_default(), backups, &mut registry);
             return Err(e);
@@ -244,12 +388,8 @@ fn place_all(
 
 /// Puts back the `placed` files of a set: the kept copy of a replaced file, or removal of a
 /// new one.
-fn undo(
-    placed: &[(&Path, &[u8])],
-    backups: &mut [Option<Temporary>],
-    registry: &mut BTreeSet<PathBuf>,
-) {
-    for (i, (path, _)) in placed.iter().enumerate().rev() {
+fn undo(placed: &[PathBuf], backups: &mut [Option<Temporary>], registry: &mut BTreeSet<PathBuf>) {
+    for (i, path) in placed.iter().enumerate().rev() {
         match backups.get_mut(i).and_then(Option::as_mut) {
             Some(b) => b.restore(path, registry),
             None => {
@@ -292,8 +432,8 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// Writes `bytes` to a new temporary file beside `path` and flushes it; it takes the mode of
-/// `path` if that exists and may be replaced.
+/// Writes `bytes` to a new temporary file beside `path` (not yet synced: see
+/// [`PendingSet::commit`]); it takes the mode of `path` if that exists and may be replaced.
 fn write_temporary(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<Temporary, Error> {
     let dir = folder_of(path);
     // Errors name the folder or the final output, which the user chose, not the temporary
@@ -311,7 +451,6 @@ fn write_temporary(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<Te
         }
     }
     file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)?;
     Ok(temporary)
 }
 
@@ -412,5 +551,58 @@ mod tests {
         assert!(!a.exists());
         assert_eq!(std::fs::read(&b).unwrap(), b"keep");
         assert!(temporaries_in(dir.path()).is_empty());
+    }
+    #[test]
+    fn a_staged_output_appears_only_when_committed_and_is_removed_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("a.glb");
+        let (written, staged) = stage(|| write_new_file(&out, b"a", None, Overwrite::Never));
+        written.unwrap();
+        assert!(!out.exists());
+        assert_eq!(temporaries_in(dir.path()).len(), 1);
+        assert_eq!(staged.targets().collect::<Vec<_>>(), [out.as_path()]);
+        drop(staged);
+        assert!(!out.exists());
+        assert!(temporaries_in(dir.path()).is_empty());
+
+        let (written, staged) = stage(|| write_new_file(&out, b"b", None, Overwrite::Never));
+        written.unwrap();
+        staged.commit().unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"b");
+        assert!(temporaries_in(dir.path()).is_empty());
+        // Outside a stage, writes commit at once again.
+        let other = dir.path().join("b.glb");
+        write_new_file(&other, b"c", None, Overwrite::Never).unwrap();
+        assert_eq!(std::fs::read(&other).unwrap(), b"c");
+    }
+
+    #[test]
+    fn a_commit_refuses_a_file_created_under_its_name_after_the_stage() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("a.glb");
+        let (written, staged) = stage(|| write_new_file(&out, b"new", None, Overwrite::Never));
+        written.unwrap();
+        std::fs::write(&out, b"someone else's").unwrap();
+        let e = staged.commit().unwrap_err();
+        assert!(matches!(e, Error::OutputExists(_)), "{e}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"someone else's");
+        assert!(temporaries_in(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn stages_nest_and_an_inner_stage_keeps_its_own_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        let ((inner, written_b), outer) = stage(|| {
+            write_new_file(&a, b"a", None, Overwrite::Never).unwrap();
+            let (written_b, inner) = stage(|| write_new_file(&b, b"b", None, Overwrite::Never));
+            (inner, written_b)
+        });
+        written_b.unwrap();
+        assert_eq!(outer.targets().collect::<Vec<_>>(), [a.as_path()]);
+        assert_eq!(inner.targets().collect::<Vec<_>>(), [b.as_path()]);
+        inner.commit().unwrap();
+        outer.commit().unwrap();
+        assert!(a.exists() && b.exists());
     }
 }

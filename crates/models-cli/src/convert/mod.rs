@@ -272,7 +272,7 @@ fn written_files(args: &Args, output: &Path) -> String {
 /// Prints `IN -> OUT…` for a dry run; false when an output exists and --force is not given.
 fn dry_run_line(args: &Args, input: &Path, files: &[PathBuf]) -> bool {
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    println!("{} -> {}", input.display(), names.join(" + "));
+    outln!("{} -> {}", input.display(), names.join(" + "));
     let mut ok = true;
     for f in files {
         if !args.force && f.symlink_metadata().is_ok() {
@@ -331,18 +331,18 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
             n => format!("{n} images"),
         };
         match texture_folder(args, output) {
-            Some(folder) => println!(
+            Some(folder) => outln!(
                 "  + {}/ ({images}, as PNG or JPEG, from {})",
                 output.with_file_name(folder).display(),
                 names.join(", ")
             ),
-            None => println!("  embeds {images}: {}", names.join(", ")),
+            None => outln!("  embeds {images}: {}", names.join(", ")),
         }
     }
     let missing = report.missing_textures();
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|p| said::escape(p)).collect();
-        println!("  textures not found: {}", names.join(", "));
+        outln!("  textures not found: {}", names.join(", "));
     }
 }
 
@@ -567,36 +567,59 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
     let converted = AtomicUsize::new(0);
     let warned = AtomicUsize::new(0);
     let failed_jobs = AtomicUsize::new(0);
-    jobs.par_iter().for_each(|job| {
-        let outcome = job
-            .output
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .map_err(|e| format!("{}: {e}", job.output.display()))
-            .and_then(|()| match target {
-                Target::Gltf(_) => to_gltf(args, &job.input, &job.output),
-                Target::Model(format) => {
-                    import::to_model(args, &job.input, &job.output, format, base.as_ref())
-                }
-            });
-        let mut lines = Vec::new();
-        match outcome {
-            Ok(warnings) => {
-                converted.fetch_add(1, Ordering::Relaxed);
-                if said::any_warning(&warnings) {
-                    warned.fetch_add(1, Ordering::Relaxed);
-                }
-                lines.extend(said::lines(&job.input, &warnings));
-            }
-            Err(e) => {
-                failed_jobs.fetch_add(1, Ordering::Relaxed);
-                lines.push(format!("error: {e}"));
-            }
-        }
+    let report = |lines: Vec<String>| {
         if !lines.is_empty() {
             bar.suspend(|| eprintln!("{}", lines.join("\n")));
         }
         bar.inc(1);
+    };
+    // Conversions run on rayon's threads and stop short of the disk: each output is written
+    // to its temporary file inside `output::stage`, and one I/O thread syncs and renames it
+    // into place (`Staged::commit`) while the next conversions go on. A file is reported only
+    // after its commit, so "converted N" counts files that are complete on disk. The channel
+    // is bounded: conversions wait for the disk rather than pile up open temporaries.
+    let (to_disk, from_workers) = std::sync::mpsc::sync_channel::<Converted>(2 * COMMIT_QUEUE);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for done in from_workers {
+                let mut lines = done.lines;
+                match done.staged.commit() {
+                    Ok(()) => {
+                        converted.fetch_add(1, Ordering::Relaxed);
+                        if done.warned {
+                            warned.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    Err(e) => {
+                        failed_jobs.fetch_add(1, Ordering::Relaxed);
+                        lines.push(format!("error: {e}"));
+                    }
+                }
+                report(lines);
+            }
+        });
+        jobs.par_iter().for_each(|job| {
+            let (outcome, staged) =
+                models::output::stage(|| convert_job(args, job, target, base.as_ref()));
+            match outcome {
+                Ok(warnings) => {
+                    let done = Converted {
+                        lines: said::lines(&job.input, &warnings),
+                        warned: said::any_warning(&warnings),
+                        staged,
+                    };
+                    // The I/O thread only ends after this loop, so the send cannot fail; if it
+                    // did, `done` is dropped and its temporaries removed.
+                    let _ = to_disk.send(done);
+                }
+                Err(e) => {
+                    drop(staged);
+                    failed_jobs.fetch_add(1, Ordering::Relaxed);
+                    report(vec![format!("error: {e}")]);
+                }
+            }
+        });
+        drop(to_disk);
     });
     bar.finish_and_clear();
     let total = jobs.len() + failed;
@@ -613,6 +636,28 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         out_dir.display()
     );
     failed == 0
+}
+
+/// How many converted outputs may wait for the I/O thread, per conversion thread.
+const COMMIT_QUEUE: usize = 4;
+
+/// A batch job's output, written to its temporary files, on its way to the I/O thread.
+struct Converted {
+    lines: Vec<String>,
+    warned: bool,
+    staged: models::output::Staged,
+}
+
+/// Converts one batch job (its output written inside the caller's `output::stage`).
+fn convert_job(args: &Args, job: &Job, target: Target, base: Option<&models::Document>) -> Outcome {
+    job.output
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(|e| format!("{}: {e}", job.output.display()))?;
+    match target {
+        Target::Gltf(_) => to_gltf(args, &job.input, &job.output),
+        Target::Model(format) => import::to_model(args, &job.input, &job.output, format, base),
+    }
 }
 
 /// Output paths under `out_dir`, one per input, all distinct, and none of them an input:
