@@ -176,7 +176,7 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
 }
 
 /// The body of [`outln!`].
-pub(crate) fn write_stdout_line(line: std::fmt::Arguments) {
+pub(crate) fn write_stdout_line(line: std::fmt::Arguments<'_>) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let written = out
