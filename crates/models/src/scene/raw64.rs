@@ -8,6 +8,26 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// The base64 text of the floats' little-endian bytes.
 pub(crate) fn encode_f32(values: &[f32]) -> String {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    encode(&bytes)
+}
+
+/// The base64 text of the words' little-endian bytes (SKM blend words, adjacency).
+#[cfg(feature = "skm")]
+pub(crate) fn encode_u32(values: &[u32]) -> String {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    encode(&bytes)
+}
+
+/// The words of a base64 text made by [`encode_u32`]; `None` for anything else.
+#[cfg(feature = "skm")]
+pub(crate) fn decode_u32(text: &str) -> Option<Vec<u32>> {
+    decode(text)?
+        .chunks_exact(4)
+        .map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
+        .collect()
+}
+
+fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
@@ -31,6 +51,14 @@ pub(crate) fn encode_f32(values: &[f32]) -> String {
 /// The floats of a base64 text made by [`encode_f32`]; `None` for anything else (bad
 /// characters, a length that is not whole floats). Allocates at most 3/4 of the text.
 pub(crate) fn decode_f32(text: &str) -> Option<Vec<f32>> {
+    decode(text)?
+        .chunks_exact(4)
+        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
+        .collect()
+}
+
+/// The bytes of a base64 text, when they are whole 4-byte words.
+fn decode(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
     if text.len() % 4 != 0 {
         return None;
@@ -66,10 +94,7 @@ pub(crate) fn decode_f32(text: &str) -> Option<Vec<f32>> {
     if bytes.len() % 4 != 0 {
         return None;
     }
-    bytes
-        .chunks_exact(4)
-        .map(|c| <[u8; 4]>::try_from(c).ok().map(f32::from_le_bytes))
-        .collect()
+    Some(bytes)
 }
 
 #[cfg(test)]
