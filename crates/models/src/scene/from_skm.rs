@@ -384,9 +384,24 @@ fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
             .collect();
         extras.insert("skm_blend".into(), json!(super::raw64::encode_u32(&words)));
     }
+    // A normal needs no copy when it comes back bit for bit from what the export makes of it
+    // (`normalize3`) and from validation's renormalising of that, once or twice (before the
+    // glTF writer, after the glTF reader).
     let exact = |n: [f32; 3]| {
-        let back = normalize3(mirror_z(n)).map(mirror_z);
-        back.is_some_and(|b| b.map(f32::to_bits) == n.map(f32::to_bits))
+        let bits = n.map(f32::to_bits);
+        let Some(mut made) = normalize3(mirror_z(n)) else {
+            return false;
+        };
+        for _ in 0..3 {
+            if mirror_z(made).map(f32::to_bits) != bits {
+                return false;
+            }
+            match super::validate::unit3(made) {
+                Some(u) => made = u,
+                None => return false,
+            }
+        }
+        true
     };
     if doc.vertices.iter().any(|v| !exact(v.normal)) {
         let normals: Vec<f32> = doc.vertices.iter().flat_map(|v| v.normal).collect();
