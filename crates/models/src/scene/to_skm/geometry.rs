@@ -237,7 +237,7 @@ impl Geometry {
                     .filter(|w| w.len() == self.triangles.len() * 3)
                     .map(|w| {
                         w.chunks_exact(3)
-                            .map(|c| [c[0], c[1], c[2]])
+                            .filter_map(|c| <[u32; 3]>::try_from(c).ok())
                             .collect::<Vec<_>>()
                     });
             }
@@ -523,8 +523,8 @@ fn smooth_normals(mesh: &Mesh) -> Vec<[f32; 3]> {
             ];
             for &i in t {
                 if let Some(s) = acc.get_mut(i as usize) {
-                    for k in 0..3 {
-                        s[k] += n[k];
+                    for (a, b) in s.iter_mut().zip(n) {
+                        *a += b;
                     }
                 }
             }
@@ -673,9 +673,9 @@ fn reproduces(raw: &Vertex, infl: &[(usize, f32)]) -> bool {
         .map(|(&j, w)| (usize::from(j), w))
         .collect();
     let mut scene: Vec<(usize, f32)> = infl.to_vec();
-    scene.sort_by(|a, b| a.0.cmp(&b.0));
+    scene.sort_by_key(|a| a.0);
     let mut made = made;
-    made.sort_by(|a, b| a.0.cmp(&b.0));
+    made.sort_by_key(|a| a.0);
     made.len() == scene.len()
         && made
             .iter()
