@@ -185,7 +185,7 @@ fn a_base_of_another_format_is_a_usage_error_naming_both() {
 fn formats_without_an_importer_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let glb = fixture_glb(dir.path(), "smf", "skinned_animated.smf");
-    for ext in ["mdl", "elem", "skm"] {
+    for ext in ["mdl", "elem"] {
         let out = dir.path().join(format!("o.{ext}"));
         let o = models(&[&"convert", &glb, &out]);
         assert_eq!(o.status.code(), Some(1), "{ext}: {}", stderr(&o));
@@ -405,4 +405,38 @@ fn bmf_to_smf_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
     let source = fixture("bmf", "multi_three_meshes.bmf");
     converts_into(&source, &dir.path().join("three.smf"), &summary_of(&source));
+}
+
+#[test]
+fn glb_to_skm_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("skm", "arm_skinned.skm");
+    let glb = fixture_glb(dir.path(), "skm", "arm_skinned.skm");
+    let back = dir.path().join("back.skm");
+    converts_into(&glb, &back, &summary_of(&source));
+    // Nothing lost on the way: the canonical text of the original.
+    let original = models::open(&source).unwrap().to_bytes().unwrap();
+    assert_eq!(std::fs::read(&back).unwrap(), original);
+    let out = dir.path().join("based.skm");
+    let o = models(&[&"convert", &"--base", &source, &glb, &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), original);
+}
+
+#[test]
+fn bmf_to_skm_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("bmf", "multi_three_meshes.bmf");
+    let out = dir.path().join("three.skm");
+    let o = models(&[&"convert", &source, &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Three meshes become the one SKM mesh, with a warning.
+    assert!(
+        stderr(&o).contains("merged into the one SKM mesh"),
+        "{}",
+        stderr(&o)
+    );
+    let got = summary_of(&out);
+    assert_eq!(got.format, models::Format::Skm);
+    assert_eq!(got.faces, summary_of(&source).faces);
 }

@@ -88,13 +88,13 @@ fn fixture_scene(fmt: &str, name: &str) -> Scene {
     scene
 }
 
-/// Issue 15: a file another tool wrote imports into an SMF and a BMF that our readers accept,
-/// with every triangle, and (BMF) with bones when the scene is skinned.
+/// Issues 15, 16: a file another tool wrote imports into an SMF, a BMF and an SKM that our
+/// readers accept, with every triangle, and (BMF, SKM) with bones when the scene is skinned.
 fn imports_as_smf_and_bmf(label: &str, scene: &Scene) {
     let expected: usize = triangles(scene).iter().sum();
     let skinned = !scene.skins.is_empty();
     let valid = models::scene::validate(scene.clone()).scene;
-    for format in [Format::Smf, Format::Bmf] {
+    for format in [Format::Smf, Format::Bmf, Format::Skm] {
         let imported = Document::from_scene(format, &valid, None, &ImportOptions::default())
             .unwrap_or_else(|e| panic!("{label} into {format}: {e}"));
         let bytes = imported
@@ -110,7 +110,7 @@ fn imports_as_smf_and_bmf(label: &str, scene: &Scene) {
             "{label} into {format}: faces"
         );
         // (An SMF's summary counts its frames as bones, skinned or not.)
-        if format == Format::Bmf {
+        if matches!(format, Format::Bmf | Format::Skm) {
             assert_eq!(summary.bones > 0, skinned, "{label} into {format}: bones");
         }
     }

@@ -107,4 +107,12 @@ impl super::FormatModel for skm_text::Skm {
     ) -> Result<crate::scene::Conversion, crate::Error> {
         Ok(crate::scene::from_skm::convert(self, options))
     }
+
+    fn from_scene(
+        scene: &crate::scene::ValidScene,
+        base: Option<&Self>,
+        options: &crate::scene::ImportOptions,
+    ) -> Result<crate::scene::Imported<Self>, crate::Error> {
+        crate::scene::to_skm::convert(scene, base, options)
+    }
 }

@@ -7,8 +7,17 @@
 //!   top-left origin).
 //! * **Mesh.** One mesh, one primitive per attribute range (`id faceStart faceCount …`), in file
 //!   order, with material `id`. Faces no range covers get a primitive without material (warning).
-//!   The raw attribute table goes to the mesh's `extras.attribute_ranges`. Adjacency is not
-//!   carried (it is derived data; warning).
+//!   The raw attribute table goes to the mesh's `extras.attribute_ranges`. Adjacency is
+//!   derived data: kept (`extras.skm_adjacency`) only when it is not what the triangles give
+//!   (`to_skm::adjacency`, D3DX's rule); a warning either way.
+//! * **For the way back** (`to_skm.rs`), what the scene cannot hold exactly goes to `skm_*`
+//!   extras, base64 of the raw little-endian words (`scene/raw64.rs`): the mesh's
+//!   `skm_blend` (every vertex's `b0 b1 b2` bits and palette word, when any is non-zero: the
+//!   scene's influences are merged, sorted and renormalised), `skm_normals` (when some normal
+//!   is not exactly its renormalised self), the scene's `skm_encoding`, and on bones and
+//!   materials `skm_name` / `skm_texture` (raw bytes, when the text does not give them back),
+//!   `skm_symmetric` (a partner index out of range), `skm_colours` (the material's 17 floats,
+//!   when some were clamped or replaced).
 //! * **Materials** (D3DMATERIAL8, `R G B A`): diffuse → base colour (alpha < 1 → blend mode),
 //!   emissive RGB → emissive, specular + power → [`Material::specular`], ambient →
 //!   `extras.ambient`; a texture name (`(NULL)` = none) → the colour texture, backslashes turned
@@ -34,7 +43,7 @@ use super::{
     Transform, Vertices,
 };
 use serde_json::{json, Value};
-use skm_text::Skm;
+use skm_text::{Encoding, Name, Skm};
 
 struct Ctx {
     warnings: Vec<SceneWarning>,
@@ -77,6 +86,13 @@ pub(crate) fn convert(doc: &Skm, options: &SceneOptions) -> Conversion {
     scene
         .extras
         .insert("source_format".into(), Value::from("skm"));
+    scene.extras.insert(
+        "skm_encoding".into(),
+        Value::from(match doc.encoding {
+            Encoding::ShiftJis => "shift_jis",
+            Encoding::Utf8 => "utf-8",
+        }),
+    );
 
     materials(doc, &mut scene, &mut cx);
     let skin = bones(doc, &mut scene, &mut cx);
@@ -100,10 +116,11 @@ pub(crate) fn convert(doc: &Skm, options: &SceneOptions) -> Conversion {
             ])
             .collect::<Vec<_>>()),
     );
+    keep_raw(doc, &mut mesh.extras);
     if !doc.adjacency.is_empty() {
         cx.warn(format!(
-            "Adjacency ({} faces) not carried: glTF has no place for it and it can be derived \
-             from the indices",
+            "Adjacency ({} faces) has no glTF meaning: kept in the mesh's extras only where it \
+             differs from the one the triangles give",
             doc.adjacency.len()
         ));
     }
@@ -159,12 +176,26 @@ fn materials(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) {
             out.extras
                 .insert("emissive_alpha".into(), json!(m.emissive[3]));
         }
+        if b1 || b2 || b3 || b4 || b5 {
+            // The file's values, for the way back while the scene still has what they gave.
+            let raw: Vec<f32> = [m.diffuse, m.ambient, m.specular, m.emissive]
+                .iter()
+                .flatten()
+                .copied()
+                .chain([m.power])
+                .collect();
+            out.extras
+                .insert("skm_colours".into(), json!(super::raw64::encode_f32(&raw)));
+        }
         if let Some(name) = &m.texture {
             let raw = doc.text(name);
             let raw = raw.trim();
             if !raw.is_empty() {
                 // As written: the glTF writer's one texture-path policy resolves it.
                 out.color_texture = Some(raw.to_owned());
+            }
+            if !survives(doc, name, raw) {
+                out.extras.insert("skm_texture".into(), json!(name.raw));
             }
         }
         scene.materials.push(out);
@@ -285,6 +316,13 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
                 None => Value::Null,
             },
         );
+        if b.symmetric != -1 && b.symmetric_index().filter(|&s| s < count).is_none() {
+            node.extras
+                .insert("skm_symmetric".into(), json!(b.symmetric));
+        }
+        if !survives(doc, &b.name, &node.name) {
+            node.extras.insert("skm_name".into(), json!(b.name.raw));
+        }
         scene.nodes.push(node);
     }
     for (i, parent) in parents.iter().enumerate() {
@@ -318,6 +356,68 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
     };
     scene.skins.push(skin);
     Some(scene.skins.len() - 1)
+}
+
+/// Does `name` come back from the scene's `text` (encoded in the document's encoding)?
+fn survives(doc: &Skm, name: &Name, text: &str) -> bool {
+    Name::encode(text, doc.encoding).is_some_and(|n| n == *name)
+}
+
+/// What the scene's vertex attributes cannot hold exactly, in the mesh's extras for the way
+/// back (`to_skm`), each used there only while the scene still agrees with it: the blend
+/// weights and palette words as written (`skm_blend`: the scene's influences are merged,
+/// sorted and renormalised), the file's normals when some are not unit length (`skm_normals`),
+/// and the adjacency when it is not the one the triangles give (`skm_adjacency`).
+fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
+    if doc
+        .vertices
+        .iter()
+        .any(|v| v.blend_indices != 0 || v.weights.iter().any(|w| w.to_bits() != 0))
+    {
+        let words: Vec<u32> = doc
+            .vertices
+            .iter()
+            .flat_map(|v| {
+                let [a, b, c] = v.weights.map(f32::to_bits);
+                [a, b, c, v.blend_indices]
+            })
+            .collect();
+        extras.insert("skm_blend".into(), json!(super::raw64::encode_u32(&words)));
+    }
+    // A normal needs no copy when it comes back bit for bit from what the export makes of it
+    // (`normalize3`) and from validation's renormalising of that, once or twice (before the
+    // glTF writer, after the glTF reader).
+    let exact = |n: [f32; 3]| {
+        let bits = n.map(f32::to_bits);
+        let Some(mut made) = normalize3(mirror_z(n)) else {
+            return false;
+        };
+        for _ in 0..3 {
+            if mirror_z(made).map(f32::to_bits) != bits {
+                return false;
+            }
+            match super::validate::unit3(made) {
+                Some(u) => made = u,
+                None => return false,
+            }
+        }
+        true
+    };
+    if doc.vertices.iter().any(|v| !exact(v.normal)) {
+        let normals: Vec<f32> = doc.vertices.iter().flat_map(|v| v.normal).collect();
+        extras.insert(
+            "skm_normals".into(),
+            json!(super::raw64::encode_f32(&normals)),
+        );
+    }
+    let position = |i: u32| doc.vertices.get(i as usize).map(|v| v.position);
+    if super::to_skm::adjacency(position, &doc.triangles) != doc.adjacency {
+        let words: Vec<u32> = doc.adjacency.iter().flatten().copied().collect();
+        extras.insert(
+            "skm_adjacency".into(),
+            json!(super::raw64::encode_u32(&words)),
+        );
+    }
 }
 
 fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {

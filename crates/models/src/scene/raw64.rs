@@ -11,6 +11,27 @@ pub(crate) fn encode_f32(values: &[f32]) -> String {
     encode(&bytes)
 }
 
+/// The base64 text of the words' little-endian bytes (SKM blend words, adjacency).
+#[cfg(feature = "skm")]
+pub(crate) fn encode_u32(values: &[u32]) -> String {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    encode(&bytes)
+}
+
+/// The words of a base64 text made by [`encode_u32`]; `None` for anything else (bad
+/// characters, a length that is not whole words).
+#[cfg(feature = "skm")]
+pub(crate) fn decode_u32(text: &str) -> Option<Vec<u32>> {
+    let bytes = decode(text)?;
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    bytes
+        .chunks_exact(4)
+        .map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
+        .collect()
+}
+
 /// The base64 text of raw bytes (e.g. whole file records, BMF vertices and indices).
 pub(crate) fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
