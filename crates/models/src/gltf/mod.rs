@@ -4,7 +4,7 @@
 //! [`crate::scene`]) and [`crate::scene::validate`] has repaired what glTF forbids (non-unit
 //! normals, weights that do not sum to one, non-finite values, …), each repair a
 //! [`SceneWarning`]. Some repairs have not moved there yet and are still made here, with a
-//! warning (broken hierarchies, out-of-range indices, unsorted animation keys, invalid skins:
+//! warning (broken hierarchies, unsorted animation keys, invalid skins:
 //! ARCHITECTURE.md, "The writer's guarantee", keeps the list); the rest is glTF-only choices.
 //!
 //! * Accessors: `POSITION` carries `min`/`max`; `JOINTS_0` is `u8` (or `u16` beyond 256 joints),
