@@ -137,3 +137,53 @@ pub(crate) fn overlapping_groups(mesh: &Mesh) -> Vec<bool> {
     }
     shared
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Primitive, Vertices};
+
+    fn mesh(list: &Arc<Vec<u32>>, ranges: &[Range<usize>]) -> Mesh {
+        Mesh {
+            vertices: Vertices {
+                positions: vec![[0.0; 3]; 4],
+                ..Vertices::default()
+            },
+            primitives: ranges
+                .iter()
+                .map(|r| Primitive {
+                    indices: Indices::shared(list, r.clone()).unwrap(),
+                    material: Some(0),
+                })
+                .collect(),
+            ..Mesh::default()
+        }
+    }
+
+    #[test]
+    fn clean_lists_are_kept_and_bad_ones_cleaned_once() {
+        // Clean, overlapping: the scene's list itself, trimmed to whole triangles.
+        let list = Arc::new(vec![0, 1, 2, 1, 2, 3, 0]);
+        let mut m = mesh(&list, &[0..6, 3..7]);
+        let mut warnings = Vec::new();
+        mesh_indices(0, &mut m, 1, &mut warnings);
+        assert!(m
+            .primitives
+            .iter()
+            .all(|p| Arc::ptr_eq(p.indices.list(), &list)));
+        assert_eq!(m.primitives[1].indices.range(), 3..6);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        // A bad triangle in an overlapping group: one new list for both, each warned.
+        let list = Arc::new(vec![0, 1, 2, 1, 2, 9, 1, 2, 3]);
+        let mut m = mesh(&list, &[0..9, 3..9]);
+        let mut warnings = Vec::new();
+        mesh_indices(0, &mut m, 0, &mut warnings);
+        let (a, b) = (&m.primitives[0].indices, &m.primitives[1].indices);
+        assert!(Arc::ptr_eq(a.list(), b.list()) && !Arc::ptr_eq(a.list(), &list));
+        assert_eq!(&**a, &[0, 1, 2, 1, 2, 3]);
+        assert_eq!(&**b, &[1, 2, 3]);
+        // Two "beyond" warnings and two "material out of range" ones.
+        assert_eq!(warnings.len(), 4, "{warnings:?}");
+        assert!(m.primitives.iter().all(|p| p.material.is_none()));
+    }
+}
