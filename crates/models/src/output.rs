@@ -198,6 +198,29 @@ pub fn write_new_files(
     input: Option<&Path>,
     overwrite: Overwrite,
 ) -> Result<(), Error> {
+    let contents: Vec<(&Path, Content<'_>)> = files
+        .iter()
+        .map(|&(path, bytes)| (path, Content::Bytes(bytes)))
+        .collect();
+    write_new_contents(&contents, input, overwrite)
+}
+
+/// What [`write_new_contents`] writes into a file.
+pub(crate) enum Content<'c> {
+    /// These bytes.
+    Bytes(&'c [u8]),
+    /// Whatever this function writes, through a buffered writer on the temporary file: a
+    /// large output (a `.glb`) is streamed into place instead of being assembled in memory.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    Stream(&'c dyn Fn(&mut dyn Write) -> std::io::Result<()>),
+}
+
+/// [`write_new_files`] for contents that may be streamed.
+pub(crate) fn write_new_contents(
+    files: &[(&Path, Content<'_>)],
+    input: Option<&Path>,
+    overwrite: Overwrite,
+) -> Result<(), Error> {
     for (path, _) in files {
         if let Some(input) = input {
             if same_file(input, path) {
@@ -209,8 +232,8 @@ pub fn write_new_files(
         }
     }
     let mut temporaries = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        temporaries.push(write_temporary(path, bytes, overwrite)?);
+    for (path, content) in files {
+        temporaries.push(write_temporary(path, content, overwrite)?);
     }
     let set = PendingSet {
         targets: files.iter().map(|(p, _)| p.to_path_buf()).collect(),
@@ -432,9 +455,13 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// Writes `bytes` to a new temporary file beside `path` (not yet synced: see
+/// Writes `content` to a new temporary file beside `path` (not yet synced: see
 /// [`PendingSet::commit`]); it takes the mode of `path` if that exists and may be replaced.
-fn write_temporary(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<Temporary, Error> {
+fn write_temporary(
+    path: &Path,
+    content: &Content<'_>,
+    overwrite: Overwrite,
+) -> Result<Temporary, Error> {
     let dir = folder_of(path);
     // Errors name the folder or the final output, which the user chose, not the temporary
     // file (which is removed on every error path).
@@ -450,7 +477,14 @@ fn write_temporary(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<Te
             }
         }
     }
-    file.write_all(bytes).map_err(io)?;
+    match content {
+        Content::Bytes(bytes) => file.write_all(bytes).map_err(io)?,
+        Content::Stream(write) => {
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, file);
+            write(&mut buffered).map_err(io)?;
+            buffered.flush().map_err(io)?;
+        }
+    }
     Ok(temporary)
 }
 

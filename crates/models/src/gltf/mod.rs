@@ -4,7 +4,7 @@
 //! [`crate::scene`]) and [`crate::scene::validate`] has repaired what glTF forbids (non-unit
 //! normals, weights that do not sum to one, non-finite values, …), each repair a
 //! [`SceneWarning`]. Some repairs have not moved there yet and are still made here, with a
-//! warning (broken hierarchies, out-of-range indices, unsorted animation keys, invalid skins:
+//! warning (broken hierarchies, unsorted animation keys, invalid skins:
 //! ARCHITECTURE.md, "The writer's guarantee", keeps the list); the rest is glTF-only choices.
 //!
 //! * Accessors: `POSITION` carries `min`/`max`; `JOINTS_0` is `u8` (or `u16` beyond 256 joints),
@@ -30,8 +30,9 @@ mod read;
 mod textures;
 mod write;
 
-use crate::output::{write_new_files, Overwrite};
+use crate::output::{write_new_contents, Content, Overwrite};
 use crate::scene::{SceneWarning, ValidScene};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use gltf_json as json;
@@ -135,13 +136,17 @@ impl Gltf {
     /// Builds the glTF document for `scene`. The buffer has no URI (as in a GLB); see
     /// [`Gltf::to_gltf`] for the `.gltf` + `.bin` layout.
     pub fn from_scene(scene: &ValidScene, options: &GltfOptions) -> Result<Self, Error> {
-        write::build(scene, options)
+        write::build(scene, options).map(write::Export::into_gltf)
     }
 
     /// The binary glTF (`.glb`) bytes.
     pub fn to_glb(&self) -> Result<Vec<u8>, Error> {
         let json = serde_json::to_vec(&self.root)?;
-        glb(&json, &self.bin)
+        let glb = Glb::new(&json, self.bin.len())?;
+        let mut out = Vec::with_capacity(glb.total);
+        // Writing into a vector cannot fail.
+        let _ = glb.write(&mut out, |w| w.write_all(&self.bin));
+        Ok(out)
     }
 
     /// The `.gltf` JSON text with its buffer pointing at `bin_uri` (a URI relative to the
@@ -158,7 +163,7 @@ impl Gltf {
 
 /// `scene` as a binary glTF (`.glb`).
 pub fn to_glb(scene: &ValidScene, options: &GltfOptions) -> Result<Vec<u8>, Error> {
-    Gltf::from_scene(scene, options)?.to_glb()
+    to_glb_with_warnings(scene, options).map(|(glb, _)| glb)
 }
 
 /// `scene` as a binary glTF, and the writer's warnings.
@@ -166,8 +171,14 @@ pub fn to_glb_with_warnings(
     scene: &ValidScene,
     options: &GltfOptions,
 ) -> Result<(Vec<u8>, Vec<SceneWarning>), Error> {
-    let gltf = Gltf::from_scene(scene, options)?;
-    Ok((gltf.to_glb()?, gltf.warnings))
+    // The JSON first, then the buffer straight from the scene into one exactly-sized vector.
+    let export = write::build(scene, options)?;
+    let json = serde_json::to_vec(&export.root)?;
+    let glb = Glb::new(&json, export.bin.len())?;
+    let mut out = Vec::with_capacity(glb.total);
+    // Writing into a vector cannot fail.
+    let _ = glb.write(&mut out, |w| export.bin.write_to(w));
+    Ok((out, export.warnings))
 }
 
 /// `scene` as `.gltf` JSON whose buffer is the file `bin_uri`, and the bytes of that file.
@@ -253,53 +264,62 @@ pub fn write_file(
 ) -> Result<Vec<SceneWarning>, Error> {
     let container =
         Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
-    let gltf = Gltf::from_scene(scene, options)?;
+    let mut export = write::build(scene, options)?;
     let input = options.source.as_deref();
     // Images beside the output, then the buffer, then the output itself, written as one set:
     // either every file is replaced or none is, and the output never refers to a file not yet
     // in place (the set is renamed in this order).
-    if !gltf.images.is_empty() && overwrite == Overwrite::Never && out.symlink_metadata().is_ok() {
+    if !export.images.is_empty() && overwrite == Overwrite::Never && out.symlink_metadata().is_ok()
+    {
         // Refused before the images' folder is made, as the set write below would refuse it.
         return Err(crate::Error::OutputExists(out.to_path_buf()).into());
     }
-    let image_paths = image_paths(&gltf, out)?;
-    let mut files: Vec<(&Path, &[u8])> = image_paths
+    let image_paths = image_paths(&export.images, out)?;
+    let mut files: Vec<(&Path, Content<'_>)> = image_paths
         .iter()
-        .zip(&gltf.images)
-        .map(|(path, (_, bytes))| (path.as_path(), bytes.as_slice()))
+        .zip(&export.images)
+        .map(|(path, (_, bytes))| (path.as_path(), Content::Bytes(bytes)))
         .collect();
-    let glb;
-    let (json, bin);
+    // The binary data goes from the scene straight into the output file, never whole in
+    // memory: the JSON (computed first) says where every chunk goes.
+    let json;
     let bin_path = bin_path(out);
+    let (glb, stream_glb, stream_bin);
     match container {
         Container::Glb => {
-            glb = gltf.to_glb()?;
-            files.push((out, &glb));
+            json = serde_json::to_vec(&export.root)?;
+            glb = Glb::new(&json, export.bin.len())?;
+            stream_glb = |w: &mut dyn Write| glb.write(w, |w| export.bin.write_to(w));
+            files.push((out, Content::Stream(&stream_glb)));
         }
         Container::Gltf => {
             let bin_name = bin_path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            (json, bin) = gltf.to_gltf(&bin_name)?;
-            if !bin.is_empty() {
-                files.push((&bin_path, &bin));
+            if let Some(buffer) = export.root.buffers.first_mut() {
+                buffer.uri = Some(textures::percent_encode(&bin_name));
             }
-            files.push((out, json.as_bytes()));
+            json = serde_json::to_vec_pretty(&export.root)?;
+            stream_bin = |w: &mut dyn Write| export.bin.write_to(w);
+            if export.bin.len() > 0 {
+                files.push((&bin_path, Content::Stream(&stream_bin)));
+            }
+            files.push((out, Content::Bytes(&json)));
         }
     }
-    write_new_files(&files, input, overwrite)?;
-    Ok(gltf.warnings)
+    write_new_contents(&files, input, overwrite)?;
+    Ok(export.warnings)
 }
 
 /// Where [`Gltf::images`] go beside `out`; creates their folders.
-fn image_paths(gltf: &Gltf, out: &Path) -> Result<Vec<PathBuf>, Error> {
+fn image_paths(images: &[(String, Vec<u8>)], out: &Path) -> Result<Vec<PathBuf>, Error> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut paths = Vec::with_capacity(gltf.images.len());
-    for (relative, _) in &gltf.images {
+    let mut paths = Vec::with_capacity(images.len());
+    for (relative, _) in images {
         let path = relative
             .split('/')
             .fold(dir.clone(), |p, part| p.join(part));
@@ -314,32 +334,61 @@ fn image_paths(gltf: &Gltf, out: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(paths)
 }
 
-/// Packs JSON and BIN chunks into a GLB container.
-fn glb(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, Error> {
-    let pad = |n: usize| (4 - n % 4) % 4;
-    let json_len = json.len() + pad(json.len());
-    let bin_len = bin.len() + pad(bin.len());
-    let total = 12 + 8 + json_len + if bin.is_empty() { 0 } else { 8 + bin_len };
-    let too_large = || Error::TooLarge {
-        what: "GLB",
-        size: total as u64,
-    };
-    let total32 = u32::try_from(total).map_err(|_| too_large())?;
-    let json32 = u32::try_from(json_len).map_err(|_| too_large())?;
-    let bin32 = u32::try_from(bin_len).map_err(|_| too_large())?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&json32.to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
-    if !bin.is_empty() {
-        out.extend_from_slice(&bin32.to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(bin);
-        out.resize(out.len() + pad(bin.len()), 0);
+/// The layout of a GLB container: its JSON and BIN chunks (the BIN chunk only when the buffer
+/// is not empty), each padded to 4 bytes.
+struct Glb<'j> {
+    json: &'j [u8],
+    /// The BIN chunk's length, and the zeros after the buffer that pad it to 4 bytes.
+    bin_len: usize,
+    bin_pad: usize,
+    /// The whole container's length.
+    total: usize,
+}
+
+impl<'j> Glb<'j> {
+    /// For `json` and a buffer of `buffer_len` bytes.
+    fn new(json: &'j [u8], buffer_len: usize) -> Result<Self, Error> {
+        let json_len = json.len().next_multiple_of(4);
+        let bin_len = buffer_len.next_multiple_of(4);
+        let total = 12 + 8 + json_len + if bin_len == 0 { 0 } else { 8 + bin_len };
+        let glb = Self {
+            json,
+            bin_len,
+            bin_pad: bin_len - buffer_len,
+            total,
+        };
+        // Every length the headers hold must fit 32 bits.
+        if u32::try_from(total).is_err() {
+            return Err(Error::TooLarge {
+                what: "GLB",
+                size: total as u64,
+            });
+        }
+        Ok(glb)
     }
-    Ok(out)
+
+    /// Writes the container; `bin` writes the buffer's `buffer_len` bytes.
+    fn write<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        bin: impl FnOnce(&mut W) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        // Checked in `new`: every length is at most `total`.
+        let u32_of = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+        let json_len = self.json.len().next_multiple_of(4);
+        out.write_all(b"glTF")?;
+        out.write_all(&2u32.to_le_bytes())?;
+        out.write_all(&u32_of(self.total))?;
+        out.write_all(&u32_of(json_len))?;
+        out.write_all(b"JSON")?;
+        out.write_all(self.json)?;
+        out.write_all(b"   ".get(..json_len - self.json.len()).unwrap_or_default())?;
+        if self.bin_len > 0 {
+            out.write_all(&u32_of(self.bin_len))?;
+            out.write_all(b"BIN\0")?;
+            bin(out)?;
+            out.write_all([0u8; 3].get(..self.bin_pad).unwrap_or_default())?;
+        }
+        Ok(())
+    }
 }

@@ -30,9 +30,8 @@ mod math;
 mod merge;
 #[cfg(any(feature = "bmf", feature = "skm"))]
 mod raw64;
-// Shared index lists: used by the converters of the formats whose material ranges may overlap
-// (BMF, SMF, SKM) and by the glTF writer; absent from a build with none of them.
-#[cfg(any(feature = "bmf", feature = "smf", feature = "skm", feature = "gltf"))]
+// Shared index lists: made by the converters of the formats whose material ranges may overlap
+// (BMF, SMF, SKM) and by validation when it repairs such a list.
 pub(crate) mod shared;
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;

@@ -58,12 +58,6 @@ impl SharedTriangles {
         (shared, skipped)
     }
 
-    /// The whole converted list (only the glTF writer asks for it).
-    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
-    pub(crate) fn list(&self) -> &Arc<Vec<u32>> {
-        &self.list
-    }
-
     fn kept_before(&self, t: usize) -> usize {
         if self.kept_before.is_empty() {
             t.min(self.source_triangles)

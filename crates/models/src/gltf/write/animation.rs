@@ -1,6 +1,6 @@
 //! Animations: channels, samplers and their key accessors (shared key arrays written once).
 
-use super::buffer::f32_bytes;
+use super::buffer::{f32_bytes, Chunk};
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
 use crate::scene::{normalize_quat, Animation, ChannelPath, Interpolation, Scene};
@@ -108,7 +108,7 @@ impl Builder<'_> {
         let first = times.first().copied().unwrap_or_default();
         let last = times.last().copied().unwrap_or_default();
         let a = self.accessor(
-            &f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(times)),
+            Chunk::owned(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(times))),
             times.len(),
             ComponentType::F32,
             Type::Scalar,
@@ -181,7 +181,7 @@ impl Builder<'_> {
                         3
                     };
                     let output = self.accessor(
-                        &f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(&values)),
+                        Chunk::owned(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(&values))),
                         values.len() / comps,
                         ComponentType::F32,
                         type_,

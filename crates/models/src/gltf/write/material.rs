@@ -1,6 +1,7 @@
 //! Materials (`pbrMetallicRoughness`, the rest in extras) and their textures: located,
 //! embedded, written beside the output or referred to by URI, once per file.
 
+use super::buffer::Chunk;
 use super::{extras, floats, label, non_empty, push, Builder};
 use crate::gltf::textures::{self, Embedded};
 use crate::gltf::Error;
@@ -122,7 +123,7 @@ impl Builder<'_> {
         };
         let image = match folder {
             None => json::Image {
-                buffer_view: Some(self.view(&bytes, None)?),
+                buffer_view: Some(self.view(Chunk::Bytes(bytes.into()), None)?),
                 mime_type: Some(json::image::MimeType(mime.to_owned())),
                 name: non_empty(raw),
                 uri: None,

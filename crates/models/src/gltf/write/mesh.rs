@@ -1,7 +1,7 @@
 //! Meshes: vertex attributes (one accessor each, shared by the mesh's primitives) and each
 //! primitive's index accessor.
 
-use super::buffer::{f32_bytes, index_bytes};
+use super::buffer::{f32_bytes, Chunk};
 use super::indices::{self, PrimIndices};
 use super::material::TextureUse;
 use super::skin::SkinPlan;
@@ -17,6 +17,7 @@ use json::mesh::Semantic;
 use json::validation::Checked::Valid;
 use json::Index;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A mesh as written: its index and whether it carries JOINTS_0/WEIGHTS_0; `None` when it is
 /// not written.
@@ -25,16 +26,15 @@ pub(super) type WrittenMesh = Option<(Index<json::Mesh>, bool)>;
 /// A primitive's attributes (the same for every primitive of a mesh).
 type Attributes = BTreeMap<json::validation::Checked<Semantic>, Index<json::Accessor>>;
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// Writes one mesh; `None` when nothing of it is drawable. The flag says whether it carries
     /// JOINTS_0/WEIGHTS_0 (only when some node draws it with a valid skin of `joint_count`).
     pub(super) fn mesh(
         &mut self,
         i: usize,
-        mesh: &Mesh,
+        mesh: &'a Mesh,
         joint_count: Option<usize>,
         textured: &[TextureUse],
-        material_count: usize,
     ) -> Result<WrittenMesh, Error> {
         let label = label("mesh", i, &mesh.name);
         let v = &mesh.vertices;
@@ -50,7 +50,7 @@ impl Builder<'_> {
         }
 
         // Primitives first: which survive decides whether the mesh is written at all.
-        let plan = indices::plan(&label, mesh, n, material_count, &mut self.warnings);
+        let plan = indices::plan(mesh);
         let mut needs_uv = false;
         let mut needs_tangents = false;
         for (_, material) in &plan.prims {
@@ -60,9 +60,7 @@ impl Builder<'_> {
             }
         }
         if plan.prims.is_empty() {
-            if total_indices > 0 {
-                self.warn(format!("{label}: no drawable triangles; not written"));
-            }
+            self.warn(format!("{label}: no drawable triangles; not written"));
             return Ok(None);
         }
 
@@ -87,7 +85,7 @@ impl Builder<'_> {
     }
 
     /// `POSITION`, with `min`/`max` (a glTF-only choice the validator asks for).
-    fn positions(&mut self, v: &Vertices, attributes: &mut Attributes) -> Result<(), Error> {
+    fn positions(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for p in &v.positions {
@@ -97,7 +95,7 @@ impl Builder<'_> {
             }
         }
         let acc = self.accessor(
-            &f32_bytes(&v.positions),
+            Chunk::Bytes(f32_bytes(&v.positions)),
             v.positions.len(),
             ComponentType::F32,
             Type::Vec3,
@@ -113,7 +111,7 @@ impl Builder<'_> {
     /// triangles (a glTF-only choice, so that viewers need not make up their own tangent space).
     fn normals(
         &mut self,
-        v: &Vertices,
+        v: &'a Vertices,
         tangent_plan: Option<&indices::Plan>,
         attributes: &mut Attributes,
     ) -> Result<(), Error> {
@@ -122,7 +120,7 @@ impl Builder<'_> {
             return Ok(());
         };
         let acc = self.accessor(
-            &f32_bytes(normals),
+            Chunk::Bytes(f32_bytes(normals)),
             n,
             ComponentType::F32,
             Type::Vec3,
@@ -144,9 +142,14 @@ impl Builder<'_> {
             }
             _ => None,
         };
-        if let Some(tangents) = v.tangents.as_deref().or(generated.as_deref()) {
+        let tangents = match (v.tangents.as_deref(), generated) {
+            (Some(t), _) => Some(Chunk::Bytes(f32_bytes(t))),
+            (None, Some(g)) => Some(Chunk::owned(f32_bytes(&g))),
+            (None, None) => None,
+        };
+        if let Some(tangents) = tangents {
             let acc = self.accessor(
-                &f32_bytes(tangents),
+                tangents,
                 n,
                 ComponentType::F32,
                 Type::Vec4,
@@ -163,15 +166,14 @@ impl Builder<'_> {
     fn uvs(
         &mut self,
         label: &str,
-        v: &Vertices,
+        v: &'a Vertices,
         needs_uv: bool,
         attributes: &mut Attributes,
     ) -> Result<(), Error> {
         let n = v.positions.len();
         let uv1 = v.uv1.as_deref();
-        let zeros;
         let uv0 = match v.uv0.as_deref() {
-            Some(uv) => Some(uv),
+            Some(uv) => Some(Chunk::Bytes(f32_bytes(uv))),
             None if uv1.is_some() || needs_uv => {
                 self.warn(format!(
                     "{label}: {} but no first UV set; TEXCOORD_0 written as zeros",
@@ -181,15 +183,16 @@ impl Builder<'_> {
                         "a textured material"
                     }
                 ));
-                zeros = vec![[0.0; 2]; n];
-                Some(zeros.as_slice())
+                // 0.0f32 is four zero bytes.
+                Some(Chunk::Zeros(n.saturating_mul(8)))
             }
             None => None,
         };
+        let uv1 = uv1.map(|uv| Chunk::Bytes(f32_bytes(uv)));
         for (set, uv) in [(0u32, uv0), (1, uv1)] {
             let Some(uv) = uv else { continue };
             let acc = self.accessor(
-                &f32_bytes(uv),
+                uv,
                 n,
                 ComponentType::F32,
                 Type::Vec2,
@@ -202,10 +205,10 @@ impl Builder<'_> {
     }
 
     /// `COLOR_0`.
-    fn colors(&mut self, v: &Vertices, attributes: &mut Attributes) -> Result<(), Error> {
+    fn colors(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
         if let Some(colors) = v.colors.as_deref() {
             let acc = self.accessor(
-                &f32_bytes(colors),
+                Chunk::Bytes(f32_bytes(colors)),
                 v.positions.len(),
                 ComponentType::F32,
                 Type::Vec4,
@@ -222,7 +225,7 @@ impl Builder<'_> {
     fn skinning(
         &mut self,
         label: &str,
-        v: &Vertices,
+        v: &'a Vertices,
         joint_count: Option<usize>,
         attributes: &mut Attributes,
     ) -> Result<bool, Error> {
@@ -247,7 +250,7 @@ impl Builder<'_> {
                     ComponentType::U8
                 };
                 let acc = self.accessor(
-                    &bytes,
+                    Chunk::Bytes(bytes.into()),
                     n,
                     component,
                     Type::Vec4,
@@ -256,7 +259,7 @@ impl Builder<'_> {
                 )?;
                 attributes.insert(Valid(Semantic::Joints(0)), acc);
                 let acc = self.accessor(
-                    &f32_bytes(ws),
+                    Chunk::Bytes(f32_bytes(ws)),
                     n,
                     ComponentType::F32,
                     Type::Vec4,
@@ -286,16 +289,20 @@ impl Builder<'_> {
         let prims = &plan.prims;
         let mut primitives = Vec::with_capacity(prims.len());
         let mut list_views: Vec<Option<Index<json::buffer::View>>> = vec![None; plan.lists.len()];
-        let (component, size) = if n <= 65_535 {
-            (ComponentType::U16, 2)
+        let (component, size, wide) = if n <= 65_535 {
+            (ComponentType::U16, 2, false)
         } else {
-            (ComponentType::U32, 4)
+            (ComponentType::U32, 4, true)
         };
         for (indices, material) in prims {
             let acc = match indices {
-                PrimIndices::Own(indices) => self.accessor(
-                    &index_bytes(indices, component),
-                    indices.len(),
+                PrimIndices::Own { list, range } => self.accessor(
+                    Chunk::Indices {
+                        list: Arc::clone(list),
+                        range: range.clone(),
+                        wide,
+                    },
+                    range.len(),
                     component,
                     Type::Scalar,
                     Some(Target::ElementArrayBuffer),
@@ -305,9 +312,15 @@ impl Builder<'_> {
                     let view = match list_views.get(*list).copied().flatten() {
                         Some(view) => view,
                         None => {
-                            let data = plan.lists.get(*list).map_or(&[][..], |l| l.as_slice());
+                            let data = plan.lists.get(*list).cloned().unwrap_or_default();
+                            // The whole list, but a stray index or two after its last triangle.
+                            let range = 0..data.len() / 3 * 3;
                             let view = self.view(
-                                &index_bytes(data, component),
+                                Chunk::Indices {
+                                    list: data,
+                                    range,
+                                    wide,
+                                },
                                 Some(Target::ElementArrayBuffer),
                             )?;
                             if let Some(slot) = list_views.get_mut(*list) {
@@ -342,12 +355,12 @@ impl Builder<'_> {
     }
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// Writes every mesh; `None` for one not written, else its index and whether it carries
     /// JOINTS_0/WEIGHTS_0.
     pub(super) fn meshes(
         &mut self,
-        scene: &Scene,
+        scene: &'a Scene,
         skins: &[Option<SkinPlan>],
         textured: &[TextureUse],
     ) -> Result<Vec<WrittenMesh>, Error> {
@@ -373,7 +386,7 @@ impl Builder<'_> {
                 .filter_map(|&s| skins.get(s).and_then(Option::as_ref))
                 .map(|s| s.joints.len())
                 .min();
-            meshes.push(self.mesh(i, mesh, joint_count, textured, scene.materials.len())?);
+            meshes.push(self.mesh(i, mesh, joint_count, textured)?);
         }
         Ok(meshes)
     }

@@ -3,11 +3,14 @@
 //! ([`material`]), meshes ([`mesh`], with the index plan in [`indices`] and generated tangents
 //! in [`tangents`]), animations ([`animation`]) and the binary buffer ([`buffer`]).
 //!
-//! [`crate::scene::validate`] made the vertex data, materials and inverse bind matrices valid;
-//! what remains here is serialisation and glTF-only choices (TRS, generated tangents, zero
-//! UVs, index component type, alignment, `min`/`max`), plus the repairs not yet moved to
-//! validation (the hierarchy, index lists, animation keys, invalid skins and references),
-//! each with a warning.
+//! [`crate::scene::validate`] made the vertex data, index lists, materials and inverse bind
+//! matrices valid; what remains here is serialisation and glTF-only choices (TRS, generated
+//! tangents, zero UVs, index component type, alignment, `min`/`max`), plus the repairs not yet
+//! moved to validation (the hierarchy, animation keys, invalid skins and references), each
+//! with a warning.
+//!
+//! The JSON is computed first and the binary buffer is only planned ([`buffer::Bin`]): its
+//! bytes go once, from the scene straight into the output.
 
 mod animation;
 mod buffer;
@@ -30,7 +33,7 @@ use std::collections::HashMap;
 
 struct Builder<'a> {
     root: json::Root,
-    bin: Vec<u8>,
+    bin: buffer::Bin<'a>,
     warnings: Vec<SceneWarning>,
     options: &'a GltfOptions,
     textures: HashMap<String, Option<Index<json::Texture>>>,
@@ -42,10 +45,34 @@ struct Builder<'a> {
     image_files: Vec<(String, Vec<u8>)>,
 }
 
-pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, Error> {
+/// A glTF asset planned over the scene it was written from: the JSON, the binary buffer as
+/// chunks (mostly borrowed from the scene), the warnings and the image files.
+pub(crate) struct Export<'a> {
+    pub root: json::Root,
+    pub bin: buffer::Bin<'a>,
+    pub warnings: Vec<SceneWarning>,
+    pub images: Vec<(String, Vec<u8>)>,
+}
+
+impl Export<'_> {
+    /// The owned [`Gltf`] (the binary buffer copied out once).
+    pub fn into_gltf(self) -> Gltf {
+        Gltf {
+            bin: self.bin.to_vec(),
+            root: self.root,
+            warnings: self.warnings,
+            images: self.images,
+        }
+    }
+}
+
+pub(crate) fn build<'a>(
+    scene: &'a ValidScene,
+    options: &'a GltfOptions,
+) -> Result<Export<'a>, Error> {
     let mut b = Builder {
         root: json::Root::default(),
-        bin: Vec::with_capacity(buffer::bin_estimate(scene)),
+        bin: buffer::Bin::default(),
         warnings: Vec::new(),
         options,
         textures: HashMap::new(),
@@ -57,7 +84,7 @@ pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, E
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
         ..json::Asset::default()
     };
-    let scene: &Scene = scene;
+    let scene: &'a Scene = scene;
 
     // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
     let mut h = Hierarchy::new(scene, &mut b.warnings);
@@ -68,8 +95,7 @@ pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, E
     b.skins(&skins)?;
     b.animations(scene, h.len())?;
     b.scene(scene, &h)?;
-    buffer::pad4(&mut b.bin);
-    if !b.bin.is_empty() {
+    if b.bin.len() > 0 {
         b.root.buffers.push(json::Buffer {
             byte_length: USize64::from(b.bin.len()),
             name: None,
@@ -78,7 +104,7 @@ pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, E
             extras: None,
         });
     }
-    Ok(Gltf {
+    Ok(Export {
         root: b.root,
         bin: b.bin,
         warnings: b.warnings,

@@ -1,7 +1,7 @@
 //! Skins: which are written, their inverse bind matrices and common roots, and each vertex's
 //! joints and weights.
 
-use super::buffer::f32_bytes;
+use super::buffer::{f32_bytes, Chunk};
 use super::hierarchy::Hierarchy;
 use super::{label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
@@ -107,9 +107,8 @@ impl Builder<'_> {
             let ibm = if plan.ibm.is_empty() {
                 None
             } else {
-                let bytes = f32_bytes(&plan.ibm);
                 Some(self.accessor(
-                    &bytes,
+                    Chunk::owned(f32_bytes(&plan.ibm)),
                     plan.ibm.len(),
                     ComponentType::F32,
                     Type::Mat4,

@@ -8,9 +8,14 @@
 //! returned as a warning that names the place, the kind and how many values it touched.
 //!
 //! Done here today: vertex attributes (lengths, non-finite positions and UVs, unit normals and
-//! tangents, colours, joints and weights), material colour factors and inverse bind matrices.
-//! Still done by the glTF writer, to be moved: the hierarchy (two parents, cycles, common skin
-//! roots), index lists, animation keys and channels, non-finite node transforms, invalid skins.
+//! tangents, colours, joints and weights), index lists and primitive materials ([`indices`]),
+//! material colour factors and inverse bind matrices. Still done by the glTF writer, to be
+//! moved: the hierarchy (two parents, cycles, common skin roots), animation keys and channels,
+//! non-finite node transforms, invalid skins.
+
+mod indices;
+
+pub(crate) use indices::overlapping_groups;
 
 use super::{Material, Mesh, Scene, SceneWarning, Skin, Vertices};
 use serde_json::Value;
@@ -53,9 +58,11 @@ pub struct Validated {
 pub fn validate(mut scene: Scene) -> Validated {
     let mut warnings = Vec::new();
     let joint_counts = mesh_joint_counts(&scene);
+    let material_count = scene.materials.len();
     for (i, mesh) in scene.meshes.iter_mut().enumerate() {
         let joint_count = joint_counts.get(i).copied().flatten();
         mesh_vertices(i, mesh, joint_count, &mut warnings);
+        indices::mesh_indices(i, mesh, material_count, &mut warnings);
     }
     for (i, material) in scene.materials.iter_mut().enumerate() {
         material_factors(i, material, &mut warnings);

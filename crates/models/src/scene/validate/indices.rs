@@ -1,0 +1,189 @@
+//! Index lists: whole triangles, every index below the vertex count, materials in range.
+//!
+//! A primitive whose indices need no repair keeps them as they are (a range of the scene's
+//! list, never copied), so the writer streams them straight into the output. Primitives whose
+//! ranges of one shared list overlap (BMF, SMF or SKM material ranges may) are repaired
+//! together: the list is cleaned once and each of them becomes a range of the cleaned list
+//! ([`SharedTriangles`]), so that the writer still writes it once.
+
+use super::label;
+use crate::scene::shared::SharedTriangles;
+use crate::scene::{Indices, Mesh, SceneWarning};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Repairs the primitives of mesh `i` (`material_count` materials in the scene); every repair
+/// is a warning naming the primitive. A mesh without vertices is left alone (the writer does
+/// not write it, and says so).
+pub(super) fn mesh_indices(
+    i: usize,
+    mesh: &mut Mesh,
+    material_count: usize,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let n = mesh.vertices.positions.len();
+    if n == 0 {
+        return;
+    }
+    let label = label("mesh", i, &mesh.name);
+    let shared = overlapping_groups(mesh);
+    let valid = |tri: &[u32]| tri.iter().all(|&x| (x as usize) < n);
+    // Cleaned shared lists by the address of the scene's list; `None` when it needs no repair.
+    let mut cleaned: HashMap<*const Vec<u32>, Option<SharedTriangles>> = HashMap::new();
+    for (p, prim) in mesh.primitives.iter_mut().enumerate() {
+        let len = prim.indices.len();
+        let whole = len / 3 * 3;
+        if whole != len {
+            warnings.push(SceneWarning(format!(
+                "{label} primitive {p}: {len} indices is not a multiple of 3; the last {} dropped",
+                len - whole
+            )));
+        }
+        let list = Arc::clone(prim.indices.list());
+        let range = prim.indices.range();
+        let bad = if shared.get(p).copied().unwrap_or(false) {
+            let triangles = cleaned
+                .entry(Arc::as_ptr(&list))
+                .or_insert_with(|| clean_list(&list, valid));
+            let first = range.start / 3;
+            match triangles {
+                Some(t) => {
+                    prim.indices = t.range(first, first + whole / 3);
+                    whole / 3 - prim.indices.len() / 3
+                }
+                None => {
+                    prim.indices = trimmed(&list, range, whole);
+                    0
+                }
+            }
+        } else {
+            let bad = prim.indices.chunks_exact(3).filter(|t| !valid(t)).count();
+            prim.indices = if bad > 0 {
+                let own: Vec<u32> = prim
+                    .indices
+                    .chunks_exact(3)
+                    .filter(|t| valid(t))
+                    .flatten()
+                    .copied()
+                    .collect();
+                Indices::from(own)
+            } else {
+                trimmed(&list, range, whole)
+            };
+            bad
+        };
+        if bad > 0 {
+            warnings.push(SceneWarning(format!(
+                "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
+            )));
+        }
+        if let Some(m) = prim.material.filter(|&m| m >= material_count) {
+            warnings.push(SceneWarning(format!(
+                "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
+            )));
+            prim.material = None;
+        }
+    }
+}
+
+/// `list` without its triangles that fail `valid`, or `None` when every triangle passes (and
+/// the list is kept as it is).
+fn clean_list(list: &[u32], valid: impl Fn(&[u32]) -> bool) -> Option<SharedTriangles> {
+    if list.chunks_exact(3).all(&valid) {
+        return None;
+    }
+    let (t, _) = SharedTriangles::new(list.len() / 3, |t| match list.get(t * 3..t * 3 + 3) {
+        Some(&[a, b, c]) if valid(&[a, b, c]) => Some([a, b, c]),
+        _ => None,
+    });
+    Some(t)
+}
+
+/// The first `whole` indices of `range` of `list`: the same list, no copy.
+fn trimmed(list: &Arc<Vec<u32>>, range: Range<usize>, whole: usize) -> Indices {
+    Indices::shared(list, range.start..range.start + whole).unwrap_or_default()
+}
+
+/// For each primitive: whether it shares its list with others, i.e. its indices are a range of
+/// a list that starts on a triangle boundary and overlaps the range of another primitive of the
+/// mesh on the same list. Such primitives are repaired together here, and the glTF writer
+/// writes their list once; the others are written on their own (the same bytes as a mesh that
+/// never shared anything).
+pub(crate) fn overlapping_groups(mesh: &Mesh) -> Vec<bool> {
+    let mut by_list: HashMap<*const Vec<u32>, Vec<(usize, Range<usize>)>> = HashMap::new();
+    for (p, prim) in mesh.primitives.iter().enumerate() {
+        let range = prim.indices.range();
+        if range.start % 3 == 0 && !range.is_empty() {
+            by_list
+                .entry(Arc::as_ptr(prim.indices.list()))
+                .or_default()
+                .push((p, range));
+        }
+    }
+    let mut shared = vec![false; mesh.primitives.len()];
+    for mut members in by_list.into_values() {
+        members.sort_by_key(|(_, r)| r.start);
+        let overlap = members
+            .windows(2)
+            .any(|w| matches!(w, [(_, a), (_, b)] if b.start < a.end));
+        if overlap {
+            for (p, _) in members {
+                if let Some(s) = shared.get_mut(p) {
+                    *s = true;
+                }
+            }
+        }
+    }
+    shared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Primitive, Vertices};
+
+    fn mesh(list: &Arc<Vec<u32>>, ranges: &[Range<usize>]) -> Mesh {
+        Mesh {
+            vertices: Vertices {
+                positions: vec![[0.0; 3]; 4],
+                ..Vertices::default()
+            },
+            primitives: ranges
+                .iter()
+                .map(|r| Primitive {
+                    indices: Indices::shared(list, r.clone()).unwrap(),
+                    material: Some(0),
+                })
+                .collect(),
+            ..Mesh::default()
+        }
+    }
+
+    #[test]
+    fn clean_lists_are_kept_and_bad_ones_cleaned_once() {
+        // Clean, overlapping: the scene's list itself, trimmed to whole triangles.
+        let list = Arc::new(vec![0, 1, 2, 1, 2, 3, 0]);
+        let mut m = mesh(&list, &[0..6, 3..7]);
+        let mut warnings = Vec::new();
+        mesh_indices(0, &mut m, 1, &mut warnings);
+        assert!(m
+            .primitives
+            .iter()
+            .all(|p| Arc::ptr_eq(p.indices.list(), &list)));
+        assert_eq!(m.primitives[1].indices.range(), 3..6);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        // A bad triangle in an overlapping group: one new list for both, each warned.
+        let list = Arc::new(vec![0, 1, 2, 1, 2, 9, 1, 2, 3]);
+        let mut m = mesh(&list, &[0..9, 3..9]);
+        let mut warnings = Vec::new();
+        mesh_indices(0, &mut m, 0, &mut warnings);
+        let (a, b) = (&m.primitives[0].indices, &m.primitives[1].indices);
+        assert!(Arc::ptr_eq(a.list(), b.list()) && !Arc::ptr_eq(a.list(), &list));
+        assert_eq!(&**a, &[0, 1, 2, 1, 2, 3]);
+        assert_eq!(&**b, &[1, 2, 3]);
+        // Two "beyond" warnings and two "material out of range" ones.
+        assert_eq!(warnings.len(), 4, "{warnings:?}");
+        assert!(m.primitives.iter().all(|p| p.material.is_none()));
+    }
+}
