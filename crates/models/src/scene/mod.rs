@@ -28,7 +28,7 @@ pub(crate) mod from_smf;
 mod import;
 mod math;
 mod merge;
-#[cfg(feature = "bmf")]
+#[cfg(any(feature = "bmf", feature = "mdl"))]
 mod raw64;
 // Shared index lists: used by the converters of the formats whose material ranges may overlap
 // (BMF, SMF, SKM) and by the glTF writer; absent from a build with none of them.
@@ -36,6 +36,8 @@ mod raw64;
 pub(crate) mod shared;
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;
+#[cfg(feature = "mdl")]
+pub(crate) mod to_mdl;
 #[cfg(feature = "smf")]
 pub(crate) mod to_smf;
 pub(crate) mod validate;
