@@ -36,7 +36,7 @@
 //! * **For the way back** (`to_mdl`), what glTF has no place for goes into `mdl_*` extras:
 //!   scene `mdl_version` and `mdl_animation` (every source's raw curves, keys as base64 of their
 //!   28 bytes, and every clip); bone nodes `mdl_rotation_order` and `mdl_transform` (the stored
-//!   floats, base64); mesh-holding nodes `mdl_mesh_node`; meshes `mdl_mesh`, `mdl_divided`,
+//!   floats, base64), `mdl_name` (the UTF-16 units of a name that is not well-formed); mesh-holding nodes `mdl_mesh_node`; meshes `mdl_mesh`, `mdl_divided`,
 //!   `mdl_runs`, `mdl_vertices` and `mdl_connectors` (raw bytes, base64); materials
 //!   `mdl_mesh`; animations `mdl_clip`.
 //! * **Bounded resampling:** each source is resampled once, by the first clip that plays it;
@@ -305,6 +305,10 @@ fn bone_extras(bone: &mdl::Bone) -> Map<String, serde_json::Value> {
     let mut extras = Map::new();
     extras.insert("mdl_rotation_order".into(), json!(bone.rotation_order.0));
     extras.insert("mdl_transform".into(), json!(raw64::encode_f32(&raw)));
+    if !bone.name.is_well_formed() {
+        // The node's name has U+FFFD for the unpaired surrogates; the units come back.
+        extras.insert("mdl_name".into(), units_text(&bone.name));
+    }
     extras
 }
 

@@ -336,8 +336,15 @@ fn bone_of(i: usize, node: &super::Node, parent: i32, version: i32, cx: &mut Ctx
         _ if want_trs => trs_of(&node.transform, kind, i, cx),
         _ => mdl::BoneTransform::Matrix(mdl::Matrix44(transpose(m))),
     };
+    // The stored units of a name with unpaired surrogates, while the node keeps its text.
+    let name = node
+        .extras
+        .get("mdl_name")
+        .and_then(anim::parse_units)
+        .filter(|u| u.to_string_lossy() == node.name)
+        .unwrap_or_else(|| mdl::MdlString::new(&node.name));
     mdl::Bone {
-        name: mdl::MdlString::new(&node.name),
+        name,
         parent,
         rotation_order: order,
         transform,

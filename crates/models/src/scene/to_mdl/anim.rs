@@ -63,7 +63,8 @@ pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Tabl
     (sources, clips)
 }
 
-fn parse_units(v: &Value) -> Option<mdl::MdlString> {
+/// A string as `from_mdl::units_text` wrote it: text, or the list of UTF-16 units.
+pub(super) fn parse_units(v: &Value) -> Option<mdl::MdlString> {
     match v {
         Value::String(s) => Some(s.as_str().into()),
         Value::Array(a) => a
