@@ -457,3 +457,28 @@ fn hostile_scenes_import_into_readable_files() {
     assert_eq!(m.version, 2);
     assert_eq!(m.meshes[0].divided[0].faces.len(), 1);
 }
+
+/// The export keeps the raw vertices only where the scene and the binormals cannot give them
+/// back (zero-weight slots holding bone indices, weights not summing to 255): files whose
+/// vertices sit on one connector need none.
+#[test]
+fn raw_vertices_are_kept_only_when_needed() {
+    for path in inputs() {
+        let name = test_support::file_name(&path).to_owned();
+        let one_connector = [
+            "static_quad_v1.mdl",
+            "altseed_Plain1.mdl",
+            "altseed_Sphere1.mdl",
+        ];
+        if !one_connector.contains(&name.as_str()) {
+            continue;
+        }
+        let scene = Scene::from_document(&open(&path)).unwrap().scene;
+        let raw = scene
+            .meshes
+            .iter()
+            .filter(|m| m.extras.contains_key("mdl_vertices"))
+            .count();
+        assert_eq!(raw, 0, "{name}: meshes with raw vertices");
+    }
+}

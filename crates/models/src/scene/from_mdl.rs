@@ -727,11 +727,12 @@ fn convert_divided(
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
+    let extras = divided_extras((mi, di), part, &v, (&conn_to_joint, joints.len()));
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
         primitives,
-        extras: divided_extras(mi, di, part),
+        extras,
     });
     let skin = if joints.is_empty() {
         None
@@ -763,26 +764,48 @@ fn convert_divided(
 }
 
 /// What a divided mesh's scene mesh cannot say, for `to_mdl`: which MDL mesh and divided mesh
-/// it was, its material runs (empty runs have no primitive), and its raw vertices (binormals,
-/// original bone indices, zero-weight slots, exact weight bytes and non-unit normals) and
-/// connectors (repeated bones), as base64 of their bytes.
-fn divided_extras(mi: usize, di: usize, part: &mdl::DividedMesh) -> Map<String, serde_json::Value> {
+/// it was, its material runs (empty runs have no primitive) and connectors (repeated bones),
+/// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
+/// and, only when `to_mdl` could not rebuild every vertex byte for byte from the scene and
+/// those (zero-weight slots, original bone indices, weights not summing to 255, non-finite
+/// numbers), the raw vertices. Arrays are base64 of their bytes.
+fn divided_extras(
+    (mi, di): (usize, usize),
+    part: &mdl::DividedMesh,
+    scene_vertices: &Vertices,
+    (conn_to_joint, joint_count): (&[u32], usize),
+) -> Map<String, serde_json::Value> {
     let runs: Vec<[i32; 2]> = part
         .material_runs
         .iter()
         .map(|r| [r.material_index, r.face_count])
         .collect();
-    let vertices: &[f32] = bytemuck::cast_slice(&part.vertices);
     let connectors: &[f32] = bytemuck::cast_slice(&part.connectors);
     let mut extras = Map::new();
     extras.insert("mdl_mesh".into(), json!(mi));
     extras.insert("mdl_divided".into(), json!(di));
     extras.insert("mdl_runs".into(), json!(runs));
-    extras.insert("mdl_vertices".into(), json!(raw64::encode_f32(vertices)));
     extras.insert(
         "mdl_connectors".into(),
         json!(raw64::encode_f32(connectors)),
     );
+    let bits = |v: &[f32; 3]| v.map(f32::to_bits);
+    if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
+        let b: Vec<f32> = part.vertices.iter().flat_map(|x| x.binormal).collect();
+        extras.insert("mdl_binormals".into(), json!(raw64::encode_f32(&b)));
+    }
+    if part
+        .vertices
+        .iter()
+        .any(|x| bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal))
+    {
+        let n: Vec<f32> = part.vertices.iter().flat_map(|x| x.normal).collect();
+        extras.insert("mdl_normals".into(), json!(raw64::encode_f32(&n)));
+    }
+    if super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count) {
+        let vertices: &[f32] = bytemuck::cast_slice(&part.vertices);
+        extras.insert("mdl_vertices".into(), json!(raw64::encode_f32(vertices)));
+    }
     extras
 }
 

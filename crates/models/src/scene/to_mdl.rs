@@ -42,6 +42,8 @@ mod anim;
 mod base;
 mod mesh;
 
+pub(crate) use mesh::{exported_normal, needs_raw_vertices};
+
 /// Bone connectors per divided mesh: the engine's renderer uploads at most 32 bone matrices
 /// per draw and ignores the connectors after the 32nd (mdl.md §3.3 and §5 "Connector limit",
 /// from Altseed's `asd.RenderedModelObject3D.cpp`; FBX2MDL divides meshes at this number).

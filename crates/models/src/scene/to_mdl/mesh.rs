@@ -343,6 +343,7 @@ fn divide(
     let tris = triangles(scene, inst, local, cx);
     if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
         let raw = raw_vertices(mesh, v.positions.len());
+        let extra = stored(mesh, v.positions.len());
         let mut vertices = Vec::with_capacity(v.positions.len());
         for k in 0..v.positions.len() {
             let kept = raw
@@ -351,7 +352,7 @@ fn divide(
                 .filter(|r| agrees(r, v, k, &pal));
             vertices.push(match kept {
                 Some(r) => *r,
-                None => derive(v, k, &pal, &|j| pal.conn_of_joint.get(j).copied()),
+                None => derive(v, k, &pal, &|j| pal.conn_of_joint.get(j).copied(), &extra),
             });
         }
         let faces: Vec<mdl::Face> = tris
@@ -366,7 +367,76 @@ fn divide(
             connectors: pal.connectors,
         }]);
     }
-    Ok(split(v, &pal, &tris, &place, cx))
+    let kept = stored(mesh, v.positions.len());
+    Ok(split(v, &pal, &tris, &kept, &place, cx))
+}
+
+/// What the export kept of a divided mesh's vertices beside the scene's attributes:
+/// binormals (glTF has none) and normals that are not unit length to the bit.
+#[derive(Default)]
+pub(crate) struct Stored {
+    binormals: Option<Vec<[f32; 3]>>,
+    normals: Option<Vec<[f32; 3]>>,
+}
+
+fn triples(mesh: &crate::scene::Mesh, key: &str, n: usize) -> Option<Vec<[f32; 3]>> {
+    let floats = mesh
+        .extras
+        .get(key)
+        .and_then(Value::as_str)
+        .and_then(raw64::decode_f32)
+        .filter(|f| f.len() == n * 3)?;
+    Some(
+        floats
+            .chunks_exact(3)
+            .map(|c| [0, 1, 2].map(|i| c.get(i).copied().unwrap_or(0.0)))
+            .collect(),
+    )
+}
+
+fn stored(mesh: &crate::scene::Mesh, n: usize) -> Stored {
+    Stored {
+        binormals: triples(mesh, "mdl_binormals", n),
+        normals: triples(mesh, "mdl_normals", n),
+    }
+}
+
+/// The normal `from_mdl` exports for a stored normal.
+pub(crate) fn exported_normal(raw: [f32; 3]) -> [f32; 3] {
+    normalize3(raw).unwrap_or([0.0, 1.0, 0.0])
+}
+
+/// For the export: true when [`derive`], given the scene attributes `v` the export made of
+/// `part` and its stored binormals and normals, would not give back every vertex of `part`
+/// byte for byte (zero-weight slots, original bone indices, weights not summing to 255,
+/// non-finite numbers…): then the export keeps the raw vertices too.
+pub(crate) fn needs_raw_vertices(
+    v: &Vertices,
+    part: &mdl::DividedMesh,
+    joint_of_conn: &[u32],
+    joint_count: usize,
+) -> bool {
+    let mut conn_of_joint = vec![0; joint_count];
+    for (c, &j) in joint_of_conn.iter().enumerate().rev() {
+        if let Some(slot) = conn_of_joint.get_mut(j as usize) {
+            *slot = c;
+        }
+    }
+    let pal = Palette {
+        connectors: part.connectors.clone(),
+        conn_of_joint,
+        joint_of_conn: joint_of_conn.to_vec(),
+        joint_count,
+        rigid: joint_count == 0,
+    };
+    let kept = Stored {
+        binormals: Some(part.vertices.iter().map(|x| x.binormal).collect()),
+        normals: Some(part.vertices.iter().map(|x| x.normal).collect()),
+    };
+    let conn = |j: usize| pal.conn_of_joint.get(j).copied();
+    part.vertices.iter().enumerate().any(|(k, raw)| {
+        bytemuck::bytes_of(&derive(v, k, &pal, &conn, &kept)) != bytemuck::bytes_of(raw)
+    })
 }
 
 /// The export's raw vertices of a mesh, when there is one per vertex.
@@ -500,10 +570,25 @@ fn derive(
     k: usize,
     pal: &Palette,
     conn: &dyn Fn(usize) -> Option<usize>,
+    kept: &Stored,
 ) -> mdl::Vertex {
     let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    let at2 = |o: &Option<Vec<[f32; 2]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    let normal = at3(&v.normals).unwrap_or([0.0; 3]);
+    let scene_normal = at3(&v.normals);
+    // The stored normal while it still is the scene's (once normalised).
+    let normal = match (at3(&kept.normals), scene_normal) {
+        (Some(raw), Some(n))
+            if exported_normal(raw)
+                .iter()
+                .zip(&n)
+                .all(|(a, b)| close(*a, *b)) =>
+        {
+            raw
+        }
+        (_, n) => n.unwrap_or([0.0; 3]),
+    };
+    if let Some(b) = at3(&kept.binormals) {
+        return finish(v, k, pal, conn, normal, b);
+    }
     // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
     // would derive t = n × b): b = w·(t × n).
     let binormal = v
@@ -519,6 +604,19 @@ fn derive(
             ];
             c.map(|x| x * t[3])
         });
+    finish(v, k, pal, conn, normal, binormal)
+}
+
+/// The rest of [`derive`]: colour, weights and the vertex.
+fn finish(
+    v: &Vertices,
+    k: usize,
+    pal: &Palette,
+    conn: &dyn Fn(usize) -> Option<usize>,
+    normal: [f32; 3],
+    binormal: [f32; 3],
+) -> mdl::Vertex {
+    let at2 = |o: &Option<Vec<[f32; 2]>>| o.as_ref().and_then(|l| l.get(k)).copied();
     let color = v
         .colors
         .as_ref()
@@ -609,6 +707,7 @@ fn split(
     v: &Vertices,
     pal: &Palette,
     tris: &[(i32, [u32; 3])],
+    kept: &Stored,
     place: &str,
     cx: &mut Ctx<'_>,
 ) -> Vec<mdl::DividedMesh> {
@@ -686,7 +785,7 @@ fn split(
             let vertices = p
                 .verts
                 .iter()
-                .map(|&k| derive(v, k as usize, pal, &conn))
+                .map(|&k| derive(v, k as usize, pal, &conn, kept))
                 .collect();
             let connectors = p
                 .joints
