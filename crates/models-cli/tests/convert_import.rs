@@ -185,7 +185,7 @@ fn a_base_of_another_format_is_a_usage_error_naming_both() {
 fn formats_without_an_importer_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let glb = fixture_glb(dir.path(), "smf", "skinned_animated.smf");
-    for ext in ["mdl", "elem"] {
+    for ext in ["elem"] {
         let out = dir.path().join(format!("o.{ext}"));
         let o = models(&[&"convert", &glb, &out]);
         assert_eq!(o.status.code(), Some(1), "{ext}: {}", stderr(&o));
@@ -439,4 +439,58 @@ fn bmf_to_skm_end_to_end() {
     let got = summary_of(&out);
     assert_eq!(got.format, models::Format::Skm);
     assert_eq!(got.faces, summary_of(&source).faces);
+}
+
+#[test]
+fn glb_to_mdl_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("mdl", "skinned_arm_v1.mdl");
+    let glb = fixture_glb(dir.path(), "mdl", "skinned_arm_v1.mdl");
+    let back = dir.path().join("back.mdl");
+    converts_into(&glb, &back, &summary_of(&source));
+    // An unedited export comes back byte for byte, with or without its --base.
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(&source).unwrap());
+    let based = dir.path().join("based.mdl");
+    let o = models(&[&"convert", &"--base", &source, &glb, &based]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&based).unwrap() == std::fs::read(&source).unwrap());
+    // --mdl-version 2 writes TRS bones.
+    let v2 = dir.path().join("v2.mdl");
+    let o = models(&[&"convert", &"--mdl-version", &"2", &glb, &v2]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(summary_of(&v2).version, "2");
+}
+
+#[test]
+fn smf_and_bmf_to_mdl_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("smf", "skinned_animated.smf");
+    converts_into(&source, &dir.path().join("a.mdl"), &summary_of(&source));
+    let source = fixture("bmf", "multi_three_meshes.bmf");
+    converts_into(&source, &dir.path().join("b.mdl"), &summary_of(&source));
+}
+
+#[test]
+fn mdl_version_is_for_mdl_outputs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = fixture_glb(dir.path(), "mdl", "skinned_arm_v2.mdl");
+    let smf = dir.path().join("o.smf");
+    usage_error(
+        &[&"convert", &"--mdl-version", &"1", &glb, &smf],
+        "--mdl-version",
+    );
+    let mdl = dir.path().join("o.mdl");
+    usage_error(&[&"convert", &"--mdl-version", &"3", &glb, &mdl], "3");
+    let gl = dir.path().join("o.glb");
+    usage_error(
+        &[
+            &"convert",
+            &"--mdl-version",
+            &"1",
+            &fixture("mdl", "skinned_arm_v2.mdl"),
+            &gl,
+        ],
+        "--mdl-version",
+    );
+    assert!(!smf.exists() && !mdl.exists() && !gl.exists());
 }

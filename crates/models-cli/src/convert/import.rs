@@ -54,6 +54,9 @@ fn import_flags(args: &Args) -> Vec<&'static str> {
     if args.replace_bad_names {
         given.push("--replace-bad-names");
     }
+    if args.mdl_version.is_some() {
+        given.push("--mdl-version");
+    }
     if args.allow_outside_buffers {
         given.push("--allow-outside-buffers");
     }
@@ -91,6 +94,11 @@ pub(crate) fn check_options(args: &Args, target: Target) {
                 usage_error(format!(
                     "{flag} is for a .glb or .gltf output; a .{format} output keeps texture \
                      names, not images"
+                ));
+            }
+            if args.mdl_version.is_some() && format != Format::Mdl {
+                usage_error(format!(
+                    "--mdl-version chooses the version of a .mdl output, not of a .{format}"
                 ));
             }
             if args.clip.is_some() && format != Format::Bmf {
@@ -157,6 +165,7 @@ fn import_options(args: &Args) -> ImportOptions {
         bmf_fps: args.bmf_fps,
         smf_ticks_per_second: args.smf_ticks_per_second,
         mdl_fps: args.mdl_fps,
+        mdl_version: args.mdl_version,
         clip: args.clip.clone(),
         replace_bad_names: args.replace_bad_names,
     }

@@ -115,6 +115,10 @@ pub(crate) struct Args {
     /// every clip is taken, one after the other, with a warning listing their times.
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
+    /// .mdl output: the MDL version to write, 1 (matrix bones) or 2 (TRS bones). Without it:
+    /// the --base's version, else the version the glTF's export recorded, else 2.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2), value_name = "1|2")]
+    mdl_version: Option<u32>,
     /// Model output: replace a name the format cannot encode or hold (fixed Shift-JIS fields)
     /// instead of refusing the file, with a warning.
     #[arg(long)]

@@ -104,4 +104,12 @@ impl super::FormatModel for mdl_format::Mdl {
     ) -> Result<crate::scene::Conversion, crate::Error> {
         crate::scene::from_mdl::convert(self, options, budget)
     }
+
+    fn from_scene(
+        scene: &crate::scene::ValidScene,
+        base: Option<&Self>,
+        options: &crate::scene::ImportOptions,
+    ) -> Result<crate::scene::Imported<Self>, crate::Error> {
+        crate::scene::to_mdl::convert(scene, base, options)
+    }
 }

@@ -33,6 +33,12 @@
 //!   keys at a repeated time or with non-finite numbers dropped, and samples before time 0 are
 //!   replaced by one at 0 (warnings). Curves whose node is not a bone (Camera, Lamp) and
 //!   malformed targets are reported, one warning per source.
+//! * **For the way back** (`to_mdl`), what glTF has no place for goes into `mdl_*` extras:
+//!   scene `mdl_version` and `mdl_animation` (every source's raw curves, keys as base64 of their
+//!   28 bytes, and every clip); bone nodes `mdl_rotation_order` and `mdl_transform` (the stored
+//!   floats, base64), `mdl_name` (the UTF-16 units of a name that is not well-formed); mesh-holding nodes `mdl_mesh_node`; meshes `mdl_mesh`, `mdl_divided`,
+//!   `mdl_runs`, `mdl_vertices` and `mdl_connectors` (raw bytes, base64); materials
+//!   `mdl_mesh`; animations `mdl_clip`.
 //! * **Bounded resampling:** each source is resampled once, by the first clip that plays it;
 //!   every other clip shares its channels (reference-counted keys, written once by the glTF
 //!   writer). A channel gets at most [`MAX_SAMPLES_PER_CHANNEL`] samples and the file at most
@@ -43,6 +49,7 @@
 //!   a clip costs a few bytes in the file, its channels can cost kilobytes.
 
 use super::budget::{Budget, JSON_OBJECT};
+use super::raw64;
 use super::MDL_BINORMAL_NOTE;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
@@ -60,7 +67,7 @@ const DECOMPOSE_TOLERANCE: f32 = 1e-4;
 
 /// How a bone's rotation is expressed.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Order {
+pub(super) enum Order {
     /// Euler angles applied in this axis order (first axis first).
     Euler([usize; 3]),
     /// Rotation order 10.
@@ -70,12 +77,12 @@ enum Order {
 }
 
 /// A bone's rest pose, as the animation needs it.
-struct Rest {
+pub(super) struct Rest {
     translation: [f32; 3],
     /// Euler angles in degrees, by axis, in the bone's order (for filling missing components).
     euler_deg: [f32; 3],
     scale: [f32; 3],
-    order: Order,
+    pub(super) order: Order,
 }
 
 pub(crate) fn convert(
@@ -127,6 +134,7 @@ pub(crate) fn convert(
         scene.nodes.push(Node {
             name: names.get(i).cloned().unwrap_or_default(),
             transform,
+            extras: bone_extras(bone),
             ..Node::default()
         });
     }
@@ -162,9 +170,9 @@ pub(crate) fn convert(
     for (mi, mesh) in doc.meshes.iter().enumerate() {
         let base = scene.materials.len();
         for (k, m) in mesh.materials.iter().enumerate() {
-            scene
-                .materials
-                .push(convert_material(mi, k, m, &mut warnings));
+            let mut material = convert_material(mi, k, m, &mut warnings);
+            material.extras.insert("mdl_mesh".into(), json!(mi));
+            scene.materials.push(material);
         }
         for (di, part) in mesh.divided.iter().enumerate() {
             binormals |= part.vertices.iter().any(|v| v.binormal != [0.0; 3]);
@@ -245,6 +253,7 @@ pub(crate) fn convert(
         }
         let mut extras = Map::new();
         extras.insert("mdl_source".into(), json!(source.name.to_string_lossy()));
+        extras.insert("mdl_clip".into(), json!(c));
         scene.animations.push(Animation {
             name,
             channels,
@@ -270,11 +279,77 @@ pub(crate) fn convert(
             )));
         }
     }
+    scene
+        .extras
+        .insert("mdl_version".into(), json!(doc.version));
+    if !doc.animation_sources.is_empty() || !doc.clips.is_empty() {
+        scene
+            .extras
+            .insert("mdl_animation".into(), raw_animation(doc));
+    }
     Ok(Conversion { scene, warnings })
 }
 
+/// What a bone's node cannot say in glTF terms, for `to_mdl`: the raw rotation order and the
+/// transform exactly as stored (base64 of the f32 bits: 16 matrix floats in version 1,
+/// translation, rotation and scale in version 2), used back while the node still agrees.
+fn bone_extras(bone: &mdl::Bone) -> Map<String, serde_json::Value> {
+    let raw: Vec<f32> = match bone.transform {
+        mdl::BoneTransform::Matrix(m) => m.0.to_vec(),
+        mdl::BoneTransform::Trs {
+            translation: t,
+            rotation: r,
+            scaling: s,
+        } => vec![t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z],
+    };
+    let mut extras = Map::new();
+    extras.insert("mdl_rotation_order".into(), json!(bone.rotation_order.0));
+    extras.insert("mdl_transform".into(), json!(raw64::encode_f32(&raw)));
+    if !bone.name.is_well_formed() {
+        // The node's name has U+FFFD for the unpaired surrogates; the units come back.
+        extras.insert("mdl_name".into(), units_text(&bone.name));
+    }
+    extras
+}
+
+/// The whole animation table as stored (scene `extras.mdl_animation`): every source with its
+/// raw curves (targets as text, keys as base64 of their 28 bytes) and every clip, so that
+/// curves glTF cannot carry (Bézier handles, raw interpolations, Euler angles, curves of
+/// non-bones, unplayed sources) come back exactly while the animations are unedited.
+fn raw_animation(doc: &mdl::Mdl) -> serde_json::Value {
+    let sources: Vec<serde_json::Value> = doc
+        .animation_sources
+        .iter()
+        .map(|s| {
+            let curves: Vec<serde_json::Value> = s
+                .curves
+                .iter()
+                .map(|c| {
+                    let keys: &[f32] = bytemuck::cast_slice(&c.keys);
+                    json!({ "target": units_text(&c.target), "keys": raw64::encode_f32(keys) })
+                })
+                .collect();
+            json!({ "name": units_text(&s.name), "curves": curves })
+        })
+        .collect();
+    let clips: Vec<serde_json::Value> = doc
+        .clips
+        .iter()
+        .map(|c| json!({ "name": units_text(&c.name), "source": c.source_index }))
+        .collect();
+    json!({ "sources": sources, "clips": clips })
+}
+
+/// A string's UTF-16 units as JSON: the text when well-formed, else the list of units.
+pub(crate) fn units_text(s: &mdl::MdlString) -> serde_json::Value {
+    match s.to_string_strict() {
+        Some(t) => json!(t),
+        None => json!(s.units),
+    }
+}
+
 /// The axis order of a raw rotation order, and a warning when it is not a plain Euler order.
-fn rotation_order(raw: i32) -> (Order, Option<String>) {
+pub(super) fn rotation_order(raw: i32) -> (Order, Option<String>) {
     match raw {
         11 => (Order::Euler([0, 2, 1]), None),
         12 => (Order::Euler([0, 1, 2]), None),
@@ -320,7 +395,7 @@ fn rotation_order(raw: i32) -> (Order, Option<String>) {
     }
 }
 
-fn rotation_quat(r: [f32; 4], order: Order) -> [f32; 4] {
+pub(super) fn rotation_quat(r: [f32; 4], order: Order) -> [f32; 4] {
     match order {
         Order::Euler(o) => euler_to_quat([r[0], r[1], r[2]].map(f32::to_radians), o),
         Order::Quaternion => normalize_quat(r),
@@ -334,7 +409,7 @@ fn rotation_quat(r: [f32; 4], order: Order) -> [f32; 4] {
     }
 }
 
-fn bone_transform(
+pub(super) fn bone_transform(
     i: usize,
     bone: &mdl::Bone,
     order: Order,
@@ -652,11 +727,12 @@ fn convert_divided(
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
+    let extras = divided_extras((mi, di), part, &v, (&conn_to_joint, joints.len()));
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
         primitives,
-        extras: Map::new(),
+        extras,
     });
     let skin = if joints.is_empty() {
         None
@@ -675,13 +751,62 @@ fn convert_divided(
         Some(scene.skins.len() - 1)
     };
     let node = scene.nodes.len();
+    let mut extras = Map::new();
+    extras.insert("mdl_mesh_node".into(), json!(true));
     scene.nodes.push(Node {
         name,
         mesh: Some(mesh),
         skin,
+        extras,
         ..Node::default()
     });
     scene.roots.push(node);
+}
+
+/// What a divided mesh's scene mesh cannot say, for `to_mdl`: which MDL mesh and divided mesh
+/// it was, its material runs (empty runs have no primitive) and connectors (repeated bones),
+/// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
+/// and, only when `to_mdl` could not rebuild every vertex byte for byte from the scene and
+/// those (zero-weight slots, original bone indices, weights not summing to 255, non-finite
+/// numbers), the raw vertices. Arrays are base64 of their bytes.
+fn divided_extras(
+    (mi, di): (usize, usize),
+    part: &mdl::DividedMesh,
+    scene_vertices: &Vertices,
+    (conn_to_joint, joint_count): (&[u32], usize),
+) -> Map<String, serde_json::Value> {
+    let runs: Vec<[i32; 2]> = part
+        .material_runs
+        .iter()
+        .map(|r| [r.material_index, r.face_count])
+        .collect();
+    let connectors: &[f32] = bytemuck::cast_slice(&part.connectors);
+    let mut extras = Map::new();
+    extras.insert("mdl_mesh".into(), json!(mi));
+    extras.insert("mdl_divided".into(), json!(di));
+    extras.insert("mdl_runs".into(), json!(runs));
+    extras.insert(
+        "mdl_connectors".into(),
+        json!(raw64::encode_f32(connectors)),
+    );
+    let bits = |v: &[f32; 3]| v.map(f32::to_bits);
+    if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
+        let b: Vec<f32> = part.vertices.iter().flat_map(|x| x.binormal).collect();
+        extras.insert("mdl_binormals".into(), json!(raw64::encode_f32(&b)));
+    }
+    if part
+        .vertices
+        .iter()
+        .any(|x| bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal))
+    {
+        let n: Vec<f32> = part.vertices.iter().flat_map(|x| x.normal).collect();
+        extras.insert("mdl_normals".into(), json!(raw64::encode_f32(&n)));
+    }
+    if super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count) {
+        let vertices: &[f32] = bytemuck::cast_slice(&part.vertices);
+        extras.insert("mdl_vertices".into(), json!(raw64::encode_f32(vertices)));
+    }
+    extras
 }
 
 /// Sorted, finite keys of one curve (`problems` counts what was dropped or reordered).
@@ -756,7 +881,7 @@ fn evaluate(keys: &[mdl::Keyframe], t: f32) -> Option<f32> {
 }
 
 /// Channels of one animation source.
-fn source_channels(
+pub(super) fn source_channels(
     c: usize,
     source: &mdl::AnimationSource,
     cx: &SourceContext<'_>,
@@ -936,19 +1061,19 @@ fn source_channels(
 const MAX_SAMPLES_PER_CHANNEL: usize = 100_000;
 /// Most samples of all channels of a file together (keys beyond it are still kept): 2 000 000
 /// samples hold at most 40 MB of times and values.
-const MAX_SAMPLES_PER_FILE: usize = 2_000_000;
+pub(super) const MAX_SAMPLES_PER_FILE: usize = 2_000_000;
 
 /// What is left of [`MAX_SAMPLES_PER_FILE`], and how many channels were thinned.
-struct SampleAllowance {
-    left: usize,
-    thinned: usize,
+pub(super) struct SampleAllowance {
+    pub(super) left: usize,
+    pub(super) thinned: usize,
 }
 
 /// What [`source_channels`] looks up.
-struct SourceContext<'a> {
-    by_name: &'a HashMap<&'a str, usize>,
-    rests: &'a [Rest],
-    fps: f32,
+pub(super) struct SourceContext<'a> {
+    pub(super) by_name: &'a HashMap<&'a str, usize>,
+    pub(super) rests: &'a [Rest],
+    pub(super) fps: f32,
 }
 
 /// In-between samples of the segment `k0 → k1` (before any thinning): `(hold, steps)`, where

@@ -17,6 +17,9 @@ pub struct ImportOptions {
     pub smf_ticks_per_second: f32,
     /// MDL keyframes per second. Default 60.
     pub mdl_fps: f32,
+    /// MDL file version to write (1: matrix bones, 2: TRS bones). `None`: the base's, else the
+    /// version the export recorded (`extras.mdl_version`), else 2. Other values are refused.
+    pub mdl_version: Option<u32>,
     /// For formats that hold one animation (BMF): the clip to take by name. `None`: every clip,
     /// one after the other, with a warning that lists each clip's time range.
     pub clip: Option<String>,
@@ -32,6 +35,7 @@ impl Default for ImportOptions {
             bmf_fps: rates.bmf_fps,
             smf_ticks_per_second: rates.smf_ticks_per_second,
             mdl_fps: rates.mdl_fps,
+            mdl_version: None,
             clip: None,
             replace_bad_names: false,
         }

@@ -28,13 +28,15 @@ pub(crate) mod from_smf;
 mod import;
 mod math;
 mod merge;
-#[cfg(any(feature = "bmf", feature = "skm"))]
+#[cfg(any(feature = "bmf", feature = "mdl", feature = "skm"))]
 mod raw64;
 // Shared index lists: made by the converters of the formats whose material ranges may overlap
 // (BMF, SMF, SKM) and by validation when it repairs such a list.
 pub(crate) mod shared;
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;
+#[cfg(feature = "mdl")]
+pub(crate) mod to_mdl;
 #[cfg(feature = "skm")]
 pub(crate) mod to_skm;
 #[cfg(feature = "smf")]

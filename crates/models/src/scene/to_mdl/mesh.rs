@@ -1,0 +1,821 @@
+//! Scene meshes → MDL meshes, divided meshes, materials and bone connectors.
+
+use super::{close, Bones, Ctx, MAX_CONNECTORS};
+use crate::scene::{normalize3, normalize_influences, transpose, Material, Vertices};
+use crate::scene::{raw64, ValidScene};
+use crate::{Error, Format};
+use mdl_format as mdl;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// One drawn mesh: the node that carries it and the mesh.
+#[derive(Clone, Copy)]
+struct Instance {
+    node: usize,
+    mesh: usize,
+}
+
+pub(super) fn build(
+    scene: &ValidScene,
+    bones: &Bones,
+    cx: &mut Ctx<'_>,
+) -> Result<Vec<mdl::Mesh>, Error> {
+    // Group the drawn meshes: those the export made from one MDL mesh together.
+    let mut groups: Vec<(Option<u64>, Vec<Instance>)> = Vec::new();
+    let mut group_of: HashMap<u64, usize> = HashMap::new();
+    for (node, nd) in scene.nodes.iter().enumerate() {
+        let Some(mesh) = nd.mesh.filter(|&m| m < scene.meshes.len()) else {
+            continue;
+        };
+        let key = scene
+            .meshes
+            .get(mesh)
+            .and_then(|m| m.extras.get("mdl_mesh"))
+            .and_then(Value::as_u64);
+        let inst = Instance { node, mesh };
+        match key.and_then(|k| group_of.get(&k).copied()) {
+            Some(g) => {
+                if let Some((_, list)) = groups.get_mut(g) {
+                    list.push(inst);
+                }
+            }
+            None => {
+                if let Some(k) = key {
+                    group_of.insert(k, groups.len());
+                }
+                groups.push((key, vec![inst]));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (g, (key, instances)) in groups.iter().enumerate() {
+        let (materials, local) = group_materials(scene, *key, instances, g, cx);
+        let mut divided = Vec::new();
+        for inst in instances {
+            divided.extend(divide(scene, *inst, bones, &local, cx)?);
+        }
+        out.push(mdl::Mesh { divided, materials });
+    }
+    Ok(out)
+}
+
+/// The materials of one MDL mesh and the local index of each scene material (`None`: the
+/// default material some primitives need).
+fn group_materials(
+    scene: &ValidScene,
+    key: Option<u64>,
+    instances: &[Instance],
+    g: usize,
+    cx: &mut Ctx<'_>,
+) -> (Vec<mdl::Material>, HashMap<Option<usize>, i32>) {
+    let mut order: Vec<Option<usize>> = Vec::new();
+    if let Some(k) = key {
+        for (i, m) in scene.materials.iter().enumerate() {
+            if m.extras.get("mdl_mesh").and_then(Value::as_u64) == Some(k) {
+                order.push(Some(i));
+            }
+        }
+    }
+    for inst in instances {
+        let prims = scene.meshes.get(inst.mesh).map(|m| m.primitives.as_slice());
+        for p in prims.unwrap_or_default() {
+            let m = p.material.filter(|&m| m < scene.materials.len());
+            if !order.contains(&m) {
+                order.push(m);
+            }
+        }
+    }
+    let mut local = HashMap::new();
+    let mut materials = Vec::with_capacity(order.len());
+    for (k, m) in order.iter().enumerate() {
+        local.insert(*m, k as i32);
+        let place = format!("mesh {g} material {k}");
+        materials.push(match m.and_then(|m| scene.materials.get(m)) {
+            Some(mat) => material_of(mat, &place, cx),
+            None => mdl::Material::with_color(""),
+        });
+    }
+    (materials, local)
+}
+
+fn material_of(m: &Material, place: &str, cx: &mut Ctx<'_>) -> mdl::Material {
+    let text = |k: &str| m.extras.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut lost = Vec::new();
+    if m.base_color != [1.0; 4] {
+        lost.push("base colour");
+    }
+    if m.emissive != [0.0; 3] {
+        lost.push("emissive colour");
+    }
+    if m.specular.is_some() {
+        lost.push("specular");
+    }
+    if m.alpha_mode != crate::scene::AlphaMode::Opaque {
+        lost.push("alpha mode");
+    }
+    if m.double_sided {
+        lost.push("double-sided");
+    }
+    if m.light_map.is_some() {
+        lost.push("light map");
+    }
+    if m.specular_texture.is_some() {
+        lost.push("specular map");
+    }
+    if !lost.is_empty() {
+        cx.warn(
+            place,
+            format!(
+                "{:?}: MDL materials hold only texture paths; {} dropped",
+                m.name,
+                lost.join(", ")
+            ),
+        );
+    }
+    let external = text("external_material");
+    if let Some(path) = external.filter(|_| m.color_texture.is_none() && m.normal_texture.is_none())
+    {
+        return mdl::Material::External {
+            path: path.as_str().into(),
+        };
+    }
+    let raw_type = m
+        .extras
+        .get("mdl_material_type")
+        .and_then(Value::as_i64)
+        .and_then(|v| i32::try_from(v).ok())
+        .filter(|&v| v != mdl::Material::EXTERNAL)
+        .unwrap_or(mdl::Material::INTERNAL);
+    let path = |p: &Option<String>| mdl::MdlString::new(p.as_deref().unwrap_or(""));
+    mdl::Material::Internal {
+        raw_type,
+        color: path(&m.color_texture),
+        normal: path(&m.normal_texture),
+        metalness: path(&text("metalness_texture")),
+    }
+}
+
+/// The bone connectors of a drawn mesh and, for each skin joint, its connector.
+struct Palette {
+    connectors: Vec<mdl::BoneConnector>,
+    /// Connector of each skin joint (for an unskinned mesh on a bone: joint 0 = that bone).
+    conn_of_joint: Vec<usize>,
+    /// Joint of each connector (`u32::MAX`: none), as the export maps them.
+    joint_of_conn: Vec<u32>,
+    /// Joints of the skin (1 for an unskinned mesh on a bone, 0 without connectors).
+    joint_count: usize,
+    /// The vertices have no skin of their own: every vertex is on joint 0 when there is one.
+    rigid: bool,
+}
+
+fn palette(scene: &ValidScene, inst: Instance, bones: &Bones, cx: &mut Ctx<'_>) -> Palette {
+    let node = scene.nodes.get(inst.node);
+    let skin = node.and_then(|n| n.skin).and_then(|s| scene.skins.get(s));
+    let has_joints = scene
+        .meshes
+        .get(inst.mesh)
+        .is_some_and(|m| m.vertices.joints.is_some());
+    let Some(skin) = skin.filter(|_| has_joints) else {
+        // FBX2MDL's unskinned mesh: one connector, its own bone, identity offset.
+        let own = bones.of_node.get(inst.node).copied().flatten();
+        return match own {
+            Some(b) => Palette {
+                connectors: vec![mdl::BoneConnector {
+                    bone_index: b as i32,
+                    offset: mdl::Matrix44::IDENTITY,
+                }],
+                conn_of_joint: vec![0],
+                joint_of_conn: vec![0],
+                joint_count: 1,
+                rigid: true,
+            },
+            None => Palette {
+                connectors: Vec::new(),
+                conn_of_joint: Vec::new(),
+                joint_of_conn: Vec::new(),
+                joint_count: 0,
+                rigid: true,
+            },
+        };
+    };
+    let mut not_bones = 0usize;
+    let joint_bones: Vec<i32> = skin
+        .joints
+        .iter()
+        .map(|&j| match bones.of_node.get(j).copied().flatten() {
+            Some(b) => b as i32,
+            None => {
+                not_bones += 1;
+                0
+            }
+        })
+        .collect();
+    if not_bones > 0 {
+        cx.warn(
+            &format!("skin {:?}", skin.name),
+            format!("{not_bones} joints are not bones; bound to bone 0"),
+        );
+    }
+    let ibm = |k: usize| {
+        skin.inverse_bind_matrices
+            .get(k)
+            .map_or(mdl::Matrix44::IDENTITY, |m| mdl::Matrix44(transpose(*m)))
+    };
+    // The export's connectors (repeated bones included), while they say the same skin.
+    let raw: Option<Vec<mdl::BoneConnector>> = scene
+        .meshes
+        .get(inst.mesh)
+        .and_then(|m| m.extras.get("mdl_connectors"))
+        .and_then(Value::as_str)
+        .and_then(raw64::decode_f32)
+        .filter(|f| f.len() % 17 == 0)
+        .map(|f| bytemuck::pod_collect_to_vec::<f32, mdl::BoneConnector>(&f));
+    if let Some(raw) = raw {
+        let mut joints: Vec<i32> = Vec::new();
+        let mut offsets: Vec<mdl::Matrix44> = Vec::new();
+        let mut joint_of_conn = Vec::with_capacity(raw.len());
+        for c in &raw {
+            match joints.iter().position(|&b| b == c.bone_index) {
+                Some(j) => joint_of_conn.push(j as u32),
+                None => {
+                    joint_of_conn.push(joints.len() as u32);
+                    joints.push(c.bone_index);
+                    offsets.push(c.offset);
+                }
+            }
+        }
+        let same = joints == joint_bones
+            && offsets.iter().enumerate().all(|(k, o)| {
+                let want = ibm(k);
+                o.0.iter().zip(&want.0).all(|(a, b)| close(*a, *b))
+            });
+        if same {
+            let mut conn_of_joint = vec![0; joints.len()];
+            for (c, &j) in joint_of_conn.iter().enumerate().rev() {
+                if let Some(slot) = conn_of_joint.get_mut(j as usize) {
+                    *slot = c;
+                }
+            }
+            return Palette {
+                connectors: raw,
+                conn_of_joint,
+                joint_of_conn,
+                joint_count: joints.len(),
+                rigid: false,
+            };
+        }
+    }
+    let connectors = joint_bones
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| mdl::BoneConnector {
+            bone_index: b,
+            offset: ibm(k),
+        })
+        .collect();
+    let n = joint_bones.len();
+    Palette {
+        connectors,
+        conn_of_joint: (0..n).collect(),
+        joint_of_conn: (0..n as u32).collect(),
+        joint_count: n,
+        rigid: false,
+    }
+}
+
+/// The triangles of a mesh's primitives in file winding, with their local material.
+fn triangles(
+    scene: &ValidScene,
+    inst: Instance,
+    local: &HashMap<Option<usize>, i32>,
+    cx: &mut Ctx<'_>,
+) -> Vec<(i32, [u32; 3])> {
+    let Some(mesh) = scene.meshes.get(inst.mesh) else {
+        return Vec::new();
+    };
+    let n = mesh.vertices.positions.len();
+    let mut out = Vec::new();
+    let mut bad = 0usize;
+    for p in &mesh.primitives {
+        let m = p.material.filter(|&m| m < scene.materials.len());
+        let material = local.get(&m).copied().unwrap_or(0);
+        for t in p.indices.chunks(3) {
+            match *t {
+                // Counter-clockwise back to the file's clockwise: (a, b, c) → (a, c, b).
+                [a, b, c] if [a, b, c].iter().all(|&i| (i as usize) < n) => {
+                    out.push((material, [a, c, b]))
+                }
+                _ => bad += 1,
+            }
+        }
+    }
+    if bad > 0 {
+        cx.warn(
+            &format!("mesh {:?}", mesh.name),
+            format!("{bad} incomplete or out-of-range triangles dropped"),
+        );
+    }
+    out
+}
+
+/// One drawn mesh as one divided mesh, or several when its skin has more than
+/// [`MAX_CONNECTORS`] joints.
+fn divide(
+    scene: &ValidScene,
+    inst: Instance,
+    bones: &Bones,
+    local: &HashMap<Option<usize>, i32>,
+    cx: &mut Ctx<'_>,
+) -> Result<Vec<mdl::DividedMesh>, Error> {
+    let Some(mesh) = scene.meshes.get(inst.mesh) else {
+        return Ok(Vec::new());
+    };
+    let place = format!("mesh {:?}", mesh.name);
+    let v = &mesh.vertices;
+    if i32::try_from(v.positions.len()).is_err() {
+        return Err(Error::FormatLimit {
+            format: Format::Mdl,
+            place: format!("mdl {place}"),
+            what: format!("{} vertices (at most 2^31 - 1)", v.positions.len()),
+        });
+    }
+    let pal = palette(scene, inst, bones, cx);
+    let tris = triangles(scene, inst, local, cx);
+    if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
+        let raw = raw_vertices(mesh, v.positions.len());
+        let extra = stored(mesh, v.positions.len());
+        let mut vertices = Vec::with_capacity(v.positions.len());
+        for k in 0..v.positions.len() {
+            let kept = raw
+                .as_ref()
+                .and_then(|r| r.get(k))
+                .filter(|r| agrees(r, v, k, &pal));
+            vertices.push(match kept {
+                Some(r) => *r,
+                None => derive(v, k, &pal, &|j| pal.conn_of_joint.get(j).copied(), &extra),
+            });
+        }
+        let faces: Vec<mdl::Face> = tris
+            .iter()
+            .map(|(_, t)| mdl::Face(t.map(|i| i as i32)))
+            .collect();
+        let runs = runs_of(mesh, &tris);
+        return Ok(vec![mdl::DividedMesh {
+            vertices,
+            faces,
+            material_runs: runs,
+            connectors: pal.connectors,
+        }]);
+    }
+    let kept = stored(mesh, v.positions.len());
+    Ok(split(v, &pal, &tris, &kept, &place, cx))
+}
+
+/// What the export kept of a divided mesh's vertices beside the scene's attributes:
+/// binormals (glTF has none) and normals that are not unit length to the bit.
+#[derive(Default)]
+pub(crate) struct Stored {
+    binormals: Option<Vec<[f32; 3]>>,
+    normals: Option<Vec<[f32; 3]>>,
+}
+
+fn triples(mesh: &crate::scene::Mesh, key: &str, n: usize) -> Option<Vec<[f32; 3]>> {
+    let floats = mesh
+        .extras
+        .get(key)
+        .and_then(Value::as_str)
+        .and_then(raw64::decode_f32)
+        .filter(|f| f.len() == n * 3)?;
+    Some(
+        floats
+            .chunks_exact(3)
+            .map(|c| [0, 1, 2].map(|i| c.get(i).copied().unwrap_or(0.0)))
+            .collect(),
+    )
+}
+
+fn stored(mesh: &crate::scene::Mesh, n: usize) -> Stored {
+    Stored {
+        binormals: triples(mesh, "mdl_binormals", n),
+        normals: triples(mesh, "mdl_normals", n),
+    }
+}
+
+/// The normal `from_mdl` exports for a stored normal.
+pub(crate) fn exported_normal(raw: [f32; 3]) -> [f32; 3] {
+    normalize3(raw).unwrap_or([0.0, 1.0, 0.0])
+}
+
+/// For the export: true when [`derive`], given the scene attributes `v` the export made of
+/// `part` and its stored binormals and normals, would not give back every vertex of `part`
+/// byte for byte (zero-weight slots, original bone indices, weights not summing to 255,
+/// non-finite numbers…): then the export keeps the raw vertices too.
+pub(crate) fn needs_raw_vertices(
+    v: &Vertices,
+    part: &mdl::DividedMesh,
+    joint_of_conn: &[u32],
+    joint_count: usize,
+) -> bool {
+    let mut conn_of_joint = vec![0; joint_count];
+    for (c, &j) in joint_of_conn.iter().enumerate().rev() {
+        if let Some(slot) = conn_of_joint.get_mut(j as usize) {
+            *slot = c;
+        }
+    }
+    let pal = Palette {
+        connectors: part.connectors.clone(),
+        conn_of_joint,
+        joint_of_conn: joint_of_conn.to_vec(),
+        joint_count,
+        rigid: joint_count == 0,
+    };
+    let kept = Stored {
+        binormals: Some(part.vertices.iter().map(|x| x.binormal).collect()),
+        normals: Some(part.vertices.iter().map(|x| x.normal).collect()),
+    };
+    let conn = |j: usize| pal.conn_of_joint.get(j).copied();
+    part.vertices.iter().enumerate().any(|(k, raw)| {
+        bytemuck::bytes_of(&derive(v, k, &pal, &conn, &kept)) != bytemuck::bytes_of(raw)
+    })
+}
+
+/// The export's raw vertices of a mesh, when there is one per vertex.
+fn raw_vertices(mesh: &crate::scene::Mesh, n: usize) -> Option<Vec<mdl::Vertex>> {
+    mesh.extras
+        .get("mdl_vertices")
+        .and_then(Value::as_str)
+        .and_then(raw64::decode_f32)
+        .filter(|f| f.len() == n * 17)
+        .map(|f| bytemuck::pod_collect_to_vec::<f32, mdl::Vertex>(&f))
+}
+
+/// Material runs: the export's (empty runs included) while their non-empty runs are the
+/// primitives', else one per stretch of triangles with one material.
+fn runs_of(mesh: &crate::scene::Mesh, tris: &[(i32, [u32; 3])]) -> Vec<mdl::MaterialRun> {
+    let mut runs: Vec<mdl::MaterialRun> = Vec::new();
+    let mut prev: Option<i32> = None;
+    for (m, _) in tris {
+        match runs.last_mut() {
+            Some(r) if prev == Some(*m) => r.face_count += 1,
+            _ => runs.push(mdl::MaterialRun {
+                material_index: *m,
+                face_count: 1,
+            }),
+        }
+        prev = Some(*m);
+    }
+    let raw: Option<Vec<mdl::MaterialRun>> = mesh
+        .extras
+        .get("mdl_runs")
+        .and_then(Value::as_array)
+        .and_then(|a| {
+            a.iter()
+                .map(|r| {
+                    let r = r.as_array()?;
+                    let m = i32::try_from(r.first()?.as_i64()?).ok()?;
+                    let c = i32::try_from(r.get(1)?.as_i64()?).ok()?;
+                    Some(mdl::MaterialRun {
+                        material_index: m,
+                        face_count: c,
+                    })
+                })
+                .collect()
+        });
+    if let Some(raw) = raw {
+        // Merged the same way, the export's non-empty runs must give the same runs.
+        let mut merged: Vec<mdl::MaterialRun> = Vec::new();
+        for r in raw.iter().filter(|r| r.face_count > 0) {
+            match merged.last_mut() {
+                Some(l) if l.material_index == r.material_index => l.face_count += r.face_count,
+                _ => merged.push(*r),
+            }
+        }
+        if merged == runs {
+            return raw;
+        }
+    }
+    runs
+}
+
+/// True when the export of `raw` (as `from_mdl` converts a vertex) is the scene's vertex `k`.
+fn agrees(raw: &mdl::Vertex, v: &Vertices, k: usize, pal: &Palette) -> bool {
+    let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
+    let same =
+        |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| close(*x, *y));
+    let at = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
+    let pos_ok = v
+        .positions
+        .get(k)
+        .is_some_and(|p| same(&raw.position.map(fin), p));
+    let normal = normalize3(raw.normal).unwrap_or([0.0, 1.0, 0.0]);
+    let normal_ok = at(&v.normals).is_some_and(|n| same(&normal, &n));
+    let uv_ok = v
+        .uv0
+        .as_ref()
+        .and_then(|l| l.get(k))
+        .is_some_and(|u| same(&raw.uv.map(fin), u));
+    let uv1 = v
+        .uv1
+        .as_ref()
+        .and_then(|l| l.get(k))
+        .copied()
+        .unwrap_or([0.0; 2]);
+    let uv1_ok = same(&raw.sub_uv.map(fin), &uv1);
+    let color_ok = v.colors.as_ref().and_then(|l| l.get(k)).is_some_and(|c| {
+        raw.color
+            .iter()
+            .zip(c)
+            .all(|(b, x)| (f32::from(*b) / 255.0 - x).abs() <= 1e-3)
+    });
+    if !(pos_ok && normal_ok && uv_ok && uv1_ok && color_ok) {
+        return false;
+    }
+    if pal.rigid {
+        // No skin in the scene: the raw weights must point at existing connectors only.
+        return raw
+            .weights
+            .iter()
+            .zip(raw.bone_indices)
+            .all(|(w, i)| *w == 0 || usize::from(i) < pal.connectors.len());
+    }
+    let (Some(js), Some(ws)) = (
+        v.joints.as_ref().and_then(|l| l.get(k)),
+        v.weights.as_ref().and_then(|l| l.get(k)),
+    ) else {
+        return false;
+    };
+    let map = |i: u8| {
+        pal.joint_of_conn
+            .get(usize::from(i))
+            .copied()
+            .unwrap_or(u32::MAX)
+    };
+    let (rj, rw, _) = normalize_influences(
+        raw.bone_indices.map(map),
+        raw.weights.map(|b| f32::from(b) / 255.0),
+        pal.joint_count,
+    );
+    (0..4).all(|s| {
+        let (a, b) = (
+            rw.get(s).copied().unwrap_or(0.0),
+            ws.get(s).copied().unwrap_or(0.0),
+        );
+        (a - b).abs() <= 1e-4 && (a <= 0.0 || rj.get(s) == js.get(s))
+    })
+}
+
+/// Vertex `k` from the scene's attributes; `conn` gives the connector of a skin joint.
+fn derive(
+    v: &Vertices,
+    k: usize,
+    pal: &Palette,
+    conn: &dyn Fn(usize) -> Option<usize>,
+    kept: &Stored,
+) -> mdl::Vertex {
+    let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
+    let scene_normal = at3(&v.normals);
+    // The stored normal while it still is the scene's (once normalised).
+    let normal = match (at3(&kept.normals), scene_normal) {
+        (Some(raw), Some(n))
+            if exported_normal(raw)
+                .iter()
+                .zip(&n)
+                .all(|(a, b)| close(*a, *b)) =>
+        {
+            raw
+        }
+        (_, n) => n.unwrap_or([0.0; 3]),
+    };
+    if let Some(b) = at3(&kept.binormals) {
+        return finish(v, k, pal, conn, normal, b);
+    }
+    // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
+    // would derive t = n × b): b = w·(t × n).
+    let binormal = v
+        .tangents
+        .as_ref()
+        .and_then(|l| l.get(k))
+        .map_or([0.0; 3], |t| {
+            let [n0, n1, n2] = normal;
+            let c = [
+                t[1] * n2 - t[2] * n1,
+                t[2] * n0 - t[0] * n2,
+                t[0] * n1 - t[1] * n0,
+            ];
+            c.map(|x| x * t[3])
+        });
+    finish(v, k, pal, conn, normal, binormal)
+}
+
+/// The rest of [`derive`]: colour, weights and the vertex.
+fn finish(
+    v: &Vertices,
+    k: usize,
+    pal: &Palette,
+    conn: &dyn Fn(usize) -> Option<usize>,
+    normal: [f32; 3],
+    binormal: [f32; 3],
+) -> mdl::Vertex {
+    let at2 = |o: &Option<Vec<[f32; 2]>>| o.as_ref().and_then(|l| l.get(k)).copied();
+    let color = v
+        .colors
+        .as_ref()
+        .and_then(|l| l.get(k))
+        .map_or([255; 4], |c| {
+            c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
+        });
+    let (weights, bone_indices, original) = if pal.rigid {
+        if pal.connectors.is_empty() {
+            ([0; 4], [0; 4], [0; 4])
+        } else {
+            ([255, 0, 0, 0], [0; 4], [0; 4])
+        }
+    } else {
+        let js = v
+            .joints
+            .as_ref()
+            .and_then(|l| l.get(k))
+            .copied()
+            .unwrap_or_default();
+        let ws = v
+            .weights
+            .as_ref()
+            .and_then(|l| l.get(k))
+            .copied()
+            .unwrap_or_default();
+        let mut slots: Vec<(u8, u8, f32)> = Vec::with_capacity(4);
+        for (j, w) in js.iter().zip(ws) {
+            if let Some(c) = conn(usize::from(*j)).filter(|_| w > 0.0 && w.is_finite()) {
+                slots.push((c as u8, u8::try_from(*j).unwrap_or(u8::MAX), w));
+            }
+        }
+        quantize(&slots)
+    };
+    mdl::Vertex {
+        position: v.positions.get(k).copied().unwrap_or_default(),
+        normal,
+        binormal,
+        uv: at2(&v.uv0).unwrap_or_default(),
+        sub_uv: at2(&v.uv1).unwrap_or_default(),
+        color,
+        weights,
+        bone_indices,
+        original_bone_indices: original,
+    }
+}
+
+/// Weights as bytes summing to 255 (largest remainders get the rounding), with their
+/// connector and original (skin joint) indices; no influence: all on connector 0.
+fn quantize(slots: &[(u8, u8, f32)]) -> ([u8; 4], [u8; 4], [u8; 4]) {
+    let sum: f32 = slots.iter().map(|s| s.2).sum();
+    if slots.is_empty() || sum.is_nan() || sum <= 0.0 {
+        return ([255, 0, 0, 0], [0; 4], [0; 4]);
+    }
+    let scaled: Vec<f32> = slots.iter().map(|s| s.2 / sum * 255.0).collect();
+    let mut bytes: Vec<u8> = scaled
+        .iter()
+        .map(|x| x.floor().clamp(0.0, 255.0) as u8)
+        .collect();
+    let mut left = 255u32.saturating_sub(bytes.iter().map(|&b| u32::from(b)).sum());
+    let mut by_rest: Vec<usize> = (0..slots.len()).collect();
+    by_rest.sort_by(|&a, &b| {
+        let fa = scaled.get(a).map_or(0.0, |x| x - x.floor());
+        let fb = scaled.get(b).map_or(0.0, |x| x - x.floor());
+        fb.total_cmp(&fa)
+    });
+    for i in by_rest.iter().cycle().take(4 * 255) {
+        if left == 0 {
+            break;
+        }
+        if let Some(b) = bytes.get_mut(*i).filter(|b| **b < 255) {
+            *b += 1;
+            left -= 1;
+        }
+    }
+    let (mut w, mut c, mut o) = ([0u8; 4], [0u8; 4], [0u8; 4]);
+    for (s, ((conn, orig, _), b)) in slots.iter().zip(&bytes).enumerate().take(4) {
+        if let (Some(ws), Some(cs), Some(os)) = (w.get_mut(s), c.get_mut(s), o.get_mut(s)) {
+            (*ws, *cs, *os) = (*b, *conn, *orig);
+        }
+    }
+    (w, c, o)
+}
+
+/// A skin of more than [`MAX_CONNECTORS`] joints as several divided meshes: triangles are
+/// taken in order into the current part while its connectors stay within the limit.
+fn split(
+    v: &Vertices,
+    pal: &Palette,
+    tris: &[(i32, [u32; 3])],
+    kept: &Stored,
+    place: &str,
+    cx: &mut Ctx<'_>,
+) -> Vec<mdl::DividedMesh> {
+    let joints_of = |k: u32| -> Vec<usize> {
+        let k = k as usize;
+        let js = v
+            .joints
+            .as_ref()
+            .and_then(|l| l.get(k))
+            .copied()
+            .unwrap_or_default();
+        let ws = v
+            .weights
+            .as_ref()
+            .and_then(|l| l.get(k))
+            .copied()
+            .unwrap_or_default();
+        js.iter()
+            .zip(ws)
+            .filter(|(_, w)| *w > 0.0)
+            .map(|(j, _)| usize::from(*j))
+            .filter(|&j| j < pal.joint_count)
+            .collect()
+    };
+    let mut parts: Vec<Part> = vec![Part::default()];
+    for &(m, t) in tris {
+        let mut need: Vec<usize> = t.iter().flat_map(|&i| joints_of(i)).collect();
+        need.sort_unstable();
+        need.dedup();
+        let fits = |p: &Part| {
+            let new = need.iter().filter(|j| !p.conn.contains_key(j)).count();
+            p.joints.len() + new <= MAX_CONNECTORS
+        };
+        if !parts.last().is_some_and(fits) {
+            parts.push(Part::default());
+        }
+        if let Some(p) = parts.last_mut() {
+            for &j in &need {
+                if !p.conn.contains_key(&j) {
+                    p.conn.insert(j, p.joints.len());
+                    p.joints.push(j);
+                }
+            }
+            let face = t.map(|i| {
+                let next = p.verts.len();
+                *p.map.entry(i).or_insert_with(|| {
+                    p.verts.push(i);
+                    next
+                }) as i32
+            });
+            p.faces.push(mdl::Face(face));
+            match p.runs.last_mut() {
+                Some(r) if r.material_index == m => r.face_count += 1,
+                _ => p.runs.push(mdl::MaterialRun {
+                    material_index: m,
+                    face_count: 1,
+                }),
+            }
+        }
+    }
+    parts.retain(|p| !p.faces.is_empty());
+    cx.warn(
+        place,
+        format!(
+            "skin of {} joints divided into {} meshes of at most {MAX_CONNECTORS} bone \
+             connectors (the engine's limit)",
+            pal.joint_count,
+            parts.len()
+        ),
+    );
+    parts
+        .into_iter()
+        .map(|p| {
+            let conn = |j: usize| p.conn.get(&j).copied();
+            let vertices = p
+                .verts
+                .iter()
+                .map(|&k| derive(v, k as usize, pal, &conn, kept))
+                .collect();
+            let connectors = p
+                .joints
+                .iter()
+                .filter_map(|&j| {
+                    pal.conn_of_joint
+                        .get(j)
+                        .and_then(|&c| pal.connectors.get(c))
+                })
+                .copied()
+                .collect();
+            mdl::DividedMesh {
+                vertices,
+                faces: p.faces,
+                material_runs: p.runs,
+                connectors,
+            }
+        })
+        .collect()
+}
+
+/// A divided mesh being filled by [`split`].
+#[derive(Default)]
+struct Part {
+    /// Skin joints of the part, in connector order, and the connector of each.
+    joints: Vec<usize>,
+    conn: HashMap<usize, usize>,
+    /// Scene vertices of the part, and the part's index of each.
+    verts: Vec<u32>,
+    map: HashMap<u32, usize>,
+    faces: Vec<mdl::Face>,
+    runs: Vec<mdl::MaterialRun>,
+}
