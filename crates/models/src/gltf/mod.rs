@@ -3,9 +3,11 @@
 //! The writer serialises a [`ValidScene`]: the scene is already in glTF's conventions (see
 //! [`crate::scene`]) and [`crate::scene::validate`] has repaired what glTF forbids (non-unit
 //! normals, weights that do not sum to one, non-finite values, …), each repair a
-//! [`SceneWarning`]. Some repairs have not moved there yet and are still made here, with a
-//! warning (broken hierarchies, out-of-range indices, unsorted animation keys, invalid skins:
-//! ARCHITECTURE.md, "The writer's guarantee", keeps the list); the rest is glTF-only choices.
+//! [`SceneWarning`]. The writer repairs nothing else but index lists (out-of-range or partial
+//! triangles, until they move to validation too); it leaves out what glTF cannot hold (skins
+//! without usable joints, meshes without triangles, empty animations), adds a common root for
+//! a skin whose joints lie in separate trees, and makes glTF-only choices, each said in a
+//! warning (ARCHITECTURE.md, "The writer's guarantee", keeps the list).
 //!
 //! * Accessors: `POSITION` carries `min`/`max`; `JOINTS_0` is `u8` (or `u16` beyond 256 joints),
 //!   `WEIGHTS_0` sums to one; indices are `u16` below 65 536 vertices, `u32` above.
@@ -123,7 +125,8 @@ pub struct Gltf {
     pub root: json::Root,
     /// The contents of the single buffer (4-byte padded; empty when there is no binary data).
     pub bin: Vec<u8>,
-    /// Everything the writer had to repair or leave out, each saying what and where.
+    /// Everything the writer left out, chose or (index lists) trimmed, each saying what and
+    /// where.
     pub warnings: Vec<SceneWarning>,
     /// The image files to write beside the output ([`GltfOptions::texture_folder`]): the
     /// path relative to the output's folder (with `/`, as in the URI before encoding) and the

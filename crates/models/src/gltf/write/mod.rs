@@ -3,11 +3,14 @@
 //! ([`material`]), meshes ([`mesh`], with the index plan in [`indices`] and generated tangents
 //! in [`tangents`]), animations ([`animation`]) and the binary buffer ([`buffer`]).
 //!
-//! [`crate::scene::validate`] made the vertex data, materials and inverse bind matrices valid;
-//! what remains here is serialisation and glTF-only choices (TRS, generated tangents, zero
-//! UVs, index component type, alignment, `min`/`max`), plus the repairs not yet moved to
-//! validation (the hierarchy, index lists, animation keys, invalid skins and references),
-//! each with a warning.
+//! [`crate::scene::validate`] made the scene valid (hierarchy, node transforms, vertex data,
+//! materials, inverse bind matrices, animation channels and keys); the writer repairs none of
+//! it. What remains here is serialisation and glTF-only choices (matrices as their nearest TRS,
+//! generated tangents, zero UVs, index component type, alignment, `min`/`max`, a common root
+//! node for a skin whose joints lie in separate trees), leaving out what glTF cannot hold or
+//! what is invalid (skins without usable joints, meshes without triangles, empty animations,
+//! references to them), each with a warning; and, until they move to validation, the index
+//! lists (`indices.rs`).
 
 mod animation;
 mod buffer;
@@ -60,13 +63,13 @@ pub(crate) fn build(scene: &ValidScene, options: &GltfOptions) -> Result<Gltf, E
     let scene: &Scene = scene;
 
     // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
-    let mut h = Hierarchy::new(scene, &mut b.warnings);
+    let mut h = Hierarchy::new(scene);
     let skins = b.plan_skins(scene, &mut h);
     let textured = b.materials(scene)?;
     let meshes = b.meshes(scene, &skins, &textured)?;
     b.nodes(scene, &h, &meshes, &skins)?;
     b.skins(&skins)?;
-    b.animations(scene, h.len())?;
+    b.animations(scene)?;
     b.scene(scene, &h)?;
     buffer::pad4(&mut b.bin);
     if !b.bin.is_empty() {
