@@ -42,7 +42,7 @@ struct Ctx {
 
 impl Ctx {
     fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(SceneWarning(message.into()));
+        self.warnings.push(warning(message.into()));
     }
 }
 
@@ -504,4 +504,9 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
         ));
     }
     prims
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

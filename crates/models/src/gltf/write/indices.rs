@@ -79,7 +79,7 @@ pub(super) fn plan(
         let len = prim.indices.len();
         let whole = len / 3 * 3;
         if whole != len {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label} primitive {p}: {len} indices is not a multiple of 3; the last {} dropped",
                 len - whole
             )));
@@ -116,13 +116,13 @@ pub(super) fn plan(
             (PrimIndices::Own(own), bad)
         };
         if bad > 0 {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
             )));
         }
         let material = match prim.material {
             Some(m) if m >= material_count => {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
                 )));
                 None
@@ -170,4 +170,9 @@ fn overlapping_groups(mesh: &Mesh) -> Vec<bool> {
         }
     }
     shared
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -122,7 +122,7 @@ impl Builder<'_> {
 
 impl Builder<'_> {
     fn warn(&mut self, message: String) {
-        self.warnings.push(SceneWarning(message));
+        self.warnings.push(warning(message));
     }
 }
 
@@ -151,4 +151,9 @@ fn push<T>(vec: &mut Vec<T>, value: T) -> Result<Index<T>, Error> {
     let i = u32_of(vec.len(), "array")?;
     vec.push(value);
     Ok(Index::new(i))
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -93,20 +93,16 @@ pub fn validate(mut scene: Scene) -> Validated {
 // ---------------------------------------------------------------------------------------------
 // The shared helpers: one finite/unit set, one "count then warn".
 
-/// Pushes one repair warning, `{place}: {message}` (or the message alone for no place): the
-/// one place validation makes a [`SceneWarning`].
+/// Pushes one repair warning, `{place}: {message}` (or the message alone for no place).
 pub(crate) fn warn(warnings: &mut Vec<SceneWarning>, place: &str, message: String) {
-    warnings.push(if place.is_empty() {
-        SceneWarning(message)
-    } else {
-        SceneWarning(format!("{place}: {message}"))
-    });
+    warnings.push(SceneWarning::other(place, message));
 }
 
-/// Pushes `{place}: {n} {what}` when `n` repairs of one kind were made at one place.
+/// Pushes `{place}: {n} {what}` when `n` repairs of one kind were made at one place (a
+/// [`SceneWarning::counted`]).
 pub(crate) fn warn_count(warnings: &mut Vec<SceneWarning>, place: &str, n: usize, what: &str) {
     if n > 0 {
-        warn(warnings, place, format!("{n} {what}"));
+        warnings.push(SceneWarning::counted(place, n as u64, what));
     }
 }
 
@@ -184,7 +180,7 @@ mod tests {
     #[test]
     fn every_repair_is_made_once_and_said() {
         let valid = validate(broken());
-        let said: Vec<&str> = valid.warnings.iter().map(|w| w.0.as_str()).collect();
+        let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
         let expect = [
             "mesh 0 \"m\": 1 positions had non-finite coordinates, set to 0",
             "mesh 0 \"m\": 1 normals were zero or not finite; set to (0, 1, 0)",
@@ -199,7 +195,7 @@ mod tests {
             "skin 0: 1 inverse bind matrices were not affine (or not finite); their last row was set to 0 0 0 1",
         ];
         for e in expect {
-            assert!(said.contains(&e), "missing {e:?} in {said:#?}");
+            assert!(said.iter().any(|s| s == e), "missing {e:?} in {said:#?}");
         }
         assert_eq!(said.len(), expect.len(), "{said:#?}");
         let s = &valid.scene;
@@ -227,13 +223,15 @@ mod tests {
         let valid = validate(scene);
         let v = &valid.scene.meshes[0].vertices;
         assert!(v.tangents.is_none() && v.joints.is_none());
-        let said: Vec<&str> = valid.warnings.iter().map(|w| w.0.as_str()).collect();
-        assert!(said.contains(
-            &"mesh 0 \"m\": tangents without normals cannot be written in glTF; dropped"
-        ));
-        assert!(said.contains(
-            &"mesh 0 \"m\": joints without weights (or weights without joints); skinning dropped"
-        ));
+        let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
+        assert!(said
+            .iter()
+            .any(|s| s
+                == "mesh 0 \"m\": tangents without normals cannot be written in glTF; dropped"));
+        assert!(said.iter().any(|s| {
+            s
+            == "mesh 0 \"m\": joints without weights (or weights without joints); skinning dropped"
+        }));
     }
 
     /// Hierarchy, node and animation repairs: made once, said, and the scene a forest after.
