@@ -113,9 +113,6 @@ pub enum Error {
     /// The output path ends in neither `.glb` nor `.gltf`.
     #[error("{}: a glTF output must end in .glb or .gltf", .0.display())]
     UnknownExtension(PathBuf),
-    /// Writing the output failed (exists, is the input, I/O).
-    #[error(transparent)]
-    Output(#[from] crate::Error),
 }
 
 /// A glTF asset in memory: the JSON document, the binary buffer and the writer's warnings.
@@ -253,7 +250,7 @@ pub fn write_file(
     out: &Path,
     options: &GltfOptions,
     overwrite: Overwrite,
-) -> Result<Vec<SceneWarning>, Error> {
+) -> Result<Vec<SceneWarning>, crate::Error> {
     let container =
         Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
     let gltf = Gltf::from_scene(scene, options)?;
@@ -263,7 +260,7 @@ pub fn write_file(
     // in place (the set is renamed in this order).
     if !gltf.images.is_empty() && overwrite == Overwrite::Never && out.symlink_metadata().is_ok() {
         // Refused before the images' folder is made, as the set write below would refuse it.
-        return Err(crate::Error::OutputExists(out.to_path_buf()).into());
+        return Err(crate::Error::OutputExists(out.to_path_buf()));
     }
     let image_paths = image_paths(&gltf, out)?;
     let mut files: Vec<(&Path, &[u8])> = image_paths
@@ -296,7 +293,7 @@ pub fn write_file(
 }
 
 /// Where [`Gltf::images`] go beside `out`; creates their folders.
-fn image_paths(gltf: &Gltf, out: &Path) -> Result<Vec<PathBuf>, Error> {
+fn image_paths(gltf: &Gltf, out: &Path) -> Result<Vec<PathBuf>, crate::Error> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

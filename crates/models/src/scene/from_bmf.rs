@@ -134,7 +134,7 @@ pub(crate) fn convert(
     if !animation.channels.is_empty() {
         warnings.push(warning(format!(
             "bmf: the file stores no sample rate; the animation is timed at {fps} samples per \
-             second, a guess unless chosen (option bmf_fps, --bmf-fps on the command line)"
+             second, a guess unless chosen with SceneOptions::bmf_fps"
         )));
         animation
             .extras
