@@ -42,7 +42,13 @@ pub(crate) mod validate;
 
 pub use budget::{cost, Budget};
 pub use import::{ImportOptions, Imported};
-pub use math::*;
+// The math users need (building transforms, checking skin weights and texture paths the way
+// the converters do); the rest stays the converters' own.
+pub(crate) use math::*;
+pub use math::{
+    axis_quat, compose, decompose, invert, mul, normalize_influences, normalize_quat,
+    pack_influences, relative_texture_path, InfluenceFixes, IDENTITY,
+};
 pub use merge::{merge_clips, ClipSource, MergeError};
 pub use validate::{validate, ValidScene, Validated};
 
