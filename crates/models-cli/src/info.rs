@@ -348,7 +348,9 @@ fn print_materials(r: &Report) {
                 let status = match &t.status {
                     TextureStatus::Found(_) => "found".to_owned(),
                     TextureStatus::Missing => "MISSING".to_owned(),
-                    TextureStatus::Refused(why) => format!("refused: {}", said::escape(why)),
+                    TextureStatus::Refused(why) => {
+                        format!("refused: {}", said::escape(&said::with_flags(why)))
+                    }
                     TextureStatus::NotChecked => "not checked".to_owned(),
                 };
                 row.push(format!("{} {} ({status})", t.slot, said::escape(&t.path)));

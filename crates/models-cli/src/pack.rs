@@ -259,7 +259,7 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
                         .map_err(|e| format!("{}: {e}", parent.display()))?;
                 }
                 write_new_file(&out, &entry.data(), Some(path), overwrite)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| crate::said::hinted(&e))
             });
         match outcome {
             Ok(()) => written += 1,
@@ -356,7 +356,7 @@ fn create(
     } else {
         Overwrite::Never
     };
-    write_new_file(out, &bytes, None, overwrite).map_err(|e| e.to_string())?;
+    write_new_file(out, &bytes, None, overwrite).map_err(|e| crate::said::hinted(&e))?;
     eprintln!(
         "wrote {} ({} entries, {} bytes)",
         out.display(),

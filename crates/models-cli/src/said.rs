@@ -81,7 +81,7 @@ impl Said {
             SceneWarningKind::SmfRateGuess => {
                 format!("{w} (set it with --smf-ticks-per-second)")
             }
-            _ => w.to_string(),
+            _ => with_flags(&w.to_string()),
         };
         Self {
             kind: kind_of_text(&text),
@@ -172,14 +172,47 @@ pub(crate) fn io_text(path: &Path, e: &std::io::Error, folder: bool) -> String {
     }
 }
 
-/// A library error as printed: a missing file said plainly, control characters escaped.
+/// A library error as printed: a missing file said plainly, control characters escaped, and
+/// the command line's flags named (see [`hinted`]).
 pub(crate) fn error_text(e: &models::Error) -> String {
     if let models::Error::Path { path, source } = e {
         if let models::Error::Io(io) = source.as_ref() {
             return io_text(path, io, false);
         }
     }
-    escape(&e.to_string())
+    escape(&hinted(e))
+}
+
+/// A library error's text with the command line's flags: option names replaced by flags
+/// ([`with_flags`]) and, for an output that exists, the flag that replaces it.
+pub(crate) fn hinted(e: &models::Error) -> String {
+    let mut inner = e;
+    while let models::Error::Path { source, .. } = inner {
+        inner = source;
+    }
+    let text = with_flags(&e.to_string());
+    match inner {
+        models::Error::OutputExists(_) => format!("{text} (use --force to overwrite)"),
+        _ => text,
+    }
+}
+
+/// The library names its own options (`GltfOptions::texture_dirs`, …) in its messages; the
+/// command line names the flags that set them instead.
+const FLAGS: [(&str, &str); 3] = [
+    (
+        "GltfOptions::allow_outside_textures",
+        "--allow-outside-textures",
+    ),
+    ("GltfOptions::texture_dirs", "--texture-dir"),
+    ("SceneOptions::bmf_fps", "--bmf-fps"),
+];
+
+/// `text` with the library's option names replaced by the command line's flags.
+pub(crate) fn with_flags(text: &str) -> String {
+    FLAGS
+        .iter()
+        .fold(text.to_owned(), |t, (option, flag)| t.replace(option, flag))
 }
 
 /// The lines to print for `path`'s warnings at the current verbosity.

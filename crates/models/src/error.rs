@@ -35,8 +35,9 @@ pub enum Error {
     /// The format is known but its cargo feature is off.
     #[error("{0} support is not compiled in (enable the `{0}` feature of the `models` crate)")]
     FormatDisabled(Format),
-    /// An output file exists and overwriting was not requested.
-    #[error("{} already exists (use --force to overwrite)", .0.display())]
+    /// An output file exists and overwriting was not requested
+    /// ([`Overwrite::Allowed`](crate::output::Overwrite::Allowed) replaces it).
+    #[error("{} already exists", .0.display())]
     OutputExists(PathBuf),
     /// The output path names the input file.
     #[error("{} is the input file; refusing to overwrite it", .0.display())]
@@ -125,6 +126,10 @@ pub enum Error {
     #[cfg(feature = "skm")]
     #[error(transparent)]
     Skm(#[from] skm_text::Error),
+    /// The glTF writer failed (a size glTF cannot address, JSON, the output's extension).
+    #[cfg(feature = "gltf")]
+    #[error(transparent)]
+    Gltf(#[from] crate::gltf::Error),
     /// An I/O error.
     #[error(transparent)]
     Io(#[from] std::io::Error),

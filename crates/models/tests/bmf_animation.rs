@@ -204,12 +204,16 @@ fn the_frame_rate_guess_is_a_warning() {
     assert!(
         c.warnings
             .iter()
-            .any(|w| w.0.contains("no sample rate") && w.0.contains("30 samples per second")),
+            .any(|w| w.to_string().contains("no sample rate")
+                && w.to_string().contains("30 samples per second")),
         "{:?}",
         c.warnings
     );
     let c = convert(fixture("static_cube.bmf"));
-    assert!(c.warnings.iter().all(|w| !w.0.contains("sample rate")));
+    assert!(c
+        .warnings
+        .iter()
+        .all(|w| !w.to_string().contains("sample rate")));
 }
 
 /// A second "animation file" of the arm: same mesh and bones, the samples played backwards.

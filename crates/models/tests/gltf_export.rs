@@ -182,7 +182,7 @@ fn every_fixture_and_sample_converts_and_reads_back_with_the_scene_figures() {
         // The writer must not have had to repair anything structural in a converter's output.
         for w in &warnings {
             assert!(
-                !w.0.contains("out of range") && !w.0.contains("cycle"),
+                !w.to_string().contains("out of range") && !w.to_string().contains("cycle"),
                 "{}: {w}",
                 path.display()
             );

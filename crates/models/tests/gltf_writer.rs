@@ -18,7 +18,12 @@ fn warnings_of(scene: &Scene, options: &GltfOptions) -> (Vec<u8>, Vec<String>) {
     let (glb, w) = gltf::to_glb_with_warnings(&valid.scene, options).unwrap();
     (
         glb,
-        valid.warnings.into_iter().chain(w).map(|w| w.0).collect(),
+        valid
+            .warnings
+            .into_iter()
+            .chain(w)
+            .map(|w| w.to_string())
+            .collect(),
     )
 }
 
@@ -891,7 +896,7 @@ fn textures_written_beside_the_output_resolve_and_are_png() {
     )
     .unwrap();
     assert!(
-        !warnings.iter().any(|w| w.0.contains("texture")),
+        !warnings.iter().any(|w| w.to_string().contains("texture")),
         "{warnings:?}"
     );
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();

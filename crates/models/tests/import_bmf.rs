@@ -32,7 +32,7 @@ fn round_trip(
     let read = gltf::read_glb(&glb).unwrap();
     let valid = scene::validate(read.scene);
     let imported = Document::from_scene(Format::Bmf, &valid.scene, base, options).unwrap();
-    let warnings = imported.warnings.iter().map(|w| w.0.clone()).collect();
+    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
     match imported.document {
         Document::Bmf(b) => (b, warnings),
         other => panic!("not a BMF: {:?}", other.format()),
@@ -269,7 +269,7 @@ fn quad_scene(tangents: bool, skinned: bool) -> Scene {
 fn import(scene: Scene, options: &ImportOptions) -> Result<(bmf::Bmf, Vec<String>), models::Error> {
     let valid = scene::validate(scene).scene;
     let imported = Document::from_scene(Format::Bmf, &valid, None, options)?;
-    let warnings = imported.warnings.iter().map(|w| w.0.clone()).collect();
+    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
     match imported.document {
         Document::Bmf(b) => Ok((b, warnings)),
         other => panic!("not a BMF: {:?}", other.format()),

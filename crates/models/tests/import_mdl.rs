@@ -45,7 +45,7 @@ fn import_with(
     options: &ImportOptions,
 ) -> (Mdl, Vec<String>) {
     let out = Document::from_scene(Format::Mdl, scene, base, options).unwrap();
-    let warnings = out.warnings.iter().map(|w| w.0.clone()).collect();
+    let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
     match out.document {
         Document::Mdl(m) => {
             // Every output is a file our reader takes.

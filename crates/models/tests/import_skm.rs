@@ -35,7 +35,7 @@ fn through_glb(doc: &Skm, base: Option<&Document>) -> (Skm, Vec<String>) {
 
 fn import(scene: Scene, base: Option<&Document>, options: &ImportOptions) -> (Skm, Vec<String>) {
     let out = Document::import_scene(Format::Skm, scene, base, options).unwrap();
-    let warnings = out.warnings.iter().map(|w| w.0.clone()).collect();
+    let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
     (skm_of(out.document), warnings)
 }
 
@@ -304,18 +304,22 @@ fn every_format_fixture_imports_as_skm() {
                 .map(|b| skm.text(&b.name).into_owned())
                 .collect();
             assert_eq!(bones.len(), joints.len(), "{name}: bones");
-            if !out.warnings.iter().any(|w| w.0.contains("replaced by")) {
+            if !out
+                .warnings
+                .iter()
+                .any(|w| w.to_string().contains("replaced by"))
+            {
                 assert_eq!(bones, joints, "{name}: bone names");
             }
             if !scene.animations.is_empty() {
                 let dropped: Vec<_> = out
                     .warnings
                     .iter()
-                    .filter(|w| w.0.contains("no animation in SKM"))
+                    .filter(|w| w.to_string().contains("no animation in SKM"))
                     .collect();
                 assert_eq!(dropped.len(), 1, "{name}: {:?}", out.warnings);
                 assert!(dropped[0]
-                    .0
+                    .to_string()
                     .contains(&format!("{} clips", scene.animations.len())));
             }
             let bytes = skm.to_bytes().unwrap_or_else(|e| panic!("{name}: {e}"));

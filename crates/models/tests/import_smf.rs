@@ -35,7 +35,7 @@ fn through_glb(doc: &Document) -> scene::ValidScene {
 
 fn import(scene: &scene::ValidScene, base: Option<&Document>) -> (Smf, Vec<String>) {
     let out = Document::from_scene(Format::Smf, scene, base, &ImportOptions::default()).unwrap();
-    let warnings = out.warnings.iter().map(|w| w.0.clone()).collect();
+    let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
     match out.document {
         Document::Smf(s) => (s, warnings),
         other => panic!("not an SMF: {:?}", other.format()),
@@ -264,7 +264,10 @@ fn names_that_do_not_fit_are_refused_or_replaced() {
             ..ImportOptions::default()
         };
         let out = Document::from_scene(Format::Smf, &scene, None, &options).unwrap();
-        assert!(out.warnings.iter().any(|w| w.0.contains("replaced by")));
+        assert!(out
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("replaced by")));
         let smf = smf_of(&out.document);
         let got = smf.frames[0].name.text().into_owned();
         let cp932 = smf.frames[0].name.text_bytes().len();
@@ -298,7 +301,10 @@ fn idx2_up_to_65535_vertices_idx4_above() {
         );
         // A material is made for the primitive without one, and said.
         assert_eq!(smf.meshes[0].materials.len(), 1);
-        assert!(out.warnings.iter().any(|w| w.0.contains("no material")));
+        assert!(out
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("no material")));
     }
 }
 
@@ -385,7 +391,9 @@ fn skins_with_more_than_40_bones_are_split() {
         .collect();
     assert_eq!(carried.len(), smf.meshes.len());
     assert!(
-        out.warnings.iter().any(|w| w.0.contains("split into")),
+        out.warnings
+            .iter()
+            .any(|w| w.to_string().contains("split into")),
         "{:?}",
         out.warnings
     );
@@ -460,7 +468,7 @@ fn scenes_of_other_formats_import_as_smf() {
                 assert!(
                     out.warnings
                         .iter()
-                        .any(|w| w.0.contains("no SMF render states")),
+                        .any(|w| w.to_string().contains("no SMF render states")),
                     "{name}: {:?}",
                     out.warnings
                 );

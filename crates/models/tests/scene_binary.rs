@@ -264,7 +264,9 @@ fn bmf_garbage_vertices_are_sanitised() {
         .fold(0.0f32, |a, &b| a.max(b.abs()));
     assert!(max < 1e4, "garbage survived: {max}");
     assert!(
-        conv.warnings.iter().any(|w| w.0.contains("6 vertices")),
+        conv.warnings
+            .iter()
+            .any(|w| w.to_string().contains("6 vertices")),
         "{}",
         warnings_text(&conv)
     );
@@ -365,7 +367,10 @@ fn smf_scenes_match_summaries() {
             assert!(a.duration() > 0.0, "{name}: {}", a.name);
         }
         if !smf.animation_sets.is_empty() {
-            assert!(conv.warnings.iter().any(|w| w.0.contains("is a guess")));
+            assert!(conv
+                .warnings
+                .iter()
+                .any(|w| w.to_string().contains("is a guess")));
         }
         eprintln!(
             "{name}: {} warnings\n{}",
@@ -460,18 +465,24 @@ fn smf_golden_skinned_animated() {
     assert_eq!(mats[0].emissive, [0.125, 0.0, 0.0625]);
     assert!(mats[1].double_sided && !mats[0].double_sided);
     assert_eq!(mats[1].extras.get("unlit"), Some(&serde_json::json!(true)));
-    assert!(conv.warnings.iter().any(|w| w.0.contains("draw mode ADD")));
+    assert!(conv
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("draw mode ADD")));
 
     // Collision data → extras + warning.
     let (_, _, conv) = open(&root.join("collision_box.smf"));
     assert!(conv.scene.meshes[0].extras.contains_key("smf_collision"));
-    assert!(conv.warnings.iter().any(|w| w.0.contains("collision")));
+    assert!(conv
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("collision")));
     // Unknown chunks are reported.
     let (_, _, conv) = open(&root.join("unknown_chunks.smf"));
     let unknown = conv
         .warnings
         .iter()
-        .filter(|w| w.0.contains("unknown chunk"))
+        .filter(|w| w.to_string().contains("unknown chunk"))
         .count();
     assert!(unknown >= 9, "{}", warnings_text(&conv));
 }
@@ -511,7 +522,9 @@ fn mdl_scenes_match_summaries() {
         let skipped = conv
             .warnings
             .iter()
-            .filter(|w| w.0.starts_with("mdl clip") && w.0.contains("not exported"))
+            .filter(|w| {
+                w.to_string().starts_with("mdl clip") && w.to_string().contains("not exported")
+            })
             .count();
         assert_eq!(
             (s.animations.len() + skipped) as u64,
@@ -585,7 +598,7 @@ fn mdl_golden_skinned_arm() {
     assert!(conv
         .warnings
         .iter()
-        .any(|w| w.0.contains("external material")));
+        .any(|w| w.to_string().contains("external material")));
 
     // Clip "歩く": 肘 (bone 2, order ZXY) rot.x key 45° at frame 30 → 0.5 s, y = 0, z rest 0:
     // a rotation of 45° about x.

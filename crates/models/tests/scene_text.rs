@@ -271,7 +271,9 @@ fn every_elem_fixture_and_sample_converts_with_the_summary_figures() {
         // file with a UV animation must.
         let uv_parts = summary.details["uv_animation_parts"].as_u64().unwrap_or(0);
         assert_eq!(
-            conv.warnings.iter().any(|w| w.0.contains("UVAnimation")),
+            conv.warnings
+                .iter()
+                .any(|w| w.to_string().contains("UVAnimation")),
             uv_parts > 0,
             "{name}: UV animation warning"
         );
@@ -571,7 +573,10 @@ fn skm_golden_values() {
         &q,
         &[0.0, 0.0, 0.382_683_43, 0.923_879_5],
     );
-    assert!(conv.warnings.iter().any(|w| w.0.contains("bind pose")));
+    assert!(conv
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("bind pose")));
     assert!(scene.animations.is_empty());
 }
 
@@ -627,7 +632,7 @@ fn skm_mirror_of_bones_and_weight_clamp() {
         scene.materials[0].color_texture.as_deref(),
         Some("C:\\tex\\a.bmp")
     );
-    let text: Vec<&str> = conv.warnings.iter().map(|w| w.0.as_str()).collect();
+    let text: Vec<String> = conv.warnings.iter().map(|w| w.to_string()).collect();
     assert!(
         text.iter().any(|w| w.contains("b0 + b1 + b2 > 1")),
         "{text:?}"

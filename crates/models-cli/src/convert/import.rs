@@ -246,5 +246,5 @@ pub(crate) fn to_model(
 fn write(args: &Args, input: &Path, output: &Path, bytes: &[u8]) -> Result<(), String> {
     let source = crate::pack::source_file(input);
     models::output::write_new_file(output, bytes, Some(&source), overwrite(args))
-        .map_err(|e| e.to_string())
+        .map_err(|e| crate::said::hinted(&e))
 }

@@ -408,10 +408,12 @@ fn write_gltf(args: &Args, scene: Scene, input: &Path, output: &Path) -> Outcome
         texture_dirs: args.texture_dir.clone(),
         ..GltfOptions::for_source(crate::pack::source_file(input))
     };
+    // An error naming its own file (the output exists, is the input, …) is said as it is;
+    // any other is the input's.
     let written = gltf::write_file(&valid.scene, output, &gltf_options, overwrite(args)).map_err(
-        |e| match e {
-            gltf::Error::Output(e) => e.to_string(),
-            other => format!("{}: {other}", input.display()),
+        |e| match e.path() {
+            Some(_) => said::hinted(&e),
+            None => said::hinted(&e.at(input)),
         },
     )?;
     Ok(valid

@@ -3,9 +3,10 @@
 //! The writer serialises a [`ValidScene`]: the scene is already in glTF's conventions (see
 //! [`crate::scene`]) and [`crate::scene::validate`] has repaired what glTF forbids (non-unit
 //! normals, weights that do not sum to one, non-finite values, …), each repair a
-//! [`SceneWarning`]. Some repairs have not moved there yet and are still made here, with a
-//! warning (broken hierarchies, unsorted animation keys, invalid skins:
-//! ARCHITECTURE.md, "The writer's guarantee", keeps the list); the rest is glTF-only choices.
+//! [`SceneWarning`]. The writer repairs nothing: it leaves out what glTF cannot hold (skins
+//! without usable joints, meshes without triangles, empty animations), adds a common root for
+//! a skin whose joints lie in separate trees, and makes glTF-only choices, each said in a
+//! warning (ARCHITECTURE.md, "The writer's guarantee", keeps the list).
 //!
 //! * Accessors: `POSITION` carries `min`/`max`; `JOINTS_0` is `u8` (or `u16` beyond 256 joints),
 //!   `WEIGHTS_0` sums to one; indices are `u16` below 65 536 vertices, `u32` above.
@@ -112,9 +113,6 @@ pub enum Error {
     /// The output path ends in neither `.glb` nor `.gltf`.
     #[error("{}: a glTF output must end in .glb or .gltf", .0.display())]
     UnknownExtension(PathBuf),
-    /// Writing the output failed (exists, is the input, I/O).
-    #[error(transparent)]
-    Output(#[from] crate::Error),
 }
 
 /// A glTF asset in memory: the JSON document, the binary buffer and the writer's warnings.
@@ -124,7 +122,8 @@ pub struct Gltf {
     pub root: json::Root,
     /// The contents of the single buffer (4-byte padded; empty when there is no binary data).
     pub bin: Vec<u8>,
-    /// Everything the writer had to repair or leave out, each saying what and where.
+    /// Everything the writer left out, chose or (index lists) trimmed, each saying what and
+    /// where.
     pub warnings: Vec<SceneWarning>,
     /// The image files to write beside the output ([`GltfOptions::texture_folder`]): the
     /// path relative to the output's folder (with `/`, as in the URI before encoding) and the
@@ -261,7 +260,7 @@ pub fn write_file(
     out: &Path,
     options: &GltfOptions,
     overwrite: Overwrite,
-) -> Result<Vec<SceneWarning>, Error> {
+) -> Result<Vec<SceneWarning>, crate::Error> {
     let container =
         Container::from_path(out).ok_or_else(|| Error::UnknownExtension(out.to_path_buf()))?;
     let mut export = write::build(scene, options)?;
@@ -272,7 +271,7 @@ pub fn write_file(
     if !export.images.is_empty() && overwrite == Overwrite::Never && out.symlink_metadata().is_ok()
     {
         // Refused before the images' folder is made, as the set write below would refuse it.
-        return Err(crate::Error::OutputExists(out.to_path_buf()).into());
+        return Err(crate::Error::OutputExists(out.to_path_buf()));
     }
     let image_paths = image_paths(&export.images, out)?;
     let mut files: Vec<(&Path, Content<'_>)> = image_paths
@@ -287,7 +286,7 @@ pub fn write_file(
     let (glb, stream_glb, stream_bin);
     match container {
         Container::Glb => {
-            json = serde_json::to_vec(&export.root)?;
+            json = serde_json::to_vec(&export.root).map_err(Error::Json)?;
             glb = Glb::new(&json, export.bin.len())?;
             stream_glb = |w: &mut dyn Write| glb.write(w, |w| export.bin.write_to(w));
             files.push((out, Content::Stream(&stream_glb)));
@@ -300,7 +299,7 @@ pub fn write_file(
             if let Some(buffer) = export.root.buffers.first_mut() {
                 buffer.uri = Some(textures::percent_encode(&bin_name));
             }
-            json = serde_json::to_vec_pretty(&export.root)?;
+            json = serde_json::to_vec_pretty(&export.root).map_err(Error::Json)?;
             stream_bin = |w: &mut dyn Write| export.bin.write_to(w);
             if export.bin.len() > 0 {
                 files.push((&bin_path, Content::Stream(&stream_bin)));
@@ -313,7 +312,7 @@ pub fn write_file(
 }
 
 /// Where [`Gltf::images`] go beside `out`; creates their folders.
-fn image_paths(images: &[(String, Vec<u8>)], out: &Path) -> Result<Vec<PathBuf>, Error> {
+fn image_paths(images: &[(String, Vec<u8>)], out: &Path) -> Result<Vec<PathBuf>, crate::Error> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

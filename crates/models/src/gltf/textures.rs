@@ -144,7 +144,7 @@ fn locate_from(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, N
         missing: false,
         reason,
     };
-    let hint = "use --allow-outside-textures to read it";
+    let hint = "use GltfOptions::allow_outside_textures to read it";
     let (root, parts) = split(raw);
     if parts.last().is_none_or(|p| *p == "..") {
         return Err(refused(format!("texture path {raw:?} names no file")));
@@ -383,7 +383,10 @@ mod tests {
             r"\\srv\x.png",
         ] {
             let err = locate(&base, raw, false).unwrap_err();
-            assert!(err.contains("--allow-outside-textures"), "{raw}: {err}");
+            assert!(
+                err.contains("GltfOptions::allow_outside_textures"),
+                "{raw}: {err}"
+            );
         }
         // Every spelling of one file gives the same real path: case, separators, `.`, `..`.
         for raw in [

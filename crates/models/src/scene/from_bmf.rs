@@ -67,7 +67,7 @@ pub(crate) fn sample_rate(fps: f32, warnings: &mut Vec<SceneWarning>) -> f32 {
     if fps.is_finite() && fps > 0.0 {
         fps
     } else {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: invalid sample rate {fps} per second; using 30"
         )));
         30.0
@@ -130,15 +130,15 @@ pub(crate) fn convert(
         &mut warnings,
     )?;
     if tangents_dropped > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{BMF_TANGENT_NOTE}{tangents_dropped} mesh(es) not exported (raw FBX values, \
              not in the file's coordinate system)"
         )));
     }
     if !animation.channels.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: the file stores no sample rate; the animation is timed at {fps} samples per \
-             second, a guess unless chosen (option bmf_fps, --bmf-fps on the command line)"
+             second, a guess unless chosen with SceneOptions::bmf_fps"
         )));
         animation
             .extras
@@ -257,24 +257,24 @@ fn convert_mesh<'a>(
         out.weights = Some(weights);
     }
     if sanitised > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf mesh {m}: {sanitised} vertices no triangle uses (uninitialised in the file) were \
              zeroed"
         )));
     }
     if repaired > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf mesh {m}: {repaired} used vertices had non-finite positions or UVs (set to 0)"
         )));
     }
     if bad_normals > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf mesh {m}: {bad_normals} used vertices had zero, non-finite or non-unit normals \
              (renormalised, or (0, 1, 0))"
         )));
     }
     if bad_weights > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf mesh {m}: {bad_weights} used vertices had weights or bone indices glTF cannot \
              take as they are (out-of-range bones dropped, duplicates merged, weights rescaled)"
         )));
@@ -295,7 +295,7 @@ fn convert_mesh<'a>(
             .checked_add(count)
             .is_some_and(|end| end <= mesh.indices.len());
         if !in_block {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf mesh {m} material {k}: index range {start}+{count} outside the index block; \
                  primitive skipped"
             )));
@@ -316,7 +316,7 @@ fn convert_mesh<'a>(
         let first = (start - phase) / 3;
         let indices = shared.range(first, first + count / 3);
         if indices.is_empty() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf mesh {m} material {k}: no triangles; primitive skipped"
             )));
             continue;
@@ -327,7 +327,7 @@ fn convert_mesh<'a>(
         });
     }
     if primitives.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf mesh {m}: no triangles; mesh not exported"
         )));
         return None;
@@ -364,7 +364,7 @@ fn convert_mesh<'a>(
     } else {
         let used = highest_joint.map_or(1, |j| usize::from(j) + 1);
         if used < bone_count {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf mesh {m}: BoneCount {bone_count} but no animation sample and no vertex \
                  weighted to a bone above {}; only bones 0..{used} exported",
                 used - 1
@@ -528,7 +528,7 @@ fn convert_skin(
         skeleton: Some(root),
     });
     if samples == 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: skinned but no animation samples; no animation"
         )));
         return skin_index;
@@ -578,7 +578,7 @@ fn convert_skin(
             sv.extend(sc);
         }
         if let Some(s) = first_bad {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label} bone {b}: {inexact} of {samples} skinning matrices are not exactly \
                  translation·rotation·scale (first at sample {s}, largest error {worst:e}); \
                  the nearest TRS is used"
@@ -622,7 +622,7 @@ fn convert_material(
         .filter(|x| !(0.0..=1.0).contains(*x))
         .count();
     if non_finite > 0 || clamped > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf mesh {m} material {k}: {non_finite} non-finite colour components set to 0, \
              {clamped} diffuse or emissive components outside 0..1 clamped"
         )));
@@ -823,4 +823,9 @@ fn finite_or_zero(x: f32) -> f32 {
 
 fn len3(v: [f32; 3]) -> f32 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -58,7 +58,7 @@ struct Ctx {
 
 impl Ctx {
     fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(SceneWarning(message.into()));
+        self.warnings.push(warning(message.into()));
     }
 
     /// Warns about unknown items kept by the reader but not representable in glTF.
@@ -1130,4 +1130,9 @@ fn uv_animation(uv: &elem::UvAnimation) -> Value {
         })
         .collect();
     json!({ "time_keys": uv.time_keys, "parts": parts })
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -95,7 +95,7 @@ pub(crate) fn convert(
     let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
         options.mdl_fps
     } else {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "mdl: invalid frame rate {}; using 60",
             options.mdl_fps
         )));
@@ -124,7 +124,7 @@ pub(crate) fn convert(
     for (i, bone) in doc.bones.iter().enumerate() {
         let (order, order_warning) = rotation_order(bone.rotation_order.0);
         if let Some(w) = order_warning {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "mdl bone {i} ({:?}): {w}",
                 names.get(i).map_or("", String::as_str)
             )));
@@ -147,7 +147,7 @@ pub(crate) fn convert(
             }
             None => {
                 if bone.parent != -1 {
-                    warnings.push(SceneWarning(format!(
+                    warnings.push(warning(format!(
                         "mdl bone {i}: invalid parent {}; made a root",
                         bone.parent
                     )));
@@ -189,7 +189,7 @@ pub(crate) fn convert(
         }
     }
     if binormals {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{MDL_BINORMAL_NOTE} (glTF has no binormal; tangents are not derived)"
         )));
     }
@@ -210,7 +210,7 @@ pub(crate) fn convert(
             .ok()
             .and_then(|s| Some((s, doc.animation_sources.get(s)?)))
         else {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "mdl clip {c} ({name:?}): source {} does not exist; not exported",
                 clip.source_index
             )));
@@ -244,7 +244,7 @@ pub(crate) fn convert(
             }
         };
         if channels.is_empty() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "mdl clip {c} ({name:?}): its source {:?} animates no bone; not exported \
                  (glTF needs at least one channel)",
                 source.name.to_string_lossy()
@@ -261,7 +261,7 @@ pub(crate) fn convert(
         });
     }
     if allowance.thinned > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "mdl: {} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
              each, or more than the file's allowance ({MAX_SAMPLES_PER_FILE}, or what the \
              conversion budget affords); their in-between samples were thinned (every key is \
@@ -272,7 +272,7 @@ pub(crate) fn convert(
     for (k, source) in doc.animation_sources.iter().enumerate() {
         let played = played.get(k).copied().unwrap_or(false);
         if !played && !source.curves.is_empty() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "mdl animation source {k} ({:?}, {} curves) is played by no clip; not exported",
                 source.name.to_string_lossy(),
                 source.curves.len()
@@ -439,7 +439,7 @@ pub(super) fn bone_transform(
                 };
                 (tr, rest(t, q, s))
             } else if !err.is_finite() {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "mdl bone {i}: non-finite local matrix; identity used"
                 )));
                 (
@@ -447,7 +447,7 @@ pub(super) fn bone_transform(
                     rest([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
                 )
             } else if animated.get(i).copied().unwrap_or(false) {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "mdl bone {i}: local matrix is not translation·rotation·scale (error {err:e}); \
                      the nearest TRS is used because the bone is animated"
                 )));
@@ -506,7 +506,7 @@ fn convert_material(
     match m {
         mdl::Material::External { path: p } => {
             let p = p.to_string_lossy();
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "mdl mesh {mi} material {k}: external material file {p:?} is not read; a default \
                  material is used (path in extras.external_material)"
             )));
@@ -555,7 +555,7 @@ fn convert_divided(
             .ok()
             .filter(|&b| b < bone_count)
         else {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{here} connector {k}: bone {} does not exist; its weights are dropped",
                 c.bone_index
             )));
@@ -565,7 +565,7 @@ fn convert_divided(
         let ibm = transpose(c.offset.0);
         if let Some(&j) = joint_of_bone.get(&b) {
             if ibms.get(j) != Some(&ibm) {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "{here} connector {k}: bone {b} appears twice with different offsets; the \
                      first is used"
                 )));
@@ -579,7 +579,7 @@ fn convert_divided(
         }
     }
     if part.connectors.len() > 32 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {} bone connectors; the engine uses only the first 32, all are exported",
             part.connectors.len()
         )));
@@ -645,17 +645,17 @@ fn convert_divided(
         v.weights = Some(ws);
     }
     if bad_pos > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {bad_pos} vertices with non-finite positions (set to 0)"
         )));
     }
     if bad_normal > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {bad_normal} zero or non-finite normals replaced by (0, 1, 0)"
         )));
     }
     if bad_weight > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {bad_weight} vertices whose weights do not sum to 255 or use missing \
              connectors (renormalised)"
         )));
@@ -683,7 +683,7 @@ fn convert_divided(
             .filter(|&m| m < material_count)
             .map(|m| material_base + m);
         if material.is_none() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{here} run {r}: material {} does not exist; default material",
                 run.material_index
             )));
@@ -696,7 +696,7 @@ fn convert_divided(
         }
     }
     if face < part.faces.len() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {} faces in no material run; exported without a material",
             part.faces.len() - face
         )));
@@ -717,12 +717,12 @@ fn convert_divided(
         }
     }
     if bad_faces > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {bad_faces} faces with out-of-range indices dropped"
         )));
     }
     if primitives.is_empty() {
-        warnings.push(SceneWarning(format!("{here}: no triangles; not exported")));
+        warnings.push(warning(format!("{here}: no triangles; not exported")));
         return;
     }
     let mesh = scene.meshes.len();
@@ -929,28 +929,28 @@ pub(super) fn source_channels(
         }
     }
     if !missing.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: curves for nodes that are not bones skipped: {}",
             missing.join(", ")
         )));
     }
     if malformed > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {malformed} curves with a malformed target skipped"
         )));
     }
     if duplicates > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {duplicates} curves repeat a bone component; the first is used"
         )));
     }
     if problems > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {problems} key problems fixed (non-finite, out of order or repeated times)"
         )));
     }
     if unknown > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {unknown} keys with an unknown interpolation value interpolated linearly"
         )));
     }
@@ -1038,17 +1038,17 @@ pub(super) fn source_channels(
         });
     }
     if negative {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: keys before time 0 clamped to 0 (glTF times start at 0)"
         )));
     }
     if w_ignored > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: {w_ignored} '.w' curves ignored (only quaternion/axis-angle bones use w)"
         )));
     }
     if rot_skipped > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{here}: rotation curves of {rot_skipped} quaternion/axis-angle bones not converted"
         )));
     }
@@ -1164,4 +1164,9 @@ fn sample_times(
     times.dedup();
     allowance.left = allowance.left.saturating_sub(times.len());
     (times, all_constant)
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

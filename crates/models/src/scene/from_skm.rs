@@ -51,7 +51,7 @@ struct Ctx {
 
 impl Ctx {
     fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(SceneWarning(message.into()));
+        self.warnings.push(warning(message.into()));
     }
 }
 
@@ -604,4 +604,9 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
         ));
     }
     prims
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

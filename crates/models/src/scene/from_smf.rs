@@ -80,7 +80,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
                 scale: s,
             }
         } else if animated.get(i).copied().unwrap_or(false) || !m.iter().all(|x| x.is_finite()) {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "smf frame {i}: transform is not translation·rotation·scale (error {err:e}); \
                  the nearest TRS is used"
             )));
@@ -135,7 +135,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
             }
             parent => {
                 if parent.is_some() || frame.parent != -1 {
-                    warnings.push(SceneWarning(format!(
+                    warnings.push(warning(format!(
                         "smf frame {f}: parent {} is invalid or cyclic; made a root",
                         frame.parent
                     )));
@@ -165,12 +165,12 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         convert_mesh(i, mesh, doc, frames, &mut scene, &mut warnings);
     }
     if tangents_dropped > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{SMF_VB_NOTE}{tangents_dropped} mesh(es) not exported (no handedness sign stored)"
         )));
     }
     if obbs > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{SMF_OBB_NOTE} (smf_obb; no glTF meaning): {obbs}"
         )));
     }
@@ -179,7 +179,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
     let tps = if options.smf_ticks_per_second.is_finite() && options.smf_ticks_per_second > 0.0 {
         options.smf_ticks_per_second
     } else {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf: invalid ticks per second {}; using 4800",
             options.smf_ticks_per_second
         )));
@@ -189,7 +189,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         convert_animation(a, set, frame_count, tps, &mut scene, &mut warnings);
     }
     if !doc.animation_sets.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{SMF_RATE_GUESS} and the file stores no rate; {tps} ticks per second is a guess"
         )));
     }
@@ -268,7 +268,7 @@ fn index(i: i32, len: usize) -> Option<usize> {
 }
 
 fn unknown_warning(place: &str, u: &smf::UnknownChunk) -> SceneWarning {
-    SceneWarning(format!(
+    warning(format!(
         "smf {place}: unknown chunk {:?} ({} bytes) kept only in extras (smf_unknown)",
         u.id.name(),
         u.data.len()
@@ -367,7 +367,7 @@ fn convert_mesh(
             .collect();
         ns.resize(n, [0.0, 1.0, 0.0]);
         if bad > 0 {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "smf mesh {i}: {bad} zero or non-finite normals replaced by (0, 1, 0)"
             )));
         }
@@ -385,7 +385,7 @@ fn convert_mesh(
         out.uv0 = Some(uv0);
     }
     if repaired > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf mesh {i}: {repaired} non-finite positions set to 0"
         )));
     }
@@ -401,7 +401,7 @@ fn convert_mesh(
             for (b, bone) in bones.iter().enumerate() {
                 let ibm = mirror_z_matrix(bone.offset);
                 let Some(frame) = index(bone.frame, doc.frames.len()) else {
-                    warnings.push(SceneWarning(format!(
+                    warnings.push(warning(format!(
                         "smf mesh {i} bone {b}: frame {} does not exist; its weights are dropped",
                         bone.frame
                     )));
@@ -410,7 +410,7 @@ fn convert_mesh(
                 };
                 if let Some(&k) = joint_of_frame.get(&frame) {
                     if ibms.get(k) != Some(&ibm) {
-                        warnings.push(SceneWarning(format!(
+                        warnings.push(warning(format!(
                             "smf mesh {i} bone {b}: frame {frame} is already a joint with another \
                              offset matrix; the first one is used"
                         )));
@@ -446,7 +446,7 @@ fn convert_mesh(
                 ws.push(wt);
             }
             if fixed > 0 {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "smf mesh {i}: {fixed} vertices had weights outside [0, 1] or bone indices \
                      out of range (cleaned)"
                 )));
@@ -460,10 +460,10 @@ fn convert_mesh(
                 skeleton: None,
             });
         }
-        (Some(_), _) => warnings.push(SceneWarning(format!(
+        (Some(_), _) => warnings.push(warning(format!(
             "smf mesh {i}: V_A blend weights without BONE list; exported unskinned"
         ))),
-        (None, Some(bones)) if !bones.is_empty() => warnings.push(SceneWarning(format!(
+        (None, Some(bones)) if !bones.is_empty() => warnings.push(warning(format!(
             "smf mesh {i}: BONE list without V_A weights; exported unskinned"
         ))),
         _ => {}
@@ -497,7 +497,7 @@ fn convert_mesh(
             .and_then(|(s, c)| Some((s, s.checked_add(c)?)))
             .filter(|&(_, e)| e <= triangles)
         else {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "smf mesh {i} material {k}: triangle range {}+{} out of range; primitive skipped",
                 mtrl.polygon_start, mtrl.polygon_count
             )));
@@ -520,7 +520,7 @@ fn convert_mesh(
         .collect();
     if !uncovered.is_empty() {
         if !mesh.materials.is_empty() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "smf mesh {i}: {} triangles in no material range; exported without a material",
                 uncovered.len()
             )));
@@ -581,7 +581,7 @@ fn convert_mesh(
     }
     if let Some(c) = collision_json(mesh) {
         extras.insert("smf_collision".into(), c);
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf mesh {i}: collision data (C_AT/C_FC/C_VX) kept only in extras (smf_collision; \
              no glTF meaning)"
         )));
@@ -590,7 +590,7 @@ fn convert_mesh(
         warnings.push(unknown_warning(&format!("mesh {i}"), u));
     }
     if primitives.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf mesh {i}: no triangles; mesh not exported"
         )));
         return;
@@ -619,7 +619,7 @@ fn convert_mesh(
         });
         scene.roots.push(node);
     } else if frames.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf mesh {i}: no frame carries it; placed on its own root node"
         )));
         let node = scene.nodes.len();
@@ -766,7 +766,7 @@ fn convert_material(
         .filter(|x| !(0.0..=1.0).contains(*x))
         .count();
     if repaired > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{where_}: {repaired} diffuse or emissive colour components outside 0..1 or not \
              finite (clamped; a non-finite diffuse component became 1, emissive 0)"
         )));
@@ -776,13 +776,13 @@ fn convert_material(
         extras.insert("smf_specular_roughness".into(), f(s.roughness));
     }
     if let Some(env) = text(&m.environment_map) {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{where_}: cube environment map {env:?} has no glTF slot (kept in extras)"
         )));
         extras.insert("environment_map".into(), json!(env));
     }
     if let Some(b) = m.bump {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{where_}: parallax depth (BUMP {b}) has no glTF equivalent (kept in extras)"
         )));
         extras.insert("smf_parallax_depth".into(), f(b));
@@ -802,7 +802,7 @@ fn convert_material(
     out.double_sided = m.cull == Some(0);
     if m.lighting == Some(0) {
         extras.insert("unlit".into(), json!(true));
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{where_}: lighting disabled (LGT 0); marked extras.unlit (KHR_materials_unlit)"
         )));
     }
@@ -827,7 +827,7 @@ fn convert_material(
                 o => format!("unknown {}", o.raw()),
             };
             extras.insert("smf_draw".into(), json!(other.raw()));
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{where_}: draw mode {name} has no glTF equivalent; exported as BLEND (raw mode \
                  in extras.smf_draw)"
             )));
@@ -888,14 +888,14 @@ fn convert_animation(
     let mut raw_rotations_of = Map::new();
     for (k, ani) in set.animations.iter().enumerate() {
         let Some(node) = index(ani.target_frame, frame_count) else {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "smf animation {a} ANI {k}: target frame {} does not exist; skipped",
                 ani.target_frame
             )));
             continue;
         };
         if !seen.insert(node) {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "smf animation {a} ANI {k}: frame {node} already animated in this set; skipped"
             )));
             continue;
@@ -950,13 +950,13 @@ fn convert_animation(
             .insert("smf_rotations_hex".into(), Value::Object(raw_rotations_of));
     }
     if dropped > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf animation {a}: {dropped} keys dropped (negative, non-finite, repeated or \
              decreasing times, or non-finite values)"
         )));
     }
     if anim.channels.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "smf animation {a} ({:?}): no keys; kept only in the scene's extras \
              (smf_empty_animations; glTF needs at least one channel)",
             anim.name
@@ -1028,4 +1028,9 @@ fn clean_keys(keys: Vec<RawKey>, tps: f32) -> (Vec<f32>, Vec<f32>, Kept) {
         values.extend(v);
     }
     (times, values, kept)
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

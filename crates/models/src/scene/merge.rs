@@ -63,7 +63,7 @@ pub fn merge_clips(inputs: Vec<ClipSource>, budget: &mut Budget) -> Result<Conve
             });
         }
         if source.scene.animations.is_empty() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{:?}: no animation; no clip added",
                 source.clip
             )));
@@ -77,7 +77,7 @@ pub fn merge_clips(inputs: Vec<ClipSource>, budget: &mut Budget) -> Result<Conve
             };
             let name = unique_name(&wanted, &mut names);
             if name != wanted {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "clip name {wanted:?} repeats; this one is named {name:?}"
                 )));
             }
@@ -192,4 +192,9 @@ fn difference(first: &Scene, other: &Scene) -> Option<String> {
         return Some("the root nodes differ".into());
     }
     None
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -45,7 +45,13 @@ pub(crate) mod validate;
 
 pub use budget::{cost, Budget};
 pub use import::{ImportOptions, Imported};
-pub use math::*;
+// The math users need (building transforms, checking skin weights and texture paths the way
+// the converters do); the rest stays the converters' own.
+pub(crate) use math::*;
+pub use math::{
+    axis_quat, compose, decompose, invert, mul, normalize_influences, normalize_quat,
+    pack_influences, relative_texture_path, translation_matrix, InfluenceFixes, IDENTITY,
+};
 pub use merge::{merge_clips, ClipSource, MergeError};
 pub use validate::{validate, ValidScene, Validated};
 
@@ -421,9 +427,17 @@ impl Default for SceneOptions {
     }
 }
 
-/// Something a conversion could not carry over exactly, or had to guess.
+/// Something a conversion could not carry over exactly, had to guess, or repaired: where
+/// ([`place`](Self::place)), what kind ([`kind`](Self::kind)), how many values when it counts
+/// repairs ([`count`](Self::count)), and the message. `Display` gives `{place}: {message}`, or
+/// the message alone when there is no place.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SceneWarning(pub String);
+pub struct SceneWarning {
+    place: String,
+    kind: SceneWarningKind,
+    count: Option<u64>,
+    message: String,
+}
 
 /// The start of the warning an SMF conversion gives when it guessed the tick rate.
 pub(crate) const SMF_RATE_GUESS: &str = "smf: animation key times are raw ticks";
@@ -457,21 +471,74 @@ pub enum SceneWarningKind {
 }
 
 impl SceneWarning {
-    /// What this warning is about.
-    pub fn kind(&self) -> SceneWarningKind {
-        if self.0.starts_with(SMF_RATE_GUESS) {
+    /// A warning at `place` (the mesh, node, … it concerns, with its index and name, or a
+    /// format name such as `smf`; may be empty) saying `message`. Its kind is
+    /// [`SceneWarningKind::Other`], except for the systematic notes and the SMF tick-rate
+    /// guess, which are recognised by their text wherever they are made.
+    pub fn other(place: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut w = Self {
+            place: place.into(),
+            kind: SceneWarningKind::Other,
+            count: None,
+            message: message.into(),
+        };
+        let text = w.to_string();
+        w.kind = if text.starts_with(SMF_RATE_GUESS) {
             SceneWarningKind::SmfRateGuess
-        } else if NOTES.iter().any(|n| self.0.starts_with(n)) {
+        } else if NOTES.iter().any(|n| text.starts_with(n)) {
             SceneWarningKind::Note
         } else {
             SceneWarningKind::Other
+        };
+        w
+    }
+
+    /// A warning written as one text `{place}: {message}`, split at the first `: ` (no place
+    /// when there is none): for the converters, whose messages start with their place.
+    pub(crate) fn from_text(text: String) -> Self {
+        match text.split_once(": ") {
+            Some((place, message)) => Self::other(place, message),
+            None => Self::other("", text),
         }
+    }
+
+    /// `count` repairs of one kind at `place`: `{place}: {count} {what}`.
+    pub fn counted(place: impl Into<String>, count: u64, what: &str) -> Self {
+        Self {
+            count: Some(count),
+            ..Self::other(place, format!("{count} {what}"))
+        }
+    }
+
+    /// What this warning is about.
+    pub fn kind(&self) -> SceneWarningKind {
+        self.kind
+    }
+
+    /// The mesh, node, skin, … concerned (with its index and name), or a format name; empty
+    /// when the warning concerns the whole scene.
+    pub fn place(&self) -> &str {
+        &self.place
+    }
+
+    /// How many values were repaired, for a counted repair.
+    pub fn count(&self) -> Option<u64> {
+        self.count
+    }
+
+    /// The message, without the place.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
 impl std::fmt::Display for SceneWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        if self.place.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.place, self.message)
+        }
     }
 }
 

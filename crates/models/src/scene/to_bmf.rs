@@ -102,7 +102,7 @@ pub(crate) fn convert(
             .filter(|&n| scene.nodes.get(n).and_then(|x| x.mesh) == Some(i))
             .collect();
         if nodes.len() > 1 {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf: mesh {i} ({:?}) is drawn by {} nodes; BMF has no instancing, written once \
                  (at the first node)",
                 mesh.name,
@@ -128,7 +128,7 @@ pub(crate) fn convert(
     notes(scene, &skeleton, &track, &baked, &mut warnings);
     for b in baked.values() {
         if b.replaced > 0 {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf: skin {}: {} of {} skinning matrices were baked from the animation \
                  channels (they differ from the exact matrices the export kept, or there were \
                  none)",
@@ -182,7 +182,7 @@ fn header(scene: &Scene, mesh_count: usize, warnings: &mut Vec<SceneWarning>) ->
     match raw.or(named) {
         Some(h) if fits(&h) => h,
         Some(h) => {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf: the scene's header {} cannot hold {mesh_count} meshes; {} written",
                 h.version().as_str(),
                 tool.version().as_str()
@@ -238,7 +238,7 @@ fn convert_mesh(
     let kind = vertex_kind(ctx, &label, warnings);
     let slots = material_slots(scene, i, &label, warnings);
     if slots.iter().all(|s| s.triangles.is_empty()) {
-        warnings.push(SceneWarning(format!("{label}: no triangles; not written")));
+        warnings.push(warning(format!("{label}: no triangles; not written")));
         return Ok(Vec::new());
     }
     let vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
@@ -258,7 +258,7 @@ fn convert_mesh(
         .unwrap_or(0);
     let pieces = split::split(vertices.len(), &slots);
     if pieces.len() > 1 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: {} vertices are more than u16 indices reach ({MAX_VERTICES}); split into \
              {} BMF meshes",
             vertices.len(),
@@ -330,14 +330,14 @@ fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarni
     let skinned = match skin {
         Some(s) if has_influences && !s.joints.is_empty() => true,
         Some(_) => {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label}: its node has a skin but the mesh has no joints and weights (or the \
                  skin no joint); written static"
             )));
             false
         }
         None if has_influences => {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label}: joints and weights but no skin on its node; written static, \
                  weights dropped"
             )));
@@ -359,7 +359,7 @@ fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarni
     };
     if let Some(stored) = stored {
         if stored != kind.name() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label}: extras.bmf_vertex_kind is {stored}, but the mesh's content makes it \
                  {}",
                 kind.name()
@@ -438,7 +438,7 @@ fn material_slots(
         }
     }
     if bad > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: {bad} triangles index past the {vertex_count} vertices; dropped"
         )));
     }
@@ -465,7 +465,7 @@ fn bmf_vertices(
     };
     let moved = transform != IDENTITY;
     if moved {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: its node's transform is applied to the vertices (BMF has no node \
              transforms)"
         )));
@@ -476,7 +476,7 @@ fn bmf_vertices(
     let normals: &[[f32; 3]] = match &v.normals {
         Some(list) => list,
         None => {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "{label}: no normals; smooth normals computed from the triangles"
             )));
             computed = smooth_normals(&v.positions, slots);
@@ -484,7 +484,7 @@ fn bmf_vertices(
         }
     };
     if v.uv0.is_none() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: no TEXCOORD_0; UVs written as (0, 0)"
         )));
     }
@@ -660,7 +660,7 @@ fn skin_block(
         _ => b.bones,
     };
     if bones > MAX_SHADER_BONES {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: {bones} bones; BaseCross's shader holds {MAX_SHADER_BONES}"
         )));
     }
@@ -719,7 +719,7 @@ fn convert_material(
         }
     }
     if !lost.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: material {:?}: BMF holds four colours and one texture name; {} not \
              written",
             m.name,
@@ -745,7 +745,7 @@ fn texture_name(m: &Material, label: &str, warnings: &mut Vec<SceneWarning>) -> 
     };
     let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
     if file.len() != path.len() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "{label}: material {:?}: texture {path:?} written as its file name {file:?} (BMF \
              stores no folder; the game prepends its own)",
             m.name
@@ -790,18 +790,18 @@ fn notes(
     };
     let uv1 = count(&|v| v.uv1.is_some());
     if uv1 > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: {uv1} mesh(es) have a second UV set (TEXCOORD_1); BMF holds one, not written"
         )));
     }
     let colors = count(&|v| v.colors.is_some());
     if colors > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: {colors} mesh(es) have vertex colours; BMF has none, not written"
         )));
     }
     if baked.len() > 1 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: {} skins; BMF has no skeleton, each mesh carries its own bone list and \
              baked matrices",
             baked.len()
@@ -832,7 +832,7 @@ fn notes(
         .map(|(n, _)| n.name.as_str())
         .collect();
     if !dropped.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: {} leaf node(s) with a transform but no mesh and no joint role are not held \
              (BMF has no node hierarchy): {}",
             dropped.len(),
@@ -861,7 +861,7 @@ fn notes(
         .filter(|c| !moves_joints.get(c.node).copied().unwrap_or(false))
         .count();
     if animated_others > 0 {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: {animated_others} animation channel(s) target nodes that deform no skinned \
              mesh; BMF animates bones only, not written"
         )));
@@ -882,4 +882,9 @@ impl Track<'_> {
     fn animations(&self) -> impl Iterator<Item = &Animation> + '_ {
         self.clips.iter().map(|c| c.animation)
     }
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

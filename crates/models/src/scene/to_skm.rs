@@ -157,7 +157,7 @@ impl Ctx<'_> {
     /// The one place that makes this module's warnings.
     fn warn(&mut self, place: &str, message: String) {
         self.warnings
-            .push(SceneWarning(format!("skm: {place}: {message}")));
+            .push(SceneWarning::from_text(format!("skm: {place}: {message}")));
     }
 
     fn limit(&self, place: &str, what: String) -> Error {

@@ -115,7 +115,7 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub(super) fn warn(&mut self, message: String) {
-        self.warnings.push(SceneWarning(message));
+        self.warnings.push(warning(message));
     }
 
     /// `text` as a 64-byte CP932 field; see the module docs.
@@ -941,4 +941,9 @@ fn animation_set(
         animations: anis,
         unknown: unknown_from(anim.extras.get("smf_unknown"), place, ctx),
     })
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

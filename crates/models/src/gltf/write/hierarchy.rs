@@ -1,17 +1,18 @@
-//! The node forest as written: one parent per node, no cycles, synthetic common roots for
+//! The node forest as written: the validated scene's forest, synthetic common roots for
 //! skins, and node transforms as TRS.
 
 use super::mesh::WrittenMesh;
 use super::skin::SkinPlan;
 use super::{extras, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
-use crate::scene::{decompose, normalize_quat, Scene, SceneWarning, Transform};
+use crate::scene::validate::{matrix_is_trs, not_trs_message};
+use crate::scene::{decompose, normalize_quat, Scene, Transform};
 use gltf_json as json;
 use json::Index;
 use std::collections::HashSet;
 
-/// The node forest as it will be written: every node has at most one parent, there are no
-/// cycles, and the scene's roots are exactly the parentless nodes.
+/// The node forest as it will be written: the validated scene's (one parent per node, no
+/// cycles, the roots exactly the parentless nodes), plus synthetic common roots.
 pub(super) struct Hierarchy {
     children: Vec<Vec<usize>>,
     parent: Vec<Option<usize>>,
@@ -28,93 +29,21 @@ pub(super) struct Hierarchy {
 }
 
 impl Hierarchy {
-    pub(super) fn new(scene: &Scene, warnings: &mut Vec<SceneWarning>) -> Self {
+    /// The forest of a validated scene, taken as it is: validation made every child index a
+    /// node, gave each node one parent at most, cut cycles and listed every parentless node
+    /// in [`Scene::roots`].
+    pub(super) fn new(scene: &Scene) -> Self {
         let n = scene.nodes.len();
-        let mut children = vec![Vec::new(); n];
+        let children: Vec<Vec<usize>> = scene.nodes.iter().map(|c| c.children.clone()).collect();
         let mut parent: Vec<Option<usize>> = vec![None; n];
-        for (i, (node, kids)) in scene.nodes.iter().zip(&mut children).enumerate() {
-            for &c in &node.children {
-                match parent.get_mut(c) {
-                    None => warnings.push(SceneWarning(format!(
-                        "{}: child index {c} out of range ({n} nodes); dropped",
-                        label("node", i, &node.name)
-                    ))),
-                    Some(p) if c == i || p.is_some() => {
-                        warnings.push(SceneWarning(format!(
-                            "{}: node {c} is already a child of node {}; second link dropped",
-                            label("node", i, &node.name),
-                            p.unwrap_or(c)
-                        )));
-                    }
-                    Some(p) => {
-                        *p = Some(i);
-                        kids.push(c);
-                    }
+        for (i, kids) in children.iter().enumerate() {
+            for &c in kids {
+                if let Some(p) = parent.get_mut(c) {
+                    *p = Some(i);
                 }
             }
         }
-        // Nodes unreachable from a parentless node sit on (or under) a cycle: cut the cycle at
-        // the first such node, which becomes a root.
-        let mut reached = vec![false; n];
-        let mut next_unreached = 0usize;
-        let mut stack: Vec<usize> = parent
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.is_none().then_some(i))
-            .collect();
-        loop {
-            // Every index on the stack is a node index (`< n`): a parentless node, a child
-            // checked above, or the unreached node pushed below.
-            while let Some(i) = stack.pop() {
-                if reached
-                    .get_mut(i)
-                    .is_some_and(|r| !std::mem::replace(r, true))
-                {
-                    stack.extend(children.get(i).into_iter().flatten().copied());
-                }
-            }
-            // Resume the search for an unreached node where the last one stopped.
-            while reached.get(next_unreached).is_some_and(|&r| r) {
-                next_unreached += 1;
-            }
-            let i = next_unreached;
-            if i >= n {
-                break;
-            }
-            if let Some(p) = parent.get_mut(i).and_then(Option::take) {
-                if let Some(siblings) = children.get_mut(p) {
-                    siblings.retain(|&c| c != i);
-                }
-                let name = scene.nodes.get(i).map_or("", |node| node.name.as_str());
-                warnings.push(SceneWarning(format!(
-                    "{}: the hierarchy has a cycle through node {p}; link from node {p} cut",
-                    label("node", i, name)
-                )));
-            }
-            stack.push(i);
-        }
-        let mut roots = Vec::new();
-        let mut is_root = HashSet::new();
-        for &r in &scene.roots {
-            match parent.get(r) {
-                None => warnings.push(SceneWarning(format!(
-                    "scene root {r} out of range ({n} nodes); dropped"
-                ))),
-                Some(Some(p)) => warnings.push(SceneWarning(format!(
-                    "scene root {r} is a child of node {p}; kept only as a child"
-                ))),
-                Some(None) => {
-                    if is_root.insert(r) {
-                        roots.push(r);
-                    }
-                }
-            }
-        }
-        for (i, p) in parent.iter().enumerate() {
-            if p.is_none() && is_root.insert(i) {
-                roots.push(i);
-            }
-        }
+        let roots = scene.roots.clone();
         let (visit, top) = number_forest(&roots, &children, n);
         Self {
             children,
@@ -124,10 +53,6 @@ impl Hierarchy {
             visit,
             top,
         }
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.parent.len()
     }
 
     pub(super) fn root_of(&mut self, i: usize) -> usize {
@@ -225,8 +150,10 @@ pub(super) fn number_forest(
 }
 
 impl Builder<'_> {
+    /// A node's transform as TRS. Validation made it finite with a unit rotation; a matrix
+    /// is written as its nearest TRS (a glTF-only choice), with a warning when it is not one.
     pub(super) fn node_transform(&mut self, label: &str, t: &Transform) -> json::Node {
-        let (mut tr, mut q, mut s) = match *t {
+        let (tr, q, s) = match *t {
             Transform::Trs {
                 translation,
                 rotation,
@@ -234,26 +161,12 @@ impl Builder<'_> {
             } => (translation, rotation, scale),
             Transform::Matrix(m) => {
                 let (tr, q, s, err) = decompose(m);
-                let magnitude = m
-                    .iter()
-                    .filter(|v| v.is_finite())
-                    .fold(1.0f32, |a, v| a.max(v.abs()));
-                if err.is_nan() || err > 1e-4 * magnitude {
-                    self.warn(format!(
-                        "{label}: its matrix is not a pure translation/rotation/scale (off by {err}); written as the nearest TRS"
-                    ));
+                if !matrix_is_trs(&m, err) {
+                    self.warn(format!("{label}: {}", not_trs_message(err)));
                 }
-                (tr, q, s)
+                (tr, normalize_quat(q), s)
             }
         };
-        if tr.iter().chain(&s).chain(&q).any(|v| !v.is_finite()) {
-            self.warn(format!(
-                "{label}: non-finite transform values replaced by the identity's"
-            ));
-            tr = tr.map(|v| if v.is_finite() { v } else { 0.0 });
-            s = s.map(|v| if v.is_finite() { v } else { 1.0 });
-        }
-        q = normalize_quat(q);
         json::Node {
             translation: (tr != [0.0; 3]).then_some(tr),
             rotation: (q != [0.0, 0.0, 0.0, 1.0]).then_some(json::scene::UnitQuaternion(q)),

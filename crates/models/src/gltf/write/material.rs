@@ -98,7 +98,7 @@ impl Builder<'_> {
         let dirs = if self.options.texture_dirs.is_empty() {
             String::new()
         } else {
-            " and in the --texture-dir folders".to_owned()
+            " and in the GltfOptions::texture_dirs folders".to_owned()
         };
         self.warn(format!(
             "{} texture file(s) not found beside the model{dirs} (kept in the materials' extras): {}",

@@ -3,11 +3,13 @@
 //! ([`material`]), meshes ([`mesh`], with the index plan in [`indices`] and generated tangents
 //! in [`tangents`]), animations ([`animation`]) and the binary buffer ([`buffer`]).
 //!
-//! [`crate::scene::validate`] made the vertex data, index lists, materials and inverse bind
-//! matrices valid; what remains here is serialisation and glTF-only choices (TRS, generated
-//! tangents, zero UVs, index component type, alignment, `min`/`max`), plus the repairs not yet
-//! moved to validation (the hierarchy, animation keys, invalid skins and references), each
-//! with a warning.
+//! [`crate::scene::validate`] made the scene valid (hierarchy, node transforms, vertex data,
+//! index lists, materials, inverse bind matrices, animation channels and keys); the writer
+//! repairs none of it. What remains here is serialisation and glTF-only choices (matrices as
+//! their nearest TRS, generated tangents, zero UVs, index component type, alignment,
+//! `min`/`max`, a common root node for a skin whose joints lie in separate trees), leaving out
+//! what glTF cannot hold or what is invalid (skins without usable joints, meshes without
+//! triangles, empty animations, references to them), each with a warning.
 //!
 //! The JSON is computed first and the binary buffer is only planned ([`buffer::Bin`]): its
 //! bytes go once, from the scene straight into the output.
@@ -87,13 +89,13 @@ pub(crate) fn build<'a>(
     let scene: &'a Scene = scene;
 
     // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
-    let mut h = Hierarchy::new(scene, &mut b.warnings);
+    let mut h = Hierarchy::new(scene);
     let skins = b.plan_skins(scene, &mut h);
     let textured = b.materials(scene)?;
     let meshes = b.meshes(scene, &skins, &textured)?;
     b.nodes(scene, &h, &meshes, &skins)?;
     b.skins(&skins)?;
-    b.animations(scene, h.len())?;
+    b.animations(scene)?;
     b.scene(scene, &h)?;
     if b.bin.len() > 0 {
         b.root.buffers.push(json::Buffer {
@@ -145,7 +147,7 @@ impl Builder<'_> {
 
 impl Builder<'_> {
     fn warn(&mut self, message: String) {
-        self.warnings.push(SceneWarning(message));
+        self.warnings.push(warning(message));
     }
 }
 
@@ -174,4 +176,9 @@ fn push<T>(vec: &mut Vec<T>, value: T) -> Result<Index<T>, Error> {
     let i = u32_of(vec.len(), "array")?;
     vec.push(value);
     Ok(Index::new(i))
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -206,7 +206,7 @@ impl<'a> Track<'a> {
                 .get("bmf_samples_per_second")
                 .and_then(Value::as_f64);
             if let Some(rate) = stored.filter(|&r| r as f32 != fps) {
-                warnings.push(SceneWarning(format!(
+                warnings.push(warning(format!(
                     "bmf: clip {:?} was exported at {rate} samples per second and is baked at \
                      {fps} (option bmf_fps): its samples are resampled",
                     c.animation.name
@@ -214,7 +214,7 @@ impl<'a> Track<'a> {
             }
         }
         if track.clips.len() > 1 {
-            warnings.push(SceneWarning(track.ranges()));
+            warnings.push(warning(track.ranges()));
         }
         Ok(track)
     }
@@ -495,4 +495,9 @@ pub(crate) fn close(e: &[f32; 16], m: &[f32; 16]) -> bool {
     e.iter()
         .zip(m)
         .all(|(a, b)| (a - b).abs() <= tol * a.abs().max(1.0))
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -14,7 +14,7 @@ const TOLERANCE: f32 = 1e-5;
 /// the rebuilt ones are the same in value; warns what was taken from the base.
 pub(crate) fn patch(doc: &mut Bmf, base: &Bmf, warnings: &mut Vec<SceneWarning>) {
     if doc.meshes.len() != base.meshes.len() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: the scene makes {} meshes, the base has {}: nothing taken from the base",
             doc.meshes.len(),
             base.meshes.len()
@@ -28,7 +28,7 @@ pub(crate) fn patch(doc: &mut Bmf, base: &Bmf, warnings: &mut Vec<SceneWarning>)
     }
     for (m, (mine, theirs)) in doc.meshes.iter_mut().zip(&base.meshes).enumerate() {
         if mine.vertices.kind() != theirs.vertices.kind() {
-            warnings.push(SceneWarning(format!(
+            warnings.push(warning(format!(
                 "bmf: mesh {m} is {} in the scene and {} in the base: nothing of it taken from \
                  the base",
                 mine.vertices.kind().name(),
@@ -42,7 +42,7 @@ pub(crate) fn patch(doc: &mut Bmf, base: &Bmf, warnings: &mut Vec<SceneWarning>)
         }
     }
     if !taken.is_empty() {
-        warnings.push(SceneWarning(format!(
+        warnings.push(warning(format!(
             "bmf: taken from the base where the scene has the same values: {}",
             taken.join("; ")
         )));
@@ -236,4 +236,9 @@ fn same_vertex(a: &VertexView, b: &VertexView, referenced: bool, bones: usize) -
                 .map(f32::to_bits)
         && near(&a.normal, &normal)
         && influences
+}
+
+/// The one place this module makes a warning: `text` is `{place}: {message}`.
+fn warning(text: String) -> SceneWarning {
+    SceneWarning::from_text(text)
 }

@@ -35,7 +35,7 @@ pub(super) fn mesh_indices(
         let len = prim.indices.len();
         let whole = len / 3 * 3;
         if whole != len {
-            warnings.push(SceneWarning(format!(
+            warnings.push(SceneWarning::from_text(format!(
                 "{label} primitive {p}: {len} indices is not a multiple of 3; the last {} dropped",
                 len - whole
             )));
@@ -74,12 +74,12 @@ pub(super) fn mesh_indices(
             bad
         };
         if bad > 0 {
-            warnings.push(SceneWarning(format!(
+            warnings.push(SceneWarning::from_text(format!(
                 "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
             )));
         }
         if let Some(m) = prim.material.filter(|&m| m >= material_count) {
-            warnings.push(SceneWarning(format!(
+            warnings.push(SceneWarning::from_text(format!(
                 "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
             )));
             prim.material = None;

@@ -1,0 +1,283 @@
+//! Vertex attributes: one entry per vertex, finite positions and UVs, unit normals and
+//! tangents, colours in 0..1, and skinning through the one skin-weight fixer
+//! ([`fix_skin_vertex`]).
+
+use super::{finite_or, label, unit3, warn, warn_count};
+use crate::scene::{Mesh, SceneWarning, Vertices};
+
+/// Drops an attribute without one entry per vertex (`n`), with a warning.
+fn same_len<T>(
+    attr: &mut Option<Vec<T>>,
+    label: &str,
+    what: &str,
+    n: usize,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    if let Some(len) = attr.as_ref().map(Vec::len).filter(|&len| len != n) {
+        warn(
+            warnings,
+            label,
+            format!("{len} {what} for {n} vertices; {what} dropped"),
+        );
+        *attr = None;
+    }
+}
+
+/// Every vertex attribute made valid glTF. A mesh without vertices is left alone (the writer
+/// does not write it).
+pub(super) fn mesh_vertices(
+    i: usize,
+    mesh: &mut Mesh,
+    joint_count: Option<usize>,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let label = label("mesh", i, &mesh.name);
+    let v = &mut mesh.vertices;
+    let n = v.positions.len();
+    if n == 0 {
+        return;
+    }
+    let mut bad = 0usize;
+    for p in &mut v.positions {
+        let fixed;
+        (*p, fixed) = finite_or(*p, 0.0);
+        bad += usize::from(fixed);
+    }
+    if bad > 0 {
+        warn(
+            warnings,
+            &label,
+            format!("{bad} positions had non-finite coordinates, set to 0"),
+        );
+    }
+    normals_and_tangents(&label, v, warnings);
+    same_len(&mut v.uv0, &label, "uv0", n, warnings);
+    same_len(&mut v.uv1, &label, "uv1", n, warnings);
+    for (set, uv) in [(0u32, &mut v.uv0), (1, &mut v.uv1)] {
+        let mut bad = 0usize;
+        for t in uv.iter_mut().flatten() {
+            let fixed;
+            (*t, fixed) = finite_or(*t, 0.0);
+            bad += usize::from(fixed);
+        }
+        if bad > 0 {
+            warn(
+                warnings,
+                &label,
+                format!("{bad} texture coordinates of set {set} were not finite; set to 0"),
+            );
+        }
+    }
+    same_len(&mut v.colors, &label, "colours", n, warnings);
+    let mut clamped = 0usize;
+    for c in v.colors.iter_mut().flatten() {
+        let f = c.map(|x| {
+            if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        });
+        if f != *c {
+            clamped += 1;
+            *c = f;
+        }
+    }
+    warn_count(
+        warnings,
+        &label,
+        clamped,
+        "vertex colours outside 0..1 (or not finite) clamped",
+    );
+    skinning(&label, v, joint_count, warnings);
+}
+
+/// Normals unit length (zero or non-finite ones become (0, 1, 0)); tangents unit length (zero
+/// ones (1, 0, 0)) with `w` ±1, and dropped without normals.
+fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneWarning>) {
+    let n = v.positions.len();
+    same_len(&mut v.normals, label, "normals", n, warnings);
+    let Some(normals) = &mut v.normals else {
+        if v.tangents.take().is_some() {
+            warn(
+                warnings,
+                label,
+                "tangents without normals cannot be written in glTF; dropped".into(),
+            );
+        }
+        return;
+    };
+    let mut zero = 0usize;
+    for nv in normals.iter_mut() {
+        *nv = unit3(*nv).unwrap_or_else(|| {
+            zero += 1;
+            [0.0, 1.0, 0.0]
+        });
+    }
+    warn_count(
+        warnings,
+        label,
+        zero,
+        "normals were zero or not finite; set to (0, 1, 0)",
+    );
+    same_len(&mut v.tangents, label, "tangents", n, warnings);
+    let mut zero = 0usize;
+    for t in v.tangents.iter_mut().flatten() {
+        *t = unit_tangent(*t, &mut zero);
+    }
+    warn_count(
+        warnings,
+        label,
+        zero,
+        "tangents were zero or not finite; set to (1, 0, 0)",
+    );
+}
+
+/// A tangent of unit length (zero or non-finite: (1, 0, 0), counted in `zero`) with `w` ±1.
+pub(crate) fn unit_tangent(t: [f32; 4], zero: &mut usize) -> [f32; 4] {
+    let [x, y, z] = unit3([t[0], t[1], t[2]]).unwrap_or_else(|| {
+        *zero += 1;
+        [1.0, 0.0, 0.0]
+    });
+    [x, y, z, if t[3] < 0.0 { -1.0 } else { 1.0 }]
+}
+
+/// Joints and weights: both or neither, one per vertex; with a skin of `joint_count` joints,
+/// every vertex fixed by [`fix_skin_vertex`].
+fn skinning(
+    label: &str,
+    v: &mut Vertices,
+    joint_count: Option<usize>,
+    warnings: &mut Vec<SceneWarning>,
+) {
+    let n = v.positions.len();
+    same_len(&mut v.joints, label, "joints", n, warnings);
+    same_len(&mut v.weights, label, "weights", n, warnings);
+    if v.joints.is_some() != v.weights.is_some() {
+        warn(
+            warnings,
+            label,
+            "joints without weights (or weights without joints); skinning dropped".into(),
+        );
+        v.joints = None;
+        v.weights = None;
+    }
+    let (Some(joints), Some(weights), Some(count)) = (&mut v.joints, &mut v.weights, joint_count)
+    else {
+        return;
+    };
+    let mut stats = SkinStats::default();
+    for (j, w) in joints.iter_mut().zip(weights.iter_mut()) {
+        (*j, *w) = fix_skin_vertex(*j, *w, count, &mut stats);
+    }
+    stats.report(label, count, warnings);
+}
+
+/// Counts of the repairs made to one mesh's skinning data.
+#[derive(Default)]
+struct SkinStats {
+    bad_weights: usize,
+    out_of_range: usize,
+    merged: usize,
+    unweighted: usize,
+    renormalised: usize,
+}
+
+impl SkinStats {
+    fn report(&self, label: &str, count: usize, warnings: &mut Vec<SceneWarning>) {
+        let mut say = |n: usize, what: String| warn_count(warnings, label, n, &what);
+        say(
+            self.bad_weights,
+            "negative or non-finite weights set to 0".into(),
+        );
+        say(
+            self.out_of_range,
+            format!("weights on joints beyond the skin's {count} joints dropped"),
+        );
+        say(self.merged, "repeated joints of a vertex merged".into());
+        say(
+            self.unweighted,
+            "vertices without any weight bound fully to joint 0".into(),
+        );
+        say(
+            self.renormalised,
+            "vertices' weights did not sum to 1 and were renormalised".into(),
+        );
+    }
+}
+
+/// Makes one vertex's skinning valid glTF: weights ≥ 0 summing to 1, no repeated joint with a
+/// weight, joint 0 wherever the weight is 0, every weighted joint `< count`.
+fn fix_skin_vertex(
+    mut j: [u16; 4],
+    w: [f32; 4],
+    count: usize,
+    stats: &mut SkinStats,
+) -> ([u16; 4], [f32; 4]) {
+    let mut w: [f64; 4] = w.map(f64::from);
+    for (wk, &jk) in w.iter_mut().zip(&j) {
+        if !wk.is_finite() || *wk < 0.0 {
+            stats.bad_weights += 1;
+            *wk = 0.0;
+        }
+        if *wk > 0.0 && usize::from(jk) >= count {
+            stats.out_of_range += 1;
+            *wk = 0.0;
+        }
+    }
+    // Slot k's weight moves to the first earlier slot m < k with a weight and the same joint.
+    for k in 1..4 {
+        let Some(((earlier, [wk, ..]), &jk)) = w.split_at_mut_checked(k).zip(j.get(k)) else {
+            continue;
+        };
+        if *wk > 0.0 {
+            let same = earlier
+                .iter_mut()
+                .zip(&j)
+                .find(|(wm, &jm)| **wm > 0.0 && jm == jk);
+            if let Some((wm, _)) = same {
+                *wm += *wk;
+                *wk = 0.0;
+                stats.merged += 1;
+            }
+        }
+    }
+    for (jk, &wk) in j.iter_mut().zip(&w) {
+        if wk == 0.0 {
+            *jk = 0;
+        }
+    }
+    let sum: f64 = w.iter().sum();
+    if sum <= 0.0 || !sum.is_finite() {
+        stats.unweighted += 1;
+        return ([0; 4], [1.0, 0.0, 0.0, 0.0]);
+    }
+    if (sum - 1.0).abs() > 1e-3 {
+        stats.renormalised += 1;
+    }
+    let mut out = w.map(|x| (x / sum) as f32);
+    // Put any f32 rounding error on the largest weight so the sum is as close to 1 as f32 gets.
+    let total: f32 = out.iter().sum();
+    if let Some(largest) = out.iter_mut().max_by(|a, b| a.total_cmp(b)) {
+        *largest += 1.0 - total;
+    }
+    (j, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skin_vertices_become_valid() {
+        let mut s = SkinStats::default();
+        let (j, w) = fix_skin_vertex([3, 3, 9, 1], [0.25, 0.25, 0.5, 0.0], 4, &mut s);
+        assert_eq!(j, [3, 0, 0, 0]);
+        assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!((s.merged, s.out_of_range, s.renormalised), (1, 1, 1));
+        let (j, w) = fix_skin_vertex([1, 2, 0, 0], [0.0, 0.0, 0.0, 0.0], 4, &mut s);
+        assert_eq!((j, w), ([0; 4], [1.0, 0.0, 0.0, 0.0]));
+        let (_, w) = fix_skin_vertex([0, 1, 2, 3], [0.1, 0.2, 0.3, 0.3], 4, &mut s);
+        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+}
