@@ -36,6 +36,8 @@ mod raw64;
 pub(crate) mod shared;
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;
+#[cfg(feature = "elem")]
+pub(crate) mod to_elem;
 #[cfg(feature = "smf")]
 pub(crate) mod to_smf;
 pub(crate) mod validate;
