@@ -194,7 +194,25 @@ fn scene_extras(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) {
             .extras
             .insert("elem_setting".into(), Value::Object(setting));
     }
-    cx.unknown(&doc.extra, "top level");
+    if !doc.extra.is_empty() {
+        // Kept as ELEM text (the writer's), which the way back reads again.
+        let only = elem::Elem {
+            extra: doc.extra.clone(),
+            ..elem::Elem::default()
+        };
+        match only.to_text() {
+            Ok(text) => {
+                scene
+                    .extras
+                    .insert("elem_unknown".into(), Value::from(text));
+                cx.warn(format!(
+                    "top level: {} unknown items kept only in extras.elem_unknown",
+                    doc.extra.len()
+                ));
+            }
+            Err(_) => cx.unknown(&doc.extra, "top level"),
+        }
+    }
     cx.unknown(&s.extra, "Setting");
     if let Some(md) = &doc.mesh_data {
         cx.unknown(&md.extra, "MeshDataList");

@@ -111,7 +111,7 @@ pub(crate) fn convert(
         options,
     };
     let mut doc = elem::Elem::default();
-    scene_level(scene, &mut doc);
+    scene_level(scene, &mut doc, &mut cx);
     let parents = parents(scene);
     let holder: Vec<bool> = (0..scene.nodes.len())
         .map(|i| is_holder(scene, i))
@@ -130,7 +130,7 @@ pub(crate) fn convert(
 
 /// Version and `Setting` from the export's extras; a scene from elsewhere gets the setting
 /// Elfreina itself writes (`LoadType="View"`).
-fn scene_level(scene: &ValidScene, doc: &mut elem::Elem) {
+fn scene_level(scene: &ValidScene, doc: &mut elem::Elem, cx: &mut Ctx<'_>) {
     if let Some(v) = scene
         .extras
         .get("elem_file_version")
@@ -153,6 +153,17 @@ fn scene_level(scene: &ValidScene, doc: &mut elem::Elem) {
             doc.setting.load_type = Some("View".to_owned());
         }
         None => {}
+    }
+    // Unknown top-level items, kept by the export as ELEM text of a document holding only
+    // them.
+    if let Some(text) = scene.extras.get("elem_unknown").and_then(Value::as_str) {
+        match elem::Elem::parse(text) {
+            Ok(d) => doc.extra = d.extra,
+            Err(e) => cx.warn(
+                "scene extras.elem_unknown",
+                format!("not ELEM text ({e}); unknown items not written"),
+            ),
+        }
     }
 }
 

@@ -196,7 +196,11 @@ fn bone_part(
         crate::scene::IDENTITY
     });
     let arr = |v: Vec<f32>, d: [f32; 3]| -> [f32; 3] {
-        [0, 1, 2].map(|i| v.get(i).copied().unwrap_or(d[i]))
+        let mut out = d;
+        for (o, x) in out.iter_mut().zip(v) {
+            *o = x;
+        }
+        out
     };
     let mut made = Vec::with_capacity(times.len());
     for &t in &times {

@@ -2,7 +2,9 @@
 
 use super::hint::{self, agrees, all_agree, shortest, sparse_row};
 use super::{in_hierarchy, Ctx};
-use crate::scene::{mirror_z, pack_influences, Material, Mesh, Primitive, ValidScene};
+use crate::scene::{
+    mirror_z, pack_influences, relative_texture_path, Material, Mesh, Primitive, ValidScene,
+};
 use crate::Error;
 use elfreina_elem as elem;
 use serde_json::Value;
@@ -252,13 +254,19 @@ fn material(m: &Material, cx: &mut Ctx<'_>) -> Result<elem::Material, Error> {
     let kept_tex = kept.and_then(|k| k.get("texture_filename"));
     out.texture_filename = match (kept_tex, texture) {
         // The file's spelling (backslashes, "" for none) while it still names this texture.
-        (Some(Value::String(k)), Some(t)) if *k == t => Some(k.clone()),
+        (Some(Value::String(k)), Some(t)) if same_texture(k, &t) => Some(k.clone()),
         (Some(Value::String(k)), None) if k.is_empty() => Some(String::new()),
         (Some(Value::Null), None) => None,
         (_, Some(t)) => Some(cx.name(&place, &t)?),
         (_, None) => Some(String::new()),
     };
     Ok(out)
+}
+
+/// True when the file's texture path `kept` is `now` as the glTF writer and reader give it
+/// back (`/` for `\\`, an absolute path reduced to its file name).
+fn same_texture(kept: &str, now: &str) -> bool {
+    kept == now || relative_texture_path(kept).0 == relative_texture_path(now).0
 }
 
 fn vertex_format(first: Option<&Mesh>, c: &elem::MeshContainer) -> Vec<String> {
