@@ -185,7 +185,7 @@ fn a_base_of_another_format_is_a_usage_error_naming_both() {
 fn formats_without_an_importer_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let glb = fixture_glb(dir.path(), "smf", "skinned_animated.smf");
-    for ext in ["mdl", "elem", "skm"] {
+    for ext in ["mdl", "skm"] {
         let out = dir.path().join(format!("o.{ext}"));
         let o = models(&[&"convert", &glb, &out]);
         assert_eq!(o.status.code(), Some(1), "{ext}: {}", stderr(&o));
@@ -405,4 +405,35 @@ fn bmf_to_smf_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
     let source = fixture("bmf", "multi_three_meshes.bmf");
     converts_into(&source, &dir.path().join("three.smf"), &summary_of(&source));
+}
+
+#[test]
+fn elem_comes_back_from_its_glb_and_from_other_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("elem", "skinned_animated.elem");
+    let glb = fixture_glb(dir.path(), "elem", "skinned_animated.elem");
+    let back = converted(dir.path(), &glb, "back.elem");
+    // The canonical text of the original: an unedited export comes back unchanged.
+    let original = models::elem::Elem::from_path(&source).unwrap();
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        models::Model::to_bytes(&original).unwrap()
+    );
+    // With a base, and from another format through the scene.
+    let o = models(&[
+        &"convert",
+        &"--base",
+        &source,
+        &glb,
+        &dir.path().join("based.elem"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let from_smf = converted(
+        dir.path(),
+        &fixture("smf", "skinned_animated.smf"),
+        "smf.elem",
+    );
+    let o = models(&[&"info", &from_smf]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("elem"), "{}", stdout(&o));
 }
