@@ -414,7 +414,7 @@ fn elem_comes_back_from_its_glb_and_from_other_formats() {
     let glb = fixture_glb(dir.path(), "elem", "skinned_animated.elem");
     let back = converted(dir.path(), &glb, "back.elem");
     // The canonical text of the original: an unedited export comes back unchanged.
-    let original = models::elem::Elem::from_path(&source).unwrap();
+    let original = <models::elem::Elem as models::Model>::from_path(&source).unwrap();
     assert_eq!(
         std::fs::read(&back).unwrap(),
         models::Model::to_bytes(&original).unwrap()
