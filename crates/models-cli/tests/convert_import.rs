@@ -181,24 +181,6 @@ fn a_base_of_another_format_is_a_usage_error_naming_both() {
     assert!(stderr(&o).contains("missing.smf"), "{}", stderr(&o));
 }
 
-#[test]
-fn formats_without_an_importer_say_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let glb = fixture_glb(dir.path(), "smf", "skinned_animated.smf");
-    for ext in ["elem"] {
-        let out = dir.path().join(format!("o.{ext}"));
-        let o = models(&[&"convert", &glb, &out]);
-        assert_eq!(o.status.code(), Some(1), "{ext}: {}", stderr(&o));
-        let line = format!("importing into .{ext} is not supported yet");
-        assert!(stderr(&o).contains(&line), "{ext}: {}", stderr(&o));
-        assert!(!out.exists());
-        // From another format too.
-        let o = models(&[&"convert", &fixture("bmf", "skinned_arm.bmf"), &out]);
-        assert_eq!(o.status.code(), Some(1), "{ext}: {}", stderr(&o));
-        assert!(stderr(&o).contains(&line), "{ext}: {}", stderr(&o));
-    }
-}
-
 /// A deterministic byte stream (xorshift), so a failure can be reproduced.
 fn noise(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed | 1;
@@ -493,4 +475,35 @@ fn mdl_version_is_for_mdl_outputs_only() {
         "--mdl-version",
     );
     assert!(!smf.exists() && !mdl.exists() && !gl.exists());
+}
+
+#[test]
+fn elem_comes_back_from_its_glb_and_from_other_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("elem", "skinned_animated.elem");
+    let glb = fixture_glb(dir.path(), "elem", "skinned_animated.elem");
+    let back = converted(dir.path(), &glb, "back.elem");
+    // The canonical text of the original: an unedited export comes back unchanged.
+    let original = <models::elem::Elem as models::Model>::from_path(&source).unwrap();
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        models::Model::to_bytes(&original).unwrap()
+    );
+    // With a base, and from another format through the scene.
+    let o = models(&[
+        &"convert",
+        &"--base",
+        &source,
+        &glb,
+        &dir.path().join("based.elem"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let from_smf = converted(
+        dir.path(),
+        &fixture("smf", "skinned_animated.smf"),
+        "smf.elem",
+    );
+    let o = models(&[&"info", &from_smf]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("elem"), "{}", stdout(&o));
 }

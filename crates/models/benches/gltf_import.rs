@@ -1,5 +1,5 @@
 //! `gltf_import`: the way back on the large static model (1 000 000 vertices, 2 000 000
-//! triangles, from `large-models`) of the formats with an importer (SMF, BMF, SKM, MDL): its `.glb` (as
+//! triangles, from `large-models`) of the five formats: its `.glb` (as
 //! `gltf_export` writes it) → document (`gltf::read_glb`, then `Document::import_scene`:
 //! validation and the format's importer). Throughput is counted in bytes of the `.glb`.
 //! `read_glb_<format>` is the glTF reading and validation alone (glb → validated scene), the
@@ -17,11 +17,12 @@ use std::hint::black_box;
 type Generate = fn() -> Result<Vec<u8>, large_models::Error>;
 
 fn bench(c: &mut Criterion) {
-    let formats: [(Format, Generate); 4] = [
+    let formats: [(Format, Generate); 5] = [
         (Format::Smf, large_models::smf::large_static),
         (Format::Bmf, large_models::bmf::large_static),
-        (Format::Skm, large_models::skm::large_static),
         (Format::Mdl, large_models::mdl::large_static),
+        (Format::Elem, large_models::elem::large_static),
+        (Format::Skm, large_models::skm::large_static),
     ];
     let mut g = c.benchmark_group("gltf_import");
     g.sample_size(10);

@@ -133,4 +133,12 @@ impl super::FormatModel for elfreina_elem::Elem {
     ) -> Result<crate::scene::Conversion, crate::Error> {
         Ok(crate::scene::from_elem::convert(self, options))
     }
+
+    fn from_scene(
+        scene: &crate::scene::ValidScene,
+        base: Option<&Self>,
+        options: &crate::scene::ImportOptions,
+    ) -> Result<crate::scene::Imported<Self>, crate::Error> {
+        crate::scene::to_elem::convert(scene, base, options)
+    }
 }

@@ -37,6 +37,7 @@
 //! * Non-finite numbers, degenerate normals, out-of-range indices and unknown scopes or keys are
 //!   repaired or skipped, each with a warning naming where.
 
+use super::to_elem::hint;
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
     normalize3, normalize_quat, pack_influences, AlphaMode, Animation, Channel, ChannelPath,
@@ -193,7 +194,25 @@ fn scene_extras(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) {
             .extras
             .insert("elem_setting".into(), Value::Object(setting));
     }
-    cx.unknown(&doc.extra, "top level");
+    if !doc.extra.is_empty() {
+        // Kept as ELEM text (the writer's), which the way back reads again.
+        let only = elem::Elem {
+            extra: doc.extra.clone(),
+            ..elem::Elem::default()
+        };
+        match only.to_text() {
+            Ok(text) => {
+                scene
+                    .extras
+                    .insert("elem_unknown".into(), Value::from(text));
+                cx.warn(format!(
+                    "top level: {} unknown items kept only in extras.elem_unknown",
+                    doc.extra.len()
+                ));
+            }
+            Err(_) => cx.unknown(&doc.extra, "top level"),
+        }
+    }
     cx.unknown(&s.extra, "Setting");
     if let Some(md) = &doc.mesh_data {
         cx.unknown(&md.extra, "MeshDataList");
@@ -304,9 +323,18 @@ fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
         } else {
             nodes.by_name.insert(name.clone(), index);
         }
+        let mut extras = Map::new();
+        // The file's exact matrix (or its absence): the way back uses it while it agrees.
+        extras.insert(
+            "elem_init_posture".into(),
+            node.init_posture
+                .as_ref()
+                .map_or(Value::Null, |m| hint::row(m)),
+        );
         scene.nodes.push(Node {
             name,
             transform,
+            extras,
             ..Node::default()
         });
         nodes.push(rest, parent);
@@ -373,6 +401,9 @@ fn materials(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Vec<usize> {
                 out.color_texture = Some(tex.to_owned());
             }
             cx.unknown(&m.extra, &place);
+            out.extras
+                .insert("elem_container".into(), Value::from(cname.clone()));
+            out.extras.insert("elem_material".into(), kept_material(m));
             scene.materials.push(out);
         }
     }
@@ -425,6 +456,11 @@ fn meshes(
                 continue;
             }
             mesh.vertices = vertices(m, &primitives, &place, cx);
+            kept_mesh(m, c, material_count, cx.mirror, &mut mesh.extras);
+            mesh.extras.insert(
+                "elem_rendering".into(),
+                rendering.map_or(Value::Null, |r| json!(r.hierarchy_names)),
+            );
             mesh.primitives = primitives;
 
             let skinned = !m.blend_list.parts.is_empty();
@@ -432,6 +468,8 @@ fn meshes(
                 name: mname.clone(),
                 ..Node::default()
             };
+            node.extras
+                .insert("elem_mesh_node".into(), Value::Bool(true));
             let mut parent = None;
             if skinned && c.bone_count() == 0 {
                 cx.warn(format!(
@@ -451,6 +489,10 @@ fn meshes(
                 mesh.vertices.joints = Some(joints);
                 mesh.vertices.weights = Some(weights);
                 node.skin = Some(s);
+                mesh.extras.insert(
+                    "elem_offset_matrices".into(),
+                    Value::Array(c.offset_matrices.iter().map(|o| hint::row(o)).collect()),
+                );
             } else if let Some(r) = rendering {
                 match r.hierarchy_names.as_slice() {
                     [one] => match nodes.by_name.get(one) {
@@ -799,9 +841,12 @@ fn make_skin(
                     Transform::Matrix(world)
                 };
                 let index = scene.nodes.len();
+                let mut extras = Map::new();
+                extras.insert("elem_added_bone".into(), Value::Bool(true));
                 scene.nodes.push(Node {
                     name: label,
                     transform,
+                    extras,
                     ..Node::default()
                 });
                 scene.roots.push(index);
@@ -953,6 +998,18 @@ fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) 
         if let Some(v) = a.looped {
             ex.insert("loop".into(), json!(v));
         }
+        anim.extras.insert(
+            "elem_time_keys".into(),
+            Value::Array(
+                a.bone_animation
+                    .time_keys
+                    .iter()
+                    .map(|&t| hint::num(t))
+                    .collect(),
+            ),
+        );
+        anim.extras
+            .insert("elem_parts".into(), kept_parts(&a.bone_animation));
         let mut part_transitions = Map::new();
         let mut targeted = std::collections::HashSet::new();
         for (pi, part) in a.bone_animation.parts.iter().enumerate() {
@@ -1135,4 +1192,164 @@ fn uv_animation(uv: &elem::UvAnimation) -> Value {
 /// The one place this module makes a warning: `text` is `{place}: {message}`.
 fn warning(text: String) -> SceneWarning {
     SceneWarning::from_text(text)
+}
+
+/// A material's file values (`null` for an absent key), for the way back.
+fn kept_material(m: &elem::Material) -> Value {
+    let row = |c: &Option<elem::Argb>| c.as_ref().map_or(Value::Null, |c| hint::row(c));
+    json!({
+        "diffuse": row(&m.diffuse),
+        "ambient": row(&m.ambient),
+        "emissive": row(&m.emissive),
+        "specular": row(&m.specular),
+        "specular_sharpness": m.specular_sharpness.map_or(Value::Null, hint::num),
+        "texture_filename": m.texture_filename,
+    })
+}
+
+/// True when the way back's faces (triangles in primitive order, attribute = material) are
+/// the file's: triangles only, every face valid, materials in runs of first use.
+fn faces_are_default(m: &elem::Mesh, material_count: usize) -> bool {
+    let vcount = m.vertex_count();
+    if m.face_sizes.iter().any(|&n| n != 3)
+        || m.face_indices.len() != m.face_sizes.len() * 3
+        || m.face_indices.iter().any(|&i| i as usize >= vcount)
+    {
+        return false;
+    }
+    if m.attributes.is_empty() {
+        return true;
+    }
+    if m.attributes.len() != m.face_count()
+        || m.attributes.iter().any(|&a| a as usize >= material_count)
+    {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut last = None;
+    for &a in &m.attributes {
+        if last != Some(a) && !seen.insert(a) {
+            return false;
+        }
+        last = Some(a);
+    }
+    true
+}
+
+/// What the way back needs to give the mesh's file data exactly (`to_elem`): the rows whose
+/// `f64` the scene's `f32` does not give back, the faces when they are not plain triangles,
+/// the UV set numbers, the blend list.
+fn kept_mesh(
+    m: &elem::Mesh,
+    c: &elem::MeshContainer,
+    material_count: usize,
+    mirror: bool,
+    extras: &mut Map<String, Value>,
+) {
+    let _ = mirror;
+    let n = m.vertex_count();
+    let mut put = |key: &str, v: Option<Value>| {
+        if let Some(v) = v {
+            extras.insert(key.into(), v);
+        }
+    };
+    put("elem_positions", hint::sparse_rows(&m.positions, |_| false));
+    if m.normals.len() == n {
+        put(
+            "elem_normals",
+            hint::sparse_rows(&m.normals, |r| {
+                (r.iter().map(|x| x * x).sum::<f64>().sqrt() - 1.0).abs() > 1e-12
+            }),
+        );
+    }
+    if m.diffuse.len() == n {
+        put(
+            "elem_colors",
+            hint::sparse_rows(&m.diffuse, |r| r.iter().any(|x| !(0.0..=1.0).contains(x))),
+        );
+    }
+    let sets: Vec<usize> = m
+        .uv_sets
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty() && s.len() == n)
+        .map(|(k, _)| k)
+        .take(2)
+        .collect();
+    for (slot, &k) in ["elem_uv0", "elem_uv1"].iter().zip(&sets) {
+        if let Some(set) = m.uv_sets.get(k) {
+            put(slot, hint::sparse_rows(set, |_| false));
+        }
+    }
+    put("elem_uv_sets", Some(json!(sets)));
+    if !faces_are_default(m, material_count) {
+        put(
+            "elem_faces",
+            Some(json!({
+                "sizes": m.face_sizes,
+                "indices": m.face_indices,
+                "attributes": (!m.attributes.is_empty()).then_some(&m.attributes),
+            })),
+        );
+    }
+    if !m.blend_list.parts.is_empty() {
+        let parts: Vec<Value> = m
+            .blend_list
+            .parts
+            .iter()
+            .map(|p| {
+                let pairs: Vec<Value> = p
+                    .vertex_blends
+                    .iter()
+                    .flat_map(|vb| [json!(vb.vertex), hint::num(vb.weight)])
+                    .collect();
+                json!([p.transform_index, p.bone_name, pairs])
+            })
+            .collect();
+        put("elem_blend", Some(json!({ "parts": parts })));
+    }
+    if c.materials
+        .as_ref()
+        .is_some_and(|ms| ms.materials.is_empty())
+    {
+        put("elem_materials_scope", Some(Value::Bool(true)));
+    }
+}
+
+/// Each bone part's file keys, `[t, tx, ty, tz, qx, qy, qz, qw, sx, sy, sz]` rows, and its
+/// `InterpolationType`, for the way back.
+fn kept_parts(b: &elem::BoneAnimation) -> Value {
+    let parts: Vec<Value> = b
+        .parts
+        .iter()
+        .map(|p| {
+            let k = p.time_keys.len();
+            let keys: Option<Vec<Value>> =
+                (p.trans_keys.len() == k && p.rotate_keys.len() == k && p.scale_keys.len() == k)
+                    .then(|| {
+                        (0..k)
+                            .filter_map(|i| {
+                                let (t, tr, r, s) = (
+                                    p.time_keys.get(i)?,
+                                    p.trans_keys.get(i)?,
+                                    p.rotate_keys.get(i)?,
+                                    p.scale_keys.get(i)?,
+                                );
+                                let row: Vec<f64> = std::iter::once(*t)
+                                    .chain(tr.iter().copied())
+                                    .chain(r.iter().copied())
+                                    .chain(s.iter().copied())
+                                    .collect();
+                                Some(hint::row(&row))
+                            })
+                            .collect()
+                    });
+            json!({
+                "node": p.node_name,
+                "interpolation_type": p.interpolation_type,
+                "keys": keys,
+            })
+        })
+        .collect();
+    Value::Array(parts)
 }

@@ -88,7 +88,7 @@ impl Document {
     /// use models::{Document, Error, Format};
     /// match Document::import_scene(Format::Mdl, Scene::default(), None, &ImportOptions::default()) {
     ///     Ok(imported) => assert_eq!(imported.document.format(), Format::Mdl),
-    ///     // Not every format can be written from a scene yet.
+    ///     // A format whose cargo feature is off in this build cannot be written.
     ///     Err(Error::ImportUnsupported(format)) => assert_eq!(format, Format::Mdl),
     ///     Err(other) => return Err(other.into()),
     /// }

@@ -35,6 +35,8 @@ mod raw64;
 pub(crate) mod shared;
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;
+#[cfg(feature = "elem")]
+pub(crate) mod to_elem;
 #[cfg(feature = "mdl")]
 pub(crate) mod to_mdl;
 #[cfg(feature = "skm")]
