@@ -83,7 +83,7 @@ impl Builder<'_> {
                         3
                     };
                     let output = self.accessor(
-                        Chunk::owned(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(&values))),
+                        Chunk::owned(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(values))),
                         values.len() / comps,
                         ComponentType::F32,
                         type_,
