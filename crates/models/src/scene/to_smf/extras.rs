@@ -71,22 +71,26 @@ pub(super) fn obb_from(v: &Value, place: &str, ctx: &mut Ctx<'_>) -> Option<smf:
 }
 
 /// Bytes from lowercase or uppercase hex; `None` on an odd length or another character.
+/// A plain loop over byte pairs: the large models' vertex arrays come back through here.
 pub(super) fn unhex(s: &str) -> Option<Vec<u8>> {
-    let digit = |c: u8| {
-        char::from(c)
-            .to_digit(16)
-            .and_then(|d| u8::try_from(d).ok())
-    };
+    fn digit(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    }
     let b = s.as_bytes();
     if b.len() % 2 != 0 {
         return None;
     }
-    b.chunks_exact(2)
-        .map(|p| match *p {
-            [h, l] => Some(digit(h)? << 4 | digit(l)?),
-            _ => None,
-        })
-        .collect()
+    let mut out = Vec::with_capacity(b.len() / 2);
+    for p in b.chunks_exact(2) {
+        let [h, l] = *p else { return None };
+        out.push(digit(h)? << 4 | digit(l)?);
+    }
+    Some(out)
 }
 
 fn chunk_id(v: &Value) -> Option<smf::ChunkId> {
