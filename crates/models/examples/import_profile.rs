@@ -6,15 +6,16 @@ use models::gltf::{read_glb, to_glb, GltfOptions};
 use models::scene::{validate, ImportOptions, Scene};
 use models::{Document, Format};
 
+type Generate = fn() -> Result<Vec<u8>, large_models::Error>;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let which = args.next().unwrap_or_else(|| "smf".into());
     let runs: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(10);
-    let (format, generate): (Format, fn() -> Result<Vec<u8>, large_models::Error>) =
-        match which.as_str() {
-            "bmf" => (Format::Bmf, large_models::bmf::large_static),
-            _ => (Format::Smf, large_models::smf::large_static),
-        };
+    let (format, generate): (Format, Generate) = match which.as_str() {
+        "bmf" => (Format::Bmf, large_models::bmf::large_static),
+        _ => (Format::Smf, large_models::smf::large_static),
+    };
     let cache = std::env::temp_dir().join(format!("models-import-profile-{which}.glb"));
     let glb = std::fs::read(&cache).unwrap_or_else(|_| {
         let bytes = generate().expect("generates");
