@@ -194,10 +194,22 @@ fn animation_cost(a: &Animation, seen: &mut HashSet<*const Vec<f32>>) -> u64 {
     total
 }
 
+/// The length of the extras as JSON text, counted as it is written rather than held: a large
+/// model's exact extras are tens of MB of base64.
 fn extras_len(m: &serde_json::Map<String, serde_json::Value>) -> u64 {
-    if m.is_empty() {
-        0
-    } else {
-        serde_json::to_string(m).map_or(0, |s| s.len() as u64)
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len() as u64);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
     }
+    if m.is_empty() {
+        return 0;
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, m).map_or(0, |()| count.0)
 }

@@ -633,7 +633,10 @@ fn smf_layout(
         ));
         return Ok(None);
     }
-    let indices: Vec<u32> = slots.into_iter().flatten().flatten().collect();
+    let mut indices: Vec<u32> = Vec::with_capacity(slots.len() * 3);
+    for t in slots.into_iter().flatten() {
+        indices.extend_from_slice(&t);
+    }
     let mut mtrls = Vec::with_capacity(own.len());
     for (k, &m) in own.iter().enumerate() {
         let Some(material) = scene.materials.get(m) else {

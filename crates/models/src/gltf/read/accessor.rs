@@ -67,7 +67,34 @@ impl<'a> Reader<'a> {
     ) -> Result<(Vec<f32>, usize), ReadError> {
         let layout = self.layout(index, at, types)?;
         let (c, n) = (layout.component, layout.normalized);
+        if c == ComponentType::F32 {
+            if let Some(tight) = layout.tight::<f32>() {
+                return Ok((tight, layout.comps));
+            }
+        }
         Ok((layout.collect(move |b| float(c, n, b)), layout.comps))
+    }
+
+    /// [`Reader::floats`] as `N`-component elements (`N` must be the multiplicity of every
+    /// type in `types`), without the flat intermediate.
+    pub fn float_arrays<const N: usize>(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+        types: &[Type],
+    ) -> Result<Vec<[f32; N]>, ReadError> {
+        let layout = self.layout(index, at, types)?;
+        let (c, n) = (layout.component, layout.normalized);
+        if c == ComponentType::F32 {
+            if let Some(tight) = layout.tight::<[f32; N]>() {
+                return Ok(tight);
+            }
+        }
+        let flat = layout.collect(move |b| float(c, n, b));
+        Ok(flat
+            .chunks_exact(N)
+            .map(|c| std::array::from_fn(|k| c.get(k).copied().unwrap_or(0.0)))
+            .collect())
     }
 
     /// The accessor's values as unsigned integers (indices, joints); float and signed
@@ -89,7 +116,18 @@ impl<'a> Reader<'a> {
                 format!("{c:?} components where unsigned integers are required ({at})"),
             ));
         }
-        Ok((layout.collect(move |b| uint(c, b)), layout.comps))
+        if c == ComponentType::U32 {
+            if let Some(tight) = layout.tight::<u32>() {
+                return Ok((tight, layout.comps));
+            }
+        }
+        // Monomorphised per component type, so the per-element `match` leaves the loop.
+        let values = match c {
+            ComponentType::U16 => layout.collect(|b| u32::from(u16::from_le_bytes(bytes(b)))),
+            ComponentType::U8 => layout.collect(|b| u32::from(b.first().copied().unwrap_or(0))),
+            _ => layout.collect(move |b| uint(c, b)),
+        };
+        Ok((values, layout.comps))
     }
 
     fn layout(
@@ -262,11 +300,40 @@ impl<'a> Reader<'a> {
 }
 
 impl Layout<'_> {
+    /// The common case as one bulk copy: 4-byte little-endian components (the caller checked
+    /// the component type matches `T`'s), tightly packed, no sparse substitution, on a
+    /// little-endian machine. `None`: decode element by element instead. The bytes were
+    /// checked against the view in [`Reader::elements`]; `get` keeps that from panicking.
+    fn tight<T: bytemuck::Pod>(&self) -> Option<Vec<T>> {
+        let elem = self.comps * self.component.size();
+        let (bytes, stride) = self.base?;
+        let whole = self.count.checked_mul(elem)?;
+        let fits = cfg!(target_endian = "little")
+            && self.sparse.is_none()
+            && stride == elem
+            && self.component.size() == 4
+            && whole == self.count.checked_mul(std::mem::size_of::<T>())?;
+        if !fits {
+            return None;
+        }
+        Some(bytemuck::pod_collect_to_vec(bytes.get(..whole)?))
+    }
+
     fn collect<T: Copy + Default>(&self, convert: impl Fn(&[u8]) -> T) -> Vec<T> {
         let size = self.component.size();
         let elem = self.comps * size;
         let mut out = Vec::with_capacity(self.count * self.comps);
         match self.base {
+            // Tightly packed: one pass over the components, which the compiler vectorises.
+            Some((bytes, stride)) if stride == elem && size > 0 => {
+                // Fits: `elements` checked the count against the view's bytes.
+                let whole = self
+                    .count
+                    .checked_mul(elem)
+                    .and_then(|w| bytes.get(..w))
+                    .unwrap_or_default();
+                out.extend(whole.chunks_exact(size).map(&convert));
+            }
             Some((bytes, stride)) => {
                 for element in bytes.chunks(stride.max(1)).take(self.count) {
                     for c in 0..self.comps {

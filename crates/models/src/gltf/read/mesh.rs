@@ -145,13 +145,24 @@ pub(crate) fn mesh(
                 },
             );
         }
-        let triangles = triangulate(mode, &local);
+        // A list of triangles is used in place (no copy); strips and fans are rebuilt.
+        let mut triangles = match mode {
+            Mode::Triangles => {
+                let mut local = local;
+                local.truncate(local.len() / 3 * 3);
+                local
+            }
+            _ => triangulate(mode, &local),
+        };
+        if first > 0 {
+            // Every index is below `count`, and `first + count` vertices were counted in u32.
+            first.checked_add(count).ok_or_else(|| {
+                ReadError::invalid(&prim_at, "more than 2^32 vertices in one mesh")
+            })?;
+            triangles.iter_mut().for_each(|i| *i += first);
+        }
         out.primitives.push(Primitive {
-            indices: triangles
-                .into_iter()
-                .map(|i| i + first)
-                .collect::<Vec<u32>>()
-                .into(),
+            indices: triangles.into(),
             material,
         });
     }
@@ -216,19 +227,19 @@ fn vertices(
         let vec3 = &[Type::Vec3][..];
         match semantic {
             Valid(Semantic::Positions) => {
-                v.positions = arrays(reader.floats(accessor, &here, vec3)?.0)
+                v.positions = reader.float_arrays(accessor, &here, vec3)?
             }
             Valid(Semantic::Normals) => {
-                v.normals = Some(arrays(reader.floats(accessor, &here, vec3)?.0))
+                v.normals = Some(reader.float_arrays(accessor, &here, vec3)?)
             }
             Valid(Semantic::Tangents) => {
-                v.tangents = Some(arrays(reader.floats(accessor, &here, &[Type::Vec4])?.0))
+                v.tangents = Some(reader.float_arrays(accessor, &here, &[Type::Vec4])?)
             }
             Valid(Semantic::TexCoords(0)) => {
-                v.uv0 = Some(arrays(reader.floats(accessor, &here, &[Type::Vec2])?.0))
+                v.uv0 = Some(reader.float_arrays(accessor, &here, &[Type::Vec2])?)
             }
             Valid(Semantic::TexCoords(1)) => {
-                v.uv1 = Some(arrays(reader.floats(accessor, &here, &[Type::Vec2])?.0))
+                v.uv1 = Some(reader.float_arrays(accessor, &here, &[Type::Vec2])?)
             }
             Valid(Semantic::Colors(0)) => {
                 let (c, comps) = reader.floats(accessor, &here, &[Type::Vec3, Type::Vec4])?;

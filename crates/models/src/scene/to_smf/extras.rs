@@ -70,23 +70,47 @@ pub(super) fn obb_from(v: &Value, place: &str, ctx: &mut Ctx<'_>) -> Option<smf:
     parsed
 }
 
+/// Each byte's hex digit value, 0xFF for anything else.
+// Const evaluation: an index out of range would fail the build, not panic at run time.
+#[allow(clippy::indexing_slicing)]
+const HEX: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// Bytes from lowercase or uppercase hex; `None` on an odd length or another character.
+/// Branch-free per pair (a bad digit is remembered and checked once at the end): the large
+/// models' vertex arrays come back through here.
 pub(super) fn unhex(s: &str) -> Option<Vec<u8>> {
-    let digit = |c: u8| {
-        char::from(c)
-            .to_digit(16)
-            .and_then(|d| u8::try_from(d).ok())
-    };
     let b = s.as_bytes();
     if b.len() % 2 != 0 {
         return None;
     }
-    b.chunks_exact(2)
-        .map(|p| match *p {
-            [h, l] => Some(digit(h)? << 4 | digit(l)?),
-            _ => None,
+    let digit = |c: u8| HEX.get(usize::from(c)).copied().unwrap_or(0xFF);
+    let mut bad = 0u8;
+    let out: Vec<u8> = b
+        .chunks_exact(2)
+        .map(|p| {
+            let (h, l) = match *p {
+                [h, l] => (digit(h), digit(l)),
+                _ => (0xFF, 0xFF), // chunks_exact: always two bytes
+            };
+            bad |= h | l;
+            (h << 4) | (l & 0x0F)
         })
-        .collect()
+        .collect();
+    (bad & 0xF0 == 0).then_some(out)
 }
 
 fn chunk_id(v: &Value) -> Option<smf::ChunkId> {
@@ -288,4 +312,20 @@ pub(super) fn raw_rotations(
         out.push([x, y, z, w]);
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unhex;
+
+    #[test]
+    fn unhex_takes_both_cases_and_refuses_the_rest() {
+        assert_eq!(unhex("00ffA59z").as_deref(), None);
+        assert_eq!(unhex("00ffA5").as_deref(), Some(&[0x00, 0xFF, 0xA5][..]));
+        assert_eq!(unhex("").as_deref(), Some(&[][..]));
+        assert_eq!(unhex("abc").as_deref(), None);
+        assert_eq!(unhex("g0").as_deref(), None);
+        assert_eq!(unhex("éé").as_deref(), None);
+        assert_eq!(unhex("/0").as_deref(), None);
+    }
 }
