@@ -28,7 +28,7 @@ pub(crate) mod from_smf;
 mod import;
 mod math;
 mod merge;
-#[cfg(feature = "bmf")]
+#[cfg(any(feature = "bmf", feature = "elem"))]
 mod raw64;
 // Shared index lists: used by the converters of the formats whose material ranges may overlap
 // (BMF, SMF, SKM) and by the glTF writer; absent from a build with none of them.

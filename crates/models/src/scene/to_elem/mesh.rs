@@ -1,6 +1,6 @@
 //! Meshes, skins and materials → `MeshContainer`s and the `RenderingMeshList`.
 
-use super::hint::{self, agrees, all_agree, shortest, sparse_row};
+use super::hint::{self, agrees, all_agree, shortest, Kept};
 use super::{in_hierarchy, Ctx};
 use crate::scene::{
     mirror_z, pack_influences, relative_texture_path, Material, Mesh, Primitive, ValidScene,
@@ -422,12 +422,13 @@ fn rows<T: Copy, const N: usize>(
     back: impl Fn(T) -> [f64; N],
     export: impl Fn([f64; N]) -> [f64; N],
 ) -> Vec<[f64; N]> {
+    let mut kept = Kept::<N>::of(kept, values.len());
     values
         .iter()
         .enumerate()
         .map(|(i, &v)| {
             let made = back(v);
-            match sparse_row::<N>(kept, i) {
+            match kept.as_mut().and_then(|k| k.row(i)) {
                 Some(k) if all_agree(&export(k), &made) => k,
                 _ => made,
             }
