@@ -31,6 +31,8 @@ fn bench(c: &mut Criterion) {
         let scene = validate(Scene::from_document(&doc).unwrap().scene).scene;
         let glb = to_glb(&scene, &GltfOptions::default()).expect("the large model exports");
         drop((doc, scene, bytes));
+        // The size, for BENCHMARKS.md: the extras the export keeps weigh on it.
+        eprintln!("gltf_import/{name}: .glb of {} bytes", glb.len());
         g.throughput(Throughput::Bytes(glb.len() as u64));
         g.bench_function(format!("read_glb_{name}"), |b| {
             b.iter(|| validate(read_glb(black_box(&glb)).expect("reads").scene))
