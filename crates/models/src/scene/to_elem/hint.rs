@@ -14,7 +14,8 @@ use std::fmt::Write as _;
 
 /// `v` as the `f64` of its shortest decimal spelling.
 pub(crate) fn shortest(v: f32) -> f64 {
-    if !v.is_finite() {
+    // Whole numbers below 2^24 (zeros above all) are their own shortest spelling: no text.
+    if !v.is_finite() || (v.fract() == 0.0 && v.abs() < 16_777_216.0) {
         return f64::from(v);
     }
     // `{:e}` spells the shortest digits that read back to `v`, in at most 15 bytes
@@ -215,7 +216,16 @@ mod tests {
         assert_eq!(shortest(f32::MAX), 3.4028235e38);
         assert_eq!(shortest(f32::from_bits(1)), 1e-45);
         assert_eq!(shortest(-0.0).to_bits(), (-0.0f64).to_bits());
-        for v in [0.123456f32, 11.08058, -14.299908, 1e-7] {
+        for v in [
+            0.123456f32,
+            11.08058,
+            -14.299908,
+            1e-7,
+            3.0,
+            -16777215.0,
+            16777216.0,
+            1e20,
+        ] {
             assert_eq!(shortest(v), v.to_string().parse::<f64>().unwrap(), "{v}");
         }
     }
