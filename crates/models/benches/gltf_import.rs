@@ -34,6 +34,8 @@ fn bench(c: &mut Criterion) {
         let scene = validate(Scene::from_document(&doc).unwrap().scene).scene;
         let glb = to_glb(&scene, &GltfOptions::default()).expect("the large model exports");
         drop((doc, scene));
+        // The size, for BENCHMARKS.md: the extras the export keeps weigh on it.
+        eprintln!("gltf_import/{name}: .glb of {} bytes", glb.len());
         g.throughput(Throughput::Bytes(glb.len() as u64));
         // The facade's parse of the source file, so that import / parse comes from one run.
         g.bench_function(format!("parse_{name}"), |b| {

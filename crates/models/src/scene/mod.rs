@@ -28,7 +28,7 @@ pub(crate) mod from_smf;
 mod import;
 mod math;
 mod merge;
-#[cfg(any(feature = "bmf", feature = "mdl", feature = "skm"))]
+#[cfg(any(feature = "bmf", feature = "elem", feature = "mdl", feature = "skm"))]
 mod raw64;
 // Shared index lists: made by the converters of the formats whose material ranges may overlap
 // (BMF, SMF, SKM) and by validation when it repairs such a list.

@@ -1,6 +1,8 @@
-//! Base64 (RFC 4648, standard alphabet, padded) of raw bytes and little-endian `f32` arrays,
-//! for the `extras` that keep a source's exact bits where glTF has no place for them (BMF
-//! stored tangents, exact skinning matrices, unreferenced vertices, odd index layouts). JSON numbers cannot hold NaN payloads or every `-0.0`
+//! Base64 (RFC 4648, standard alphabet, padded) of raw bytes and little-endian `f32`, `f64` and
+//! `u32` arrays, for the `extras` that keep a source's exact bits where glTF has no place for
+//! them (BMF stored tangents, exact skinning matrices, unreferenced vertices, odd index
+//! layouts; SKM blend words and adjacency; ELEM's `f64` rows). JSON numbers cannot hold NaN
+//! payloads or every `-0.0`
 //! faithfully through every tool, and base64 is a third the size of decimal text.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -12,7 +14,7 @@ pub(crate) fn encode_f32(values: &[f32]) -> String {
 }
 
 /// The base64 text of the words' little-endian bytes (SKM blend words, adjacency).
-#[cfg(feature = "skm")]
+#[cfg(any(feature = "skm", feature = "elem"))]
 pub(crate) fn encode_u32(values: &[u32]) -> String {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     encode(&bytes)
@@ -20,7 +22,7 @@ pub(crate) fn encode_u32(values: &[u32]) -> String {
 
 /// The words of a base64 text made by [`encode_u32`]; `None` for anything else (bad
 /// characters, a length that is not whole words).
-#[cfg(feature = "skm")]
+#[cfg(any(feature = "skm", feature = "elem"))]
 pub(crate) fn decode_u32(text: &str) -> Option<Vec<u32>> {
     let bytes = decode(text)?;
     if bytes.len() % 4 != 0 {
@@ -29,6 +31,26 @@ pub(crate) fn decode_u32(text: &str) -> Option<Vec<u32>> {
     bytes
         .chunks_exact(4)
         .map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
+        .collect()
+}
+
+/// The base64 text of the floats' little-endian bytes (ELEM's exact `f64` rows).
+#[cfg(feature = "elem")]
+pub(crate) fn encode_f64(values: &[f64]) -> String {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    encode(&bytes)
+}
+
+/// The floats of a base64 text made by [`encode_f64`]; `None` for anything else.
+#[cfg(feature = "elem")]
+pub(crate) fn decode_f64(text: &str) -> Option<Vec<f64>> {
+    let bytes = decode(text)?;
+    if bytes.len() % 8 != 0 {
+        return None;
+    }
+    bytes
+        .chunks_exact(8)
+        .map(|c| <[u8; 8]>::try_from(c).ok().map(f64::from_le_bytes))
         .collect()
 }
 

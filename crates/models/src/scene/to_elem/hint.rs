@@ -8,15 +8,47 @@
 //! is not ([`survives`]). A kept value is used back while it still [`agrees`] with what the
 //! scene says (an edited value is the scene's).
 
+use super::super::raw64;
 use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
 
 /// `v` as the `f64` of its shortest decimal spelling.
 pub(crate) fn shortest(v: f32) -> f64 {
-    if !v.is_finite() {
+    // Whole numbers below 2^24 (zeros above all) are their own shortest spelling: no text.
+    if !v.is_finite() || (v.fract() == 0.0 && v.abs() < 16_777_216.0) {
         return f64::from(v);
     }
-    // Display never uses exponents and always reads back; the fallback cannot happen.
-    v.to_string().parse().unwrap_or(f64::from(v))
+    // `{:e}` spells the shortest digits that read back to `v`, in at most 15 bytes
+    // ("-1.2345678e-45"), so a stack buffer does and no String is allocated; the fallback
+    // cannot happen.
+    let mut buf = StackText {
+        bytes: [0; 32],
+        len: 0,
+    };
+    if write!(buf, "{v:e}").is_err() {
+        return f64::from(v);
+    }
+    buf.bytes
+        .get(..buf.len)
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(f64::from(v))
+}
+
+/// A small text buffer on the stack for [`shortest`].
+struct StackText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// True when `x` comes back from its `f32` as itself (bit for bit).
@@ -80,23 +112,90 @@ pub(crate) fn row_of<const N: usize>(v: &Value) -> Option<[f64; N]> {
 }
 
 /// The rows of `rows` that do not survive the `f32` trip or that the export changes
-/// (`changed`), as `{"index": [values]}`; `None` when every row comes back as it is.
+/// (`changed`); `None` when every row comes back as it is. Kept compactly, since on files
+/// written with more digits than `f32` holds that is nearly every row: the values as base64 of
+/// their `f64` bits (`"values"`), and which rows they are as base64 of either a bitmap of all
+/// rows (`"bitmap"`, bit `i % 8` of byte `i / 8`) or the `u32` row numbers (`"rows"`),
+/// whichever is shorter.
 pub(crate) fn sparse_rows<const N: usize>(
     rows: &[[f64; N]],
     changed: impl Fn(&[f64; N]) -> bool,
 ) -> Option<Value> {
-    let mut out = Map::new();
+    let mut index = Vec::new();
+    let mut values = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         if !r.iter().all(|&x| survives(x)) || changed(r) {
-            out.insert(i.to_string(), row(r));
+            index.push(u32::try_from(i).ok()?);
+            values.extend_from_slice(r);
         }
     }
-    (!out.is_empty()).then_some(Value::Object(out))
+    if index.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("values".into(), json!(raw64::encode_f64(&values)));
+    if index.len() * 4 * 8 > rows.len() {
+        let mut bitmap = vec![0u8; rows.len().div_ceil(8)];
+        for &i in &index {
+            if let Some(b) = bitmap.get_mut(i as usize / 8) {
+                *b |= 1 << (i % 8);
+            }
+        }
+        out.insert("bitmap".into(), json!(raw64::encode(&bitmap)));
+    } else {
+        out.insert("rows".into(), json!(raw64::encode_u32(&index)));
+    }
+    Some(Value::Object(out))
 }
 
-/// The kept row `index` of a [`sparse_rows`] map.
-pub(crate) fn sparse_row<const N: usize>(map: Option<&Value>, index: usize) -> Option<[f64; N]> {
-    map?.as_object()?.get(&index.to_string()).and_then(row_of)
+/// The kept rows of a [`sparse_rows`] value, read in row order ([`Kept::row`]).
+pub(crate) struct Kept<const N: usize> {
+    index: Vec<u32>,
+    values: Vec<f64>,
+    at: usize,
+}
+
+impl<const N: usize> Kept<N> {
+    /// The kept rows of `v` for an attribute of `count` rows; `None` when there are none or
+    /// the value is not what [`sparse_rows`] makes (then the scene's values are used).
+    pub(crate) fn of(v: Option<&Value>, count: usize) -> Option<Self> {
+        let v = v?;
+        let values = raw64::decode_f64(v.get("values")?.as_str()?)?;
+        let index: Vec<u32> = match (v.get("bitmap"), v.get("rows")) {
+            (Some(b), None) => {
+                let bitmap = raw64::decode(b.as_str()?)?;
+                if bitmap.len() != count.div_ceil(8) {
+                    return None;
+                }
+                let set = |i: usize| bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
+                (0..count)
+                    .filter(|&i| set(i))
+                    .map(|i| u32::try_from(i).ok())
+                    .collect::<Option<_>>()?
+            }
+            (None, Some(r)) => raw64::decode_u32(r.as_str()?)?,
+            _ => return None,
+        };
+        let increasing = index.iter().zip(index.iter().skip(1)).all(|(a, b)| a < b);
+        let inside = index.last().is_none_or(|&l| (l as usize) < count);
+        (increasing && inside && values.len() == index.len() * N).then_some(Kept {
+            index,
+            values,
+            at: 0,
+        })
+    }
+
+    /// The kept row `i`, if any; rows must be asked in increasing order.
+    pub(crate) fn row(&mut self, i: usize) -> Option<[f64; N]> {
+        while self.index.get(self.at).is_some_and(|&k| (k as usize) < i) {
+            self.at += 1;
+        }
+        if self.index.get(self.at).is_none_or(|&k| k as usize != i) {
+            return None;
+        }
+        let start = self.at * N;
+        <[f64; N]>::try_from(self.values.get(start..start + N)?).ok()
+    }
 }
 
 #[cfg(test)]
@@ -108,6 +207,52 @@ mod tests {
         assert!(survives(0.25) && survives(0.1) && survives(-0.0) && survives(1.5e-5));
         assert!(!survives(std::f64::consts::FRAC_1_SQRT_2));
         assert!(!survives(f64::NAN));
+    }
+
+    #[test]
+    fn shortest_reads_the_shortest_spelling() {
+        assert_eq!(shortest(0.1).to_bits(), 0.1f64.to_bits());
+        assert_eq!(shortest(-1.5e-5).to_bits(), (-1.5e-5f64).to_bits());
+        assert_eq!(shortest(f32::MAX), 3.4028235e38);
+        assert_eq!(shortest(f32::from_bits(1)), 1e-45);
+        assert_eq!(shortest(-0.0).to_bits(), (-0.0f64).to_bits());
+        for v in [
+            0.123456f32,
+            11.08058,
+            -14.299908,
+            1e-7,
+            3.0,
+            -16777215.0,
+            16777216.0,
+            1e20,
+        ] {
+            assert_eq!(shortest(v), v.to_string().parse::<f64>().unwrap(), "{v}");
+        }
+    }
+
+    #[test]
+    fn kept_rows_come_back_by_index_and_by_bitmap() {
+        let long = std::f64::consts::FRAC_1_SQRT_2;
+        // One kept row of 40: row numbers. Every row kept: a bitmap.
+        let mut few = vec![[0.5, 0.25]; 40];
+        few[17] = [long, 0.25];
+        let v = sparse_rows(&few, |_| false).unwrap();
+        assert!(v.get("rows").is_some() && v.get("bitmap").is_none());
+        let mut k = Kept::<2>::of(Some(&v), 40).unwrap();
+        assert_eq!(k.row(3), None);
+        assert_eq!(k.row(17), Some([long, 0.25]));
+        assert_eq!(k.row(18), None);
+        let many = vec![[long, f64::NAN]; 9];
+        let v = sparse_rows(&many, |_| false).unwrap();
+        assert!(v.get("bitmap").is_some());
+        let mut k = Kept::<2>::of(Some(&v), 9).unwrap();
+        assert!((0..9).all(|i| k.row(i).is_some_and(|r| r[0] == long && r[1].is_nan())));
+        assert!(
+            Kept::<2>::of(Some(&v), 17).is_none(),
+            "a bitmap of other rows"
+        );
+        assert!(Kept::<3>::of(Some(&v), 9).is_none(), "values of other rows");
+        assert!(sparse_rows(&[[0.5, 0.25]], |_| false).is_none());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Meshes, skins and materials → `MeshContainer`s and the `RenderingMeshList`.
 
-use super::hint::{self, agrees, all_agree, shortest, sparse_row};
+use super::hint::{self, agrees, all_agree, shortest, Kept};
 use super::{in_hierarchy, Ctx};
 use crate::scene::{
     mirror_z, pack_influences, relative_texture_path, Material, Mesh, Primitive, ValidScene,
@@ -371,7 +371,7 @@ fn one_mesh(
         ..elem::Mesh::default()
     };
     let mirror = cx.mirror;
-    let back = |p: [f32; 3]| (if mirror { mirror_z(p) } else { p }).map(shortest);
+    let back = |p: [f32; 3]| if mirror { mirror_z(p) } else { p };
     m.positions = rows(
         &v.positions,
         ex.get("elem_positions"),
@@ -394,7 +394,7 @@ fn one_mesh(
         m.diffuse = rows(
             colors,
             ex.get("elem_colors"),
-            |c: [f32; 4]| argb(c),
+            |c: [f32; 4]| [c[3], c[0], c[1], c[2]],
             |k: elem::Argb| {
                 k.map(|x| {
                     if x.is_finite() {
@@ -414,25 +414,38 @@ fn one_mesh(
     Ok(m)
 }
 
-/// Rows of a vertex attribute: each the scene's value, converted back by `back`, or the
-/// file's kept row when its export (`export`) still is that value.
+/// Rows of a vertex attribute: each the scene's value, put in the file's order by `back` and
+/// spelled [`shortest`], or the file's kept row when its export (`export`) still is that value.
 fn rows<T: Copy, const N: usize>(
     values: &[T],
     kept: Option<&Value>,
-    back: impl Fn(T) -> [f64; N],
+    back: impl Fn(T) -> [f32; N],
     export: impl Fn([f64; N]) -> [f64; N],
 ) -> Vec<[f64; N]> {
+    let mut kept = Kept::<N>::of(kept, values.len());
     values
         .iter()
         .enumerate()
         .map(|(i, &v)| {
-            let made = back(v);
-            match sparse_row::<N>(kept, i) {
-                Some(k) if all_agree(&export(k), &made) => k,
-                _ => made,
+            let scene = back(v);
+            match kept.as_mut().and_then(|k| k.row(i)) {
+                Some(k) if surely_agree(&export(k), &scene) => k,
+                Some(k) if all_agree(&export(k), &scene.map(shortest)) => k,
+                _ => scene.map(shortest),
             }
         })
         .collect()
+}
+
+/// True when `kept` agrees with the shortest spellings of `scene` for certain, without
+/// spelling them (the slow part of the way back): each is within half the tolerance of the
+/// `f32` itself, and a shortest spelling is within half an `f32` step of it, far less than the
+/// other half. False says nothing: then the spellings decide.
+fn surely_agree<const N: usize>(kept: &[f64; N], scene: &[f32; N]) -> bool {
+    kept.iter().zip(scene).all(|(&k, &s)| {
+        let s = f64::from(s);
+        s.is_finite() && (k - s).abs() <= 0.4e-5 * k.abs().max(s.abs()).max(1.0)
+    })
 }
 
 fn uv_sets(m: &mut elem::Mesh, mesh: &Mesh, cx: &mut Ctx<'_>) {
@@ -465,7 +478,7 @@ fn uv_sets(m: &mut elem::Mesh, mesh: &Mesh, cx: &mut Ctx<'_>) {
         let rows = rows(
             uv,
             mesh.extras.get(key),
-            |t: [f32; 2]| t.map(shortest),
+            |t: [f32; 2]| t,
             |k: [f64; 2]| {
                 if k.iter().all(|x| x.is_finite()) {
                     k
@@ -716,4 +729,22 @@ fn packs_into(
                     (x == 0.0 && *y == 0.0) || (a == b && (x - y).abs() <= 1e-5)
                 })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sure_agreement_is_an_agreement_of_the_spellings() {
+        let file = [-11.080580f64, 0.123456789, 1e6 + 0.3];
+        let scene = file.map(|x| x as f32);
+        assert!(surely_agree(&file, &scene));
+        assert!(all_agree(&file, &scene.map(shortest)));
+        // An edit, or a value just past the sure half of the tolerance: the spellings decide.
+        let edited = [scene[0] + 0.001, scene[1], scene[2]];
+        assert!(!surely_agree(&file, &edited));
+        assert!(!surely_agree(&[1.0], &[1.000_005]));
+        assert!(!surely_agree(&[f64::NAN], &[0.0]));
+    }
 }
