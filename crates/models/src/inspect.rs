@@ -18,7 +18,7 @@
 //! # Ok::<(), models::Error>(())
 //! ```
 
-use crate::scene::{transform_point, Conversion, Scene, Transform};
+use crate::scene::{transform_point, Conversion, Scene};
 use crate::Parsed;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -480,18 +480,6 @@ fn skeleton(scene: &Scene, frames: bool) -> (SkeletonKind, Vec<BoneInfo>) {
     (kind, list)
 }
 
-/// The column-major matrix of a local transform.
-fn matrix(t: &Transform) -> [f32; 16] {
-    match *t {
-        Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        } => crate::scene::compose(translation, rotation, scale),
-        Transform::Matrix(m) => m,
-    }
-}
-
 /// The box around every mesh vertex, each mesh placed by the world transform of the first
 /// node drawing it (skinned meshes and meshes no node draws are taken as they are). Non-finite
 /// positions are left out.
@@ -506,7 +494,7 @@ fn bounds(scene: &Scene) -> Option<Bounds> {
         };
         match world.get_mut(i) {
             Some(slot @ None) => {
-                let m = crate::scene::mul(parent, matrix(&node.transform));
+                let m = crate::scene::mul(parent, node.transform.to_matrix());
                 *slot = Some(m);
                 stack.extend(node.children.iter().map(|&c| (c, m)));
             }
@@ -545,7 +533,7 @@ fn bounds(scene: &Scene) -> Option<Bounds> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Mesh, Node, Vertices};
+    use crate::scene::{Mesh, Node, Transform, Vertices};
 
     fn two_node_scene() -> Scene {
         Scene {

@@ -111,6 +111,20 @@ pub enum Transform {
     Matrix([f32; 16]),
 }
 
+impl Transform {
+    /// The column-major 4×4 matrix of this transform (TRS composed, or the matrix itself).
+    pub fn to_matrix(&self) -> [f32; 16] {
+        match *self {
+            Transform::Trs {
+                translation,
+                rotation,
+                scale,
+            } => compose(translation, rotation, scale),
+            Transform::Matrix(m) => m,
+        }
+    }
+}
+
 impl Default for Transform {
     fn default() -> Self {
         Transform::Trs {

@@ -28,9 +28,7 @@ mod anim;
 pub(crate) mod hint;
 mod mesh;
 
-use super::{
-    compose, mirror_z_matrix, ImportOptions, Imported, SceneWarning, Transform, ValidScene,
-};
+use super::{mirror_z_matrix, ImportOptions, Imported, SceneWarning, ValidScene};
 use crate::{Error, Format};
 use elfreina_elem as elem;
 use serde_json::Value;
@@ -79,18 +77,6 @@ impl Ctx<'_> {
     fn file_matrix(&self, m: [f32; 16]) -> elem::Matrix {
         let m = if self.mirror { mirror_z_matrix(m) } else { m };
         m.map(|v| hint::shortest(v) + 0.0)
-    }
-}
-
-/// A node's local transform as a column-major matrix.
-pub(crate) fn node_matrix(t: &Transform) -> [f32; 16] {
-    match *t {
-        Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        } => compose(translation, rotation, scale),
-        Transform::Matrix(m) => m,
     }
 }
 
@@ -258,7 +244,7 @@ fn hier_nodes(
         });
     }
     let name = cx.name(&place, &n.name)?;
-    let made = cx.file_matrix(node_matrix(&n.transform));
+    let made = cx.file_matrix(n.transform.to_matrix());
     let init_posture = match n.extras.get("elem_init_posture") {
         // The file's own matrix (or its absence) while it is still the node's transform.
         Some(Value::Null) if made == IDENTITY_F64 => None,

@@ -143,18 +143,6 @@ fn is_mesh_node(extras: &Map<String, Value>) -> bool {
     extras.get("mdl_mesh_node").and_then(Value::as_bool) == Some(true)
 }
 
-/// The node's local transform as a column-major matrix.
-pub(super) fn node_matrix(t: &Transform) -> [f32; 16] {
-    match *t {
-        Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        } => compose(translation, rotation, scale),
-        Transform::Matrix(m) => m,
-    }
-}
-
 /// Equal within float rounding (relative 1e-5, absolute near 0), NaN equal to NaN.
 pub(super) fn close(a: f32, b: f32) -> bool {
     near(a, b, 1e-5)
@@ -300,7 +288,7 @@ fn bone_of(i: usize, node: &super::Node, parent: i32, version: i32, cx: &mut Ctx
         .and_then(|v| i32::try_from(v).ok());
     let order = mdl::RotationOrder(raw_order.unwrap_or(mdl::RotationOrder::XYZ.0));
     let (kind, _) = super::from_mdl::rotation_order(order.0);
-    let m = node_matrix(&node.transform);
+    let m = node.transform.to_matrix();
     let stored = node
         .extras
         .get("mdl_transform")

@@ -55,8 +55,8 @@
 //! unedited export patched onto its base gives the base back byte for byte.
 
 use super::{
-    compose, mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, ImportOptions, Imported,
-    Interpolation, Material, SceneWarning, Skin, Transform, ValidScene,
+    mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, ImportOptions, Imported, Interpolation,
+    Material, SceneWarning, Skin, Transform, ValidScene,
 };
 use crate::{Error, Format};
 use binio::sjis::SjisField;
@@ -219,16 +219,8 @@ fn build_frames(scene: &ValidScene, ctx: &mut Ctx<'_>) -> Result<Frames, Error> 
             None => -1,
         };
         // The file's own bits while the node is unedited; else the node's transform.
-        let transform = raw_matrix(&n.extras, &n.transform).unwrap_or_else(|| {
-            mirror_z_matrix(match n.transform {
-                Transform::Trs {
-                    translation,
-                    rotation,
-                    scale,
-                } => compose(translation, rotation, scale),
-                Transform::Matrix(m) => m,
-            })
-        });
+        let transform = raw_matrix(&n.extras, &n.transform)
+            .unwrap_or_else(|| mirror_z_matrix(n.transform.to_matrix()));
         let obb = match n.extras.get("smf_obb") {
             None => {
                 derive.push(true);

@@ -2,7 +2,7 @@
 //! animated hierarchy node, keys relative to the node's `InitPostureMatrix`.
 
 use super::hint::{self, agrees, all_agree, shortest};
-use super::{in_hierarchy, node_matrix, Ctx};
+use super::{in_hierarchy, Ctx};
 use crate::scene::{
     compose, decompose, invert, mirror_z, mirror_z_quat, mul, normalize_quat, Animation, Channel,
     ChannelPath, Interpolation, ValidScene,
@@ -85,7 +85,7 @@ fn animation(
             .iter()
             .find(|k| k.get("node").and_then(Value::as_str) == Some(n.name.as_str()));
         let mut part = bone_part(
-            node_matrix(&n.transform),
+            n.transform.to_matrix(),
             &channels,
             time_ms,
             kept.copied(),
