@@ -1,36 +1,7 @@
 //! End-to-end tests of the `models` binary: output, exit codes, and the no-clobber rules.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn fixture(format: &str, name: &str) -> PathBuf {
-    let path = test_support::workspace_root()
-        .join("fixtures")
-        .join(format)
-        .join(name);
-    assert!(
-        path.is_file(),
-        "{} missing: run cargo xtask regen-fixtures",
-        path.display()
-    );
-    path
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::*;
 
 #[test]
 fn detect_names_each_format_and_unknown() {
@@ -118,15 +89,6 @@ fn usage_errors_exit_2() {
         models(&[&"convert", &"only-one-arg"]).status.code(),
         Some(2)
     );
-}
-
-fn no_temporary_files(dir: &Path) {
-    let leftovers: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-        .collect();
-    assert!(leftovers.is_empty(), "stray temporary files: {leftovers:?}");
 }
 
 #[test]

@@ -1,33 +1,10 @@
 //! `models convert` to glTF: single files, batches with bad files, no-clobber, --dry-run and
 //! texture embedding with its path-escape refusal.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::*;
 
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn fixture(format: &str, name: &str) -> PathBuf {
-    let path = test_support::workspace_root()
-        .join("fixtures")
-        .join(format)
-        .join(name);
-    assert!(path.is_file(), "{} missing", path.display());
-    path
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::path::Path;
 
 fn read_glb(path: &Path) -> (gltf::Document, Vec<u8>) {
     let bytes = std::fs::read(path).unwrap();

@@ -2,33 +2,10 @@
 //! options (`--base`, `--clip`, `--replace-bad-names`, `--allow-outside-buffers`) and their
 //! usage errors, hostile glTF input, batches with `--to <model format>`.
 
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn fixture(format: &str, name: &str) -> PathBuf {
-    let path = test_support::workspace_root()
-        .join("fixtures")
-        .join(format)
-        .join(name);
-    assert!(path.is_file(), "{} missing", path.display());
-    path
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Converts `input` to `dir/NAME` and returns the output's path; the conversion must succeed.
 fn converted(dir: &Path, input: &Path, name: &str) -> PathBuf {

@@ -2,22 +2,11 @@
 //! names them; a write that fails half-way leaves neither a partial output nor a temporary
 //! file (and an existing output intact); a folder that cannot be written is reported clearly.
 
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_models");
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(BIN);
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Every generated fixture of the five formats.
 fn fixtures() -> Vec<PathBuf> {

@@ -4,8 +4,10 @@
 //! default, or referenced with `--reference-textures`) and to `.gltf`, every image reference
 //! must resolve and be PNG or JPEG; a missing texture is one warning listing it.
 
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 /// A real 1×1 PNG.
 const PNG: &[u8] = test_support::PNG_1X1;
@@ -51,18 +53,6 @@ fn elem(textures: &[&str]) -> String {
     }
     s.push_str("}\r\n}\r\n}\r\n}\r\n");
     s
-}
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Builds the game folder; returns (models folder, shared texture folder).

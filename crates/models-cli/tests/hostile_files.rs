@@ -2,14 +2,16 @@
 //! Output-name clashes and outputs that are inputs, unknown output extensions, the umask and
 //! `--force`'s mode, interruption by signals, `.gltf` + `.bin` replaced together, non-UTF-8
 //! output names, link loops, FIFOs and devices.
+
 #![cfg(unix)]
+
+mod common;
+use common::*;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_models");
 
 /// A hang guard, not a timing assertion: a run that takes this long has hung (every run here
 /// takes well under a second, or a few seconds for the signal tests).
@@ -60,10 +62,6 @@ fn models_in_shell(prefix: &str, args: &[&dyn AsRef<OsStr>]) -> Output {
         cmd.arg(a);
     }
     run(&mut cmd, prefix)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Checks that a run succeeded and that its stderr contains `text`; returns the stderr.

@@ -2,32 +2,12 @@
 //! schema with its warnings, frames of a static SMF, folders, glTF files, legacy MDL files and
 //! the early-layout error.
 
+mod common;
+use common::*;
+
 use models::mdl::{LegacyBone, LegacyMdl, LegacyMesh, LegacyMeshGroup, Matrix44, RotationOrder};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn fixture(format: &str, name: &str) -> PathBuf {
-    test_support::workspace_root()
-        .join("fixtures")
-        .join(format)
-        .join(name)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn json_lines(o: &Output) -> Vec<serde_json::Value> {
     stdout(o)
@@ -49,7 +29,7 @@ fn text_report_of_a_skinned_model() {
     let dir = tempfile::tempdir().unwrap();
     let arm = copy(dir.path(), "bmf", "skinned_arm.bmf", "arm.bmf");
     std::fs::write(dir.path().join("ARM.PNG"), b"not checked for content").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_models"))
+    let o = Command::new(BIN)
         .current_dir(dir.path())
         .args(["info", "arm.bmf"])
         .output()
@@ -289,7 +269,7 @@ fn the_real_legacy_sample_converts() {
 fn a_closed_stdout_ends_info_quietly() {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let o = Command::new(env!("CARGO_BIN_EXE_models"))
+    let o = Command::new(BIN)
         .arg("info")
         .arg(fixture("smf", "skinned_animated.smf"))
         .stdout(writer)

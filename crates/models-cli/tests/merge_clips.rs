@@ -1,20 +1,10 @@
 //! `models convert --merge-clips`: several BMFs of one character → one glTF, one clip per file.
 
+mod common;
+use common::*;
+
 use models::Document;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn arm() -> models::bmf::Bmf {
     let path = test_support::workspace_root().join("fixtures/bmf/skinned_arm.bmf");

@@ -2,48 +2,14 @@
 //! and `convert`, end to end. Packs holding models are built here by our own writer from the
 //! generated SMF fixtures and the shared SMF samples (the real packs hold no model).
 
+mod common;
+use common::*;
+
 use models::pack::{Entry, Key, Pack};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 const PASS: &str = "電車でGO!パスワード";
-
-fn models(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_models"));
-    for a in args {
-        cmd.arg(a);
-    }
-    cmd.output().expect("the models binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn no_temporary_files(dir: &Path) {
-    for entry in walk(dir) {
-        let name = entry.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(!name.starts_with(".models-"), "left behind: {name}");
-    }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
-}
 
 /// Every SMF fixture, and the shared SMF samples when present: (inner name, bytes).
 fn smf_models() -> Vec<(String, Vec<u8>)> {
