@@ -2,36 +2,17 @@
 //! the bytes the read bench parses); written in the style it was generated in.
 //! `serialize_skinned` writes the skinned model. See BENCHMARKS.md.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use elfreina_elem::Model as _;
-use std::hint::black_box;
+use criterion::{criterion_group, criterion_main, Criterion};
 
 fn bench(c: &mut Criterion) {
-    let bytes = large_models::elem::large_static().expect("the large model generates");
-    let skinned = large_models::elem::skinned().expect("the skinned model generates");
-    let mut g = c.benchmark_group("elem_write");
-    g.sample_size(10);
-    for (name, bytes) in [("serialize", bytes), ("serialize_skinned", skinned)] {
-        let doc = elfreina_elem::Elem::from_bytes(&bytes).expect("parses");
-        let written = doc
-            .to_bytes_with(&elfreina_elem::WriteOptions::six_decimals())
-            .expect("writes");
-        assert_eq!(
-            written.len(),
-            bytes.len(),
-            "{name}: the writer reproduces the file"
-        );
-        drop(written);
-        g.throughput(Throughput::Bytes(bytes.len() as u64));
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                let doc = black_box(&doc);
-                doc.to_bytes_with(&elfreina_elem::WriteOptions::six_decimals())
-                    .expect("writes")
-            })
-        });
-    }
-    g.finish();
+    let files = large_models::bench::Files {
+        large_static: large_models::elem::large_static().expect("the large model generates"),
+        skinned: large_models::elem::skinned().expect("the skinned model generates"),
+    };
+    large_models::bench::write_group(c, "elem_write", 10, &files, |doc: &elfreina_elem::Elem| {
+        doc.to_bytes_with(&elfreina_elem::WriteOptions::six_decimals())
+            .expect("writes")
+    });
 }
 
 criterion_group!(benches, bench);

@@ -14,6 +14,8 @@
 //! Every generator returns bytes (never a format crate's types), so format crates can use
 //! this crate as a dev-dependency without type clashes.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod bmf;
 pub mod elem;
 pub mod geometry;

@@ -3,25 +3,14 @@
 //! allocate its output too, so `to_vec` is the floor).
 //! `parse_skinned` reads the skinned model (100 000 vertices, 72 bones). See BENCHMARKS.md.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mdl_format::Model as _;
-use std::hint::black_box;
+use criterion::{criterion_group, criterion_main, Criterion};
 
 fn bench(c: &mut Criterion) {
-    let bytes = large_models::mdl::large_static().expect("the large model generates");
-    let skinned = large_models::mdl::skinned().expect("the skinned model generates");
-    let mut g = c.benchmark_group("mdl_read");
-    g.sample_size(20);
-    g.throughput(Throughput::Bytes(bytes.len() as u64));
-    g.bench_function("parse", |b| {
-        b.iter(|| mdl_format::Mdl::from_bytes(black_box(&bytes)).expect("parses"))
-    });
-    g.bench_function("memcpy_baseline", |b| b.iter(|| black_box(&bytes).to_vec()));
-    g.throughput(Throughput::Bytes(skinned.len() as u64));
-    g.bench_function("parse_skinned", |b| {
-        b.iter(|| mdl_format::Mdl::from_bytes(black_box(&skinned)).expect("parses"))
-    });
-    g.finish();
+    let files = large_models::bench::Files {
+        large_static: large_models::mdl::large_static().expect("the large model generates"),
+        skinned: large_models::mdl::skinned().expect("the skinned model generates"),
+    };
+    large_models::bench::read_group::<mdl_format::Mdl>(c, "mdl_read", 20, &files, false);
 }
 
 criterion_group!(benches, bench);

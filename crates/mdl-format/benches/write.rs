@@ -2,33 +2,17 @@
 //! the bytes the read bench parses).
 //! `serialize_skinned` writes the skinned model. See BENCHMARKS.md.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use mdl_format::Model as _;
-use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
-    let bytes = large_models::mdl::large_static().expect("the large model generates");
-    let skinned = large_models::mdl::skinned().expect("the skinned model generates");
-    let mut g = c.benchmark_group("mdl_write");
-    g.sample_size(20);
-    for (name, bytes) in [("serialize", bytes), ("serialize_skinned", skinned)] {
-        let doc = mdl_format::Mdl::from_bytes(&bytes).expect("parses");
-        let written = doc.to_bytes().expect("writes");
-        assert_eq!(
-            written.len(),
-            bytes.len(),
-            "{name}: the writer reproduces the file"
-        );
-        drop(written);
-        g.throughput(Throughput::Bytes(bytes.len() as u64));
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                let doc = black_box(&doc);
-                doc.to_bytes().expect("writes")
-            })
-        });
-    }
-    g.finish();
+    let files = large_models::bench::Files {
+        large_static: large_models::mdl::large_static().expect("the large model generates"),
+        skinned: large_models::mdl::skinned().expect("the skinned model generates"),
+    };
+    large_models::bench::write_group(c, "mdl_write", 20, &files, |doc: &mdl_format::Mdl| {
+        doc.to_bytes().expect("writes")
+    });
 }
 
 criterion_group!(benches, bench);
