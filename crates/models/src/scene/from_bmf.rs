@@ -51,9 +51,9 @@ use super::budget::{Budget, Place, JSON_OBJECT};
 use super::shared::SharedTriangles;
 use super::BMF_TANGENT_NOTE;
 use super::{
-    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
+    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_weights,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
-    Primitive, Scene, SceneOptions, SceneWarning, Skin, Vertices, IDENTITY,
+    Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
 };
 use crate::{Error, Position};
 use serde_json::{json, Map};
@@ -230,7 +230,9 @@ fn convert_mesh<'a>(
         }
         if skinned {
             let raw = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
-            let (j, w, changed) = normalize_influences(raw.0, raw.1, bone_count);
+            let slots = raw.0.into_iter().zip(raw.1);
+            let (j, w, fixes) = normalize_weights(slots, bone_count, SlotOrder::Source);
+            let changed = fixes.any();
             if changed {
                 bad_weights += 1;
             }

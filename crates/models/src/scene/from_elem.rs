@@ -23,7 +23,7 @@
 //! * **Skinning.** A container with bones and a Mesh with a `BlendList` gives a skin: joint `i` is
 //!   the node named `BoneNames[i]`, its inverse bind matrix the converted `OffsetMatrices[i]`.
 //!   Influences are gathered over every `BlendPart`; at most four are kept per vertex (the
-//!   largest), then renormalised ([`pack_influences`]), with a warning. A skinned mesh's node is a
+//!   largest), then renormalised ([`normalize_weights`]), with a warning. A skinned mesh's node is a
 //!   scene root with no transform (glTF ignores it). A rigid mesh whose `RenderingMesh` names
 //!   exactly one hierarchy node hangs under that node.
 //! * **Animation.** Key times are fractions of `AnimationTime` (ms): seconds =
@@ -40,9 +40,9 @@
 use super::to_elem::hint;
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
-    normalize3, normalize_quat, pack_influences, AlphaMode, Animation, Channel, ChannelPath,
+    normalize3, normalize_quat, normalize_weights, AlphaMode, Animation, Channel, ChannelPath,
     Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
-    SceneWarning, Skin, Transform, Vertices, IDENTITY,
+    SceneWarning, Skin, SlotOrder, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -934,10 +934,11 @@ fn skin_vertices(
     let mut joints = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
     for list in &influences {
-        let (j, w, fixes) = pack_influences(list);
+        let list = list.iter().map(|&(j, w)| (u32::from(j), w));
+        let (j, w, fixes) = normalize_weights(list, bones, SlotOrder::LargestFirst);
         truncated += usize::from(fixes.truncated);
         renormalized += usize::from(fixes.renormalized);
-        invalid += usize::from(fixes.invalid);
+        invalid += usize::from(fixes.invalid > 0);
         empty += usize::from(fixes.empty);
         joints.push(j);
         weights.push(w);

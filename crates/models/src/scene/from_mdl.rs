@@ -14,7 +14,7 @@
 //!   with its own skin: joints = the nodes of its connectors' bones (deduplicated), inverse bind
 //!   matrices = the transposed connector offsets, JOINTS = the vertex's divided (connector)
 //!   indices mapped to that joint list, WEIGHTS = bytes / 255 renormalised with
-//!   [`normalize_influences`]. One primitive per material run. Colours are u8 RGBA / 255; the
+//!   [`normalize_weights`]. One primitive per material run. Colours are u8 RGBA / 255; the
 //!   sub-uv becomes TEXCOORD_1 when it is not all zero; binormals are not exported (warning).
 //! * **Materials:** internal: colour → colour texture, normal → normal texture, metalness →
 //!   `extras.metalness_texture`; external (type 1): a default material whose
@@ -52,10 +52,9 @@ use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
 use super::MDL_BINORMAL_NOTE;
 use super::{
-    decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
-    normalize_quat, quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion,
-    Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
-    Transform, Vertices,
+    decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
+    quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
+    Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform, Vertices,
 };
 use crate::Error;
 use mdl_format as mdl;
@@ -625,12 +624,15 @@ fn convert_divided(
                     .copied()
                     .unwrap_or(u32::MAX)
             };
-            let (j, w, changed) = normalize_influences(
-                x.bone_indices.map(map),
-                x.weights.map(|b| f32::from(b) / 255.0),
+            let (j, w, fixes) = normalize_weights(
+                x.bone_indices
+                    .map(map)
+                    .into_iter()
+                    .zip(x.weights.map(|b| f32::from(b) / 255.0)),
                 joints.len(),
+                SlotOrder::Source,
             );
-            if changed {
+            if fixes.any() {
                 bad_weight += 1;
             }
             js.push(j);

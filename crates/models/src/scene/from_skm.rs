@@ -25,7 +25,7 @@
 //! * **Skinning** (only when the file has bones): `JOINTS_0` = the four bytes of `blendIndices`
 //!   (low byte first), `WEIGHTS_0` = `(b0, b1, b2, 1 − b0 − b1 − b2)`; a slightly negative
 //!   implied weight is clamped to 0; repeated joints are merged and zero-weight slots set to
-//!   joint 0 ([`pack_influences`]).
+//!   joint 0 ([`normalize_weights`]).
 //! * **Bind pose — a choice.** The file stores, per bone, a parent, a begin point (the rotation
 //!   centre), an end point and an "initial posture" quaternion that the seed says is needed
 //!   only for mirroring poses. Following skm.md §4, the rest pose is **translation only**: a
@@ -38,9 +38,9 @@
 
 use super::shared::SharedTriangles;
 use super::{
-    mirror_z, mirror_z_quat, normalize3, pack_influences, translation_matrix, AlphaMode,
+    mirror_z, mirror_z_quat, normalize3, normalize_weights, translation_matrix, AlphaMode,
     Conversion, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
-    Transform, Vertices,
+    SlotOrder, Transform, Vertices,
 };
 use serde_json::{json, Value};
 use skm_text::{Encoding, Name, Skm};
@@ -489,16 +489,10 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
                 w[3] = 0.0;
             }
             let palette = v.palette();
-            let mut infl = Vec::with_capacity(4);
-            for (&j, &wt) in palette.iter().zip(w.iter()) {
-                if usize::from(j) < bones {
-                    infl.push((u16::from(j), wt));
-                } else if wt != 0.0 {
-                    out_of_range += 1;
-                }
-            }
-            let (j, w, fixes) = pack_influences(&infl);
-            if fixes.invalid || fixes.empty || fixes.truncated {
+            let infl = palette.iter().map(|&j| u32::from(j)).zip(w);
+            let (j, w, fixes) = normalize_weights(infl, bones, SlotOrder::LargestFirst);
+            out_of_range += fixes.out_of_range as usize;
+            if fixes.invalid > 0 || fixes.empty {
                 other += 1;
             }
             joints.push(j);

@@ -20,7 +20,7 @@
 //!   (identical data is not lost). V_B tangents are dropped (no handedness sign; warning).
 //! * **Skinning:** joints = the nodes of the BONE elements' frames (deduplicated), inverse bind
 //!   matrices = the converted `mBoneOffset`s, JOINTS = (index0, index1), WEIGHTS = (w, 1 − w),
-//!   cleaned with [`normalize_influences`].
+//!   cleaned with [`normalize_weights`].
 //! * **Animations:** one per ANIS, channels from its ANIs, LINEAR (the engine lerps and slerps),
 //!   times = ticks / `options.smf_ticks_per_second`, with a warning that the rate is a guess.
 //!   Keys out of order, duplicated or negative in time are dropped (warning). Rotation keys
@@ -41,9 +41,10 @@
 use super::shared::SharedTriangles;
 use super::validate::unit3;
 use super::{
-    compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_influences,
-    normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
-    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices,
+    compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
+    normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
+    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform,
+    Vertices,
 };
 use super::{SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
@@ -434,12 +435,12 @@ fn convert_mesh(
             for k in 0..n {
                 let bv = blend.get(k).copied().unwrap_or_default();
                 let w = bv.weight;
-                let (j, wt, changed) = normalize_influences(
-                    [map(bv.indices[0]), map(bv.indices[1]), 0, 0],
-                    [w, 1.0 - w, 0.0, 0.0],
+                let (j, wt, fixes) = normalize_weights(
+                    [(map(bv.indices[0]), w), (map(bv.indices[1]), 1.0 - w)],
                     joints.len(),
+                    SlotOrder::Source,
                 );
-                if changed {
+                if fixes.any() {
                     fixed += 1;
                 }
                 js.push(j);
