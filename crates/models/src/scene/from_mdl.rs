@@ -203,6 +203,7 @@ pub(crate) fn convert(
         thinned: 0,
     };
     let mut played = vec![false; doc.animation_sources.len()];
+    let mut tally = CurveTally::default();
     for (c, clip) in doc.clips.iter().enumerate() {
         let name = clip.name.to_string_lossy();
         let Some((k, source)) = usize::try_from(clip.source_index)
@@ -237,7 +238,7 @@ pub(crate) fn convert(
                     rests: &rests,
                     fps,
                 };
-                let channels = source_channels(c, source, &cx, &mut allowance, &mut warnings);
+                let channels = source_channels(c, source, &cx, &mut allowance, &mut tally);
                 resampled.insert(k, channels.clone());
                 channels
             }
@@ -259,6 +260,7 @@ pub(crate) fn convert(
             extras,
         });
     }
+    tally.report(&mut warnings);
     if allowance.thinned > 0 {
         warnings.push(warning(format!(
             "mdl: {} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
@@ -888,7 +890,7 @@ pub(super) fn source_channels(
     source: &mdl::AnimationSource,
     cx: &SourceContext<'_>,
     allowance: &mut SampleAllowance,
-    warnings: &mut Vec<SceneWarning>,
+    tally: &mut CurveTally,
 ) -> Vec<Channel> {
     let (rests, fps) = (cx.rests, cx.fps);
     let here = format!("mdl clip {c} source {:?}", source.name.to_string_lossy());
@@ -930,35 +932,27 @@ pub(super) fn source_channels(
             }
         }
     }
-    if !missing.is_empty() {
-        warnings.push(warning(format!(
-            "{here}: curves for nodes that are not bones skipped: {}",
-            missing.join(", ")
-        )));
+    let in_source = !missing.is_empty();
+    let before = tally.not_bone_names.len();
+    for node in missing {
+        if tally.not_bones.insert(node.clone()) {
+            tally.not_bone_names.push(node);
+        }
     }
-    if malformed > 0 {
-        warnings.push(warning(format!(
-            "{here}: {malformed} curves with a malformed target skipped"
-        )));
-    }
-    if duplicates > 0 {
-        warnings.push(warning(format!(
-            "{here}: {duplicates} curves repeat a bone component; the first is used"
-        )));
-    }
-    if problems > 0 {
-        warnings.push(warning(format!(
-            "{here}: {problems} key problems fixed (non-finite, out of order or repeated times)"
-        )));
-    }
-    if unknown > 0 {
-        warnings.push(warning(format!(
-            "{here}: {unknown} keys with an unknown interpolation value interpolated linearly"
-        )));
-    }
+    let new = tally.not_bone_names.len() - before;
+    tally.add(CurveIssue::NotBone, &here, new, in_source);
+    tally.add(CurveIssue::Malformed, &here, malformed, malformed > 0);
+    tally.add(CurveIssue::Duplicate, &here, duplicates, duplicates > 0);
+    tally.add(CurveIssue::KeyProblem, &here, problems, problems > 0);
+    tally.add(
+        CurveIssue::UnknownInterpolation,
+        &here,
+        unknown,
+        unknown > 0,
+    );
 
     let mut channels = Vec::new();
-    let mut negative = false;
+    let mut negative = 0usize;
     let mut w_ignored = 0usize;
     let mut rot_skipped = 0usize;
     for ((bone, ch), curves) in &groups {
@@ -980,13 +974,9 @@ pub(super) fn source_channels(
         let (frames, step) = sample_times(&xyz, *ch == 1, allowance);
         let mut times: Vec<f32> = Vec::with_capacity(frames.len());
         let mut kept: Vec<f32> = Vec::with_capacity(frames.len());
+        negative += usize::from(frames.first().is_some_and(|&f| f < 0.0));
         for f in frames {
-            let f = if f < 0.0 {
-                negative = true;
-                0.0
-            } else {
-                f
-            };
+            let f = if f < 0.0 { 0.0 } else { f };
             let t = f / fps;
             if times.last().is_none_or(|&l| t > l) {
                 times.push(t);
@@ -1039,22 +1029,91 @@ pub(super) fn source_channels(
             values: values.into(),
         });
     }
-    if negative {
-        warnings.push(warning(format!(
-            "{here}: keys before time 0 clamped to 0 (glTF times start at 0)"
-        )));
-    }
-    if w_ignored > 0 {
-        warnings.push(warning(format!(
-            "{here}: {w_ignored} '.w' curves ignored (only quaternion/axis-angle bones use w)"
-        )));
-    }
-    if rot_skipped > 0 {
-        warnings.push(warning(format!(
-            "{here}: rotation curves of {rot_skipped} quaternion/axis-angle bones not converted"
-        )));
-    }
+    tally.add(CurveIssue::BeforeZero, &here, negative, negative > 0);
+    tally.add(CurveIssue::WIgnored, &here, w_ignored, w_ignored > 0);
+    tally.add(
+        CurveIssue::RotationSkipped,
+        &here,
+        rot_skipped,
+        rot_skipped > 0,
+    );
     channels
+}
+
+/// One kind of curve problem [`source_channels`] reports.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum CurveIssue {
+    NotBone,
+    Malformed,
+    Duplicate,
+    KeyProblem,
+    UnknownInterpolation,
+    BeforeZero,
+    WIgnored,
+    RotationSkipped,
+}
+
+impl CurveIssue {
+    /// What a count of this issue is, after the number.
+    fn what(self) -> &'static str {
+        match self {
+            Self::NotBone => "nodes that are not bones have curves; skipped",
+            Self::Malformed => "curves with a malformed target skipped",
+            Self::Duplicate => "curves repeat a bone component; the first is used",
+            Self::KeyProblem => "key problems fixed (non-finite, out of order or repeated times)",
+            Self::UnknownInterpolation => {
+                "keys with an unknown interpolation value interpolated linearly"
+            }
+            Self::BeforeZero => {
+                "channels with keys before time 0 clamped to 0 (glTF times start at 0)"
+            }
+            Self::WIgnored => "'.w' curves ignored (only quaternion/axis-angle bones use w)",
+            Self::RotationSkipped => "quaternion/axis-angle bones' rotation curves not converted",
+        }
+    }
+}
+
+/// The curve problems of every animation source, reported once per kind (a count, the first
+/// source it was seen in and how many sources) rather than once per source: a file with a
+/// hundred clips of the same rig would otherwise say the same thing a hundred times.
+#[derive(Default)]
+pub(super) struct CurveTally {
+    /// Per kind: the total count, the first source's place and how many sources had it.
+    seen: BTreeMap<CurveIssue, (usize, String, usize)>,
+    /// Nodes that are not bones, each once, in the order first seen.
+    not_bones: HashSet<String>,
+    not_bone_names: Vec<String>,
+}
+
+impl CurveTally {
+    /// `count` problems of `issue` in the source at `here` (for [`CurveIssue::NotBone`], the
+    /// nodes not seen in an earlier source, `in_source` whether it had any at all).
+    fn add(&mut self, issue: CurveIssue, here: &str, count: usize, in_source: bool) {
+        match self.seen.get_mut(&issue) {
+            Some(e) => {
+                e.0 += count;
+                e.2 += usize::from(in_source);
+            }
+            None if count > 0 => {
+                self.seen.insert(issue, (count, here.to_owned(), 1));
+            }
+            None => {}
+        }
+    }
+
+    /// One counted warning per kind.
+    fn report(&self, warnings: &mut Vec<SceneWarning>) {
+        for (&issue, (count, first, sources)) in &self.seen {
+            let mut what = issue.what().to_owned();
+            if issue == CurveIssue::NotBone {
+                what = format!("{what}: {}", self.not_bone_names.join(", "));
+            }
+            if *sources > 1 {
+                what = format!("{what} (in {sources} animation sources; this is the first)");
+            }
+            warnings.push(counted(first, *count, &what));
+        }
+    }
 }
 
 /// Most samples one channel gets: the keys themselves always, plus in-between samples (cubic
@@ -1171,4 +1230,9 @@ fn sample_times(
 /// The one place this module makes a warning: `text` is `{place}: {message}`.
 fn warning(text: String) -> SceneWarning {
     SceneWarning::from_text(text)
+}
+
+/// The one place this module makes a counted warning: `{place}: {count} {what}`.
+fn counted(place: &str, count: usize, what: &str) -> SceneWarning {
+    SceneWarning::counted(place, count as u64, what)
 }
