@@ -94,10 +94,10 @@ pub(crate) fn convert(
     let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
         options.mdl_fps
     } else {
-        warnings.push(warning(format!(
-            "mdl: invalid frame rate {}; using 60",
-            options.mdl_fps
-        )));
+        warnings.push(warning(
+            "mdl",
+            format!("invalid frame rate {}; using 60", options.mdl_fps),
+        ));
         60.0
     };
     let names: Vec<String> = doc.bones.iter().map(|b| b.name.to_string_lossy()).collect();
@@ -123,10 +123,8 @@ pub(crate) fn convert(
     for (i, bone) in doc.bones.iter().enumerate() {
         let (order, order_warning) = rotation_order(bone.rotation_order.0);
         if let Some(w) = order_warning {
-            warnings.push(warning(format!(
-                "mdl bone {i} ({:?}): {w}",
-                names.get(i).map_or("", String::as_str)
-            )));
+            let name = names.get(i).map_or("", String::as_str);
+            warnings.push(warning(&format!("mdl bone {i} ({name:?})"), w));
         }
         let (transform, rest) = bone_transform(i, bone, order, &animated, &mut warnings);
         rests.push(rest);
@@ -146,10 +144,10 @@ pub(crate) fn convert(
             }
             None => {
                 if bone.parent != -1 {
-                    warnings.push(warning(format!(
-                        "mdl bone {i}: invalid parent {}; made a root",
-                        bone.parent
-                    )));
+                    warnings.push(warning(
+                        &format!("mdl bone {i}"),
+                        format!("invalid parent {}; made a root", bone.parent),
+                    ));
                 }
                 scene.roots.push(i);
             }
@@ -188,7 +186,7 @@ pub(crate) fn convert(
         }
     }
     if binormals {
-        warnings.push(warning(format!(
+        warnings.push(note(format!(
             "{MDL_BINORMAL_NOTE} (glTF has no binormal; tangents are not derived)"
         )));
     }
@@ -210,10 +208,10 @@ pub(crate) fn convert(
             .ok()
             .and_then(|s| Some((s, doc.animation_sources.get(s)?)))
         else {
-            warnings.push(warning(format!(
-                "mdl clip {c} ({name:?}): source {} does not exist; not exported",
-                clip.source_index
-            )));
+            warnings.push(warning(
+                &format!("mdl clip {c} ({name:?})"),
+                format!("source {} does not exist; not exported", clip.source_index),
+            ));
             continue;
         };
         if let Some(p) = played.get_mut(k) {
@@ -244,11 +242,14 @@ pub(crate) fn convert(
             }
         };
         if channels.is_empty() {
-            warnings.push(warning(format!(
-                "mdl clip {c} ({name:?}): its source {:?} animates no bone; not exported \
+            warnings.push(warning(
+                &format!("mdl clip {c} ({name:?})"),
+                format!(
+                    "its source {:?} animates no bone; not exported \
                  (glTF needs at least one channel)",
-                source.name.to_string_lossy()
-            )));
+                    source.name.to_string_lossy()
+                ),
+            ));
             continue;
         }
         let mut extras = Map::new();
@@ -262,22 +263,28 @@ pub(crate) fn convert(
     }
     tally.report(&mut warnings);
     if allowance.thinned > 0 {
-        warnings.push(warning(format!(
-            "mdl: {} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
+        warnings.push(warning(
+            "mdl",
+            format!(
+                "{} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
              each, or more than the file's allowance ({MAX_SAMPLES_PER_FILE}, or what the \
              conversion budget affords); their in-between samples were thinned (every key is \
              kept)",
-            allowance.thinned
-        )));
+                allowance.thinned
+            ),
+        ));
     }
     for (k, source) in doc.animation_sources.iter().enumerate() {
         let played = played.get(k).copied().unwrap_or(false);
         if !played && !source.curves.is_empty() {
-            warnings.push(warning(format!(
-                "mdl animation source {k} ({:?}, {} curves) is played by no clip; not exported",
-                source.name.to_string_lossy(),
-                source.curves.len()
-            )));
+            let name = source.name.to_string_lossy();
+            warnings.push(warning(
+                &format!("mdl animation source {k} ({name:?})"),
+                format!(
+                    "{} curves, played by no clip; not exported",
+                    source.curves.len()
+                ),
+            ));
         }
     }
     scene
@@ -440,18 +447,22 @@ pub(super) fn bone_transform(
                 };
                 (tr, rest(t, q, s))
             } else if !err.is_finite() {
-                warnings.push(warning(format!(
-                    "mdl bone {i}: non-finite local matrix; identity used"
-                )));
+                warnings.push(warning(
+                    &format!("mdl bone {i}"),
+                    "non-finite local matrix; identity used",
+                ));
                 (
                     Transform::default(),
                     rest([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
                 )
             } else if animated.get(i).copied().unwrap_or(false) {
-                warnings.push(warning(format!(
-                    "mdl bone {i}: local matrix is not translation·rotation·scale (error {err:e}); \
+                warnings.push(warning(
+                    &format!("mdl bone {i}"),
+                    format!(
+                        "local matrix is not translation·rotation·scale (error {err:e}); \
                      the nearest TRS is used because the bone is animated"
-                )));
+                    ),
+                ));
                 let tr = Transform::Trs {
                     translation: t,
                     rotation: q,
@@ -507,10 +518,13 @@ fn convert_material(
     match m {
         mdl::Material::External { path: p } => {
             let p = p.to_string_lossy();
-            warnings.push(warning(format!(
-                "mdl mesh {mi} material {k}: external material file {p:?} is not read; a default \
+            warnings.push(warning(
+                &format!("mdl mesh {mi} material {k}"),
+                format!(
+                    "external material file {p:?} is not read; a default \
                  material is used (path in extras.external_material)"
-            )));
+                ),
+            ));
             out.extras.insert("external_material".into(), json!(p));
         }
         mdl::Material::Internal {
@@ -556,20 +570,26 @@ fn convert_divided(
             .ok()
             .filter(|&b| b < bone_count)
         else {
-            warnings.push(warning(format!(
-                "{here} connector {k}: bone {} does not exist; its weights are dropped",
-                c.bone_index
-            )));
+            warnings.push(warning(
+                &format!("{here} connector {k}"),
+                format!(
+                    "bone {} does not exist; its weights are dropped",
+                    c.bone_index
+                ),
+            ));
             conn_to_joint.push(u32::MAX);
             continue;
         };
         let ibm = transpose(c.offset.0);
         if let Some(&j) = joint_of_bone.get(&b) {
             if ibms.get(j) != Some(&ibm) {
-                warnings.push(warning(format!(
-                    "{here} connector {k}: bone {b} appears twice with different offsets; the \
+                warnings.push(warning(
+                    &format!("{here} connector {k}"),
+                    format!(
+                        "bone {b} appears twice with different offsets; the \
                      first is used"
-                )));
+                    ),
+                ));
             }
             conn_to_joint.push(u32::try_from(j).unwrap_or(u32::MAX));
         } else {
@@ -580,10 +600,13 @@ fn convert_divided(
         }
     }
     if part.connectors.len() > 32 {
-        warnings.push(warning(format!(
-            "{here}: {} bone connectors; the engine uses only the first 32, all are exported",
-            part.connectors.len()
-        )));
+        warnings.push(warning(
+            &here,
+            format!(
+                "{} bone connectors; the engine uses only the first 32, all are exported",
+                part.connectors.len()
+            ),
+        ));
     }
 
     let mut v = Vertices {
@@ -649,20 +672,25 @@ fn convert_divided(
         v.weights = Some(ws);
     }
     if bad_pos > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_pos} vertices with non-finite positions (set to 0)"
-        )));
+        warnings.push(warning(
+            &here,
+            format!("{bad_pos} vertices with non-finite positions (set to 0)"),
+        ));
     }
     if bad_normal > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_normal} zero or non-finite normals replaced by (0, 1, 0)"
-        )));
+        warnings.push(warning(
+            &here,
+            format!("{bad_normal} zero or non-finite normals replaced by (0, 1, 0)"),
+        ));
     }
     if bad_weight > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_weight} vertices whose weights do not sum to 255 or use missing \
+        warnings.push(warning(
+            &here,
+            format!(
+                "{bad_weight} vertices whose weights do not sum to 255 or use missing \
              connectors (renormalised)"
-        )));
+            ),
+        ));
     }
 
     // Primitives: one per material run.
@@ -687,10 +715,13 @@ fn convert_divided(
             .filter(|&m| m < material_count)
             .map(|m| material_base + m);
         if material.is_none() {
-            warnings.push(warning(format!(
-                "{here} run {r}: material {} does not exist; default material",
-                run.material_index
-            )));
+            warnings.push(warning(
+                &format!("{here} run {r}"),
+                format!(
+                    "material {} does not exist; default material",
+                    run.material_index
+                ),
+            ));
         }
         if !indices.is_empty() {
             primitives.push(Primitive {
@@ -700,10 +731,13 @@ fn convert_divided(
         }
     }
     if face < part.faces.len() {
-        warnings.push(warning(format!(
-            "{here}: {} faces in no material run; exported without a material",
-            part.faces.len() - face
-        )));
+        warnings.push(warning(
+            &here,
+            format!(
+                "{} faces in no material run; exported without a material",
+                part.faces.len() - face
+            ),
+        ));
         let mut indices = Vec::new();
         for fc in part.faces.get(face..).unwrap_or_default() {
             let idx =
@@ -721,12 +755,13 @@ fn convert_divided(
         }
     }
     if bad_faces > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_faces} faces with out-of-range indices dropped"
-        )));
+        warnings.push(warning(
+            &here,
+            format!("{bad_faces} faces with out-of-range indices dropped"),
+        ));
     }
     if primitives.is_empty() {
-        warnings.push(warning(format!("{here}: no triangles; not exported")));
+        warnings.push(warning(&here, "no triangles; not exported"));
         return;
     }
     let mesh = scene.meshes.len();
@@ -1227,8 +1262,14 @@ fn sample_times(
     (times, all_constant)
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
+}
+
+/// A note (what the conversion always does with a part glTF has no place for): its text starts
+/// with its place, the format's name (`mdl: …`), as the note constants do.
+fn note(text: String) -> SceneWarning {
     SceneWarning::from_text(text)
 }
 
