@@ -674,7 +674,7 @@ fn mdl_quirky_curves_are_reported_when_played() {
     check_scene("quirks (source 0)", &conv.scene);
     let text = warnings_text(&conv);
     for needle in [
-        "not bones skipped: Camera",
+        "not bones have curves; skipped: Camera",
         "malformed target",
         "key problems",
         "unknown interpolation",

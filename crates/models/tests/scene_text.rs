@@ -641,16 +641,17 @@ fn skm_mirror_of_bones_and_weight_clamp() {
 }
 
 #[test]
-fn pack_influences_keeps_the_four_largest() {
-    use models::scene::pack_influences;
-    let (j, w, f) = pack_influences(&[(5, 0.1), (1, 0.3), (2, 0.2), (3, 0.25), (4, 0.15)]);
+fn normalize_weights_keeps_the_four_largest() {
+    use models::scene::{normalize_weights, SlotOrder};
+    let list = [(5, 0.1), (1, 0.3), (2, 0.2), (3, 0.25), (4, 0.15)];
+    let (j, w, f) = normalize_weights(list, 6, SlotOrder::LargestFirst);
     assert_eq!(j, [1, 3, 2, 4]);
     assert!(f.truncated && f.renormalized);
     assert!(close(w.iter().sum::<f32>(), 1.0));
     assert!(close(w[0], 0.3 / 0.9));
-    let (j, w, f) = pack_influences(&[(7, 0.0), (2, -1.0)]);
+    let (j, w, f) = normalize_weights([(7, 0.0), (2, -1.0)], 8, SlotOrder::LargestFirst);
     assert_eq!((j, w), ([0; 4], [1.0, 0.0, 0.0, 0.0]));
-    assert!(f.empty && f.invalid);
+    assert!(f.empty && f.invalid == 1);
     assert_eq!(
         models::scene::relative_texture_path("C:\\a\\b.png"),
         ("b.png".to_owned(), true)

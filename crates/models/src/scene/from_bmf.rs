@@ -51,9 +51,9 @@ use super::budget::{Budget, Place, JSON_OBJECT};
 use super::shared::SharedTriangles;
 use super::BMF_TANGENT_NOTE;
 use super::{
-    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_influences,
+    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_weights,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
-    Primitive, Scene, SceneOptions, SceneWarning, Skin, Vertices, IDENTITY,
+    Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
 };
 use crate::{Error, Position};
 use serde_json::{json, Map};
@@ -67,9 +67,10 @@ pub(crate) fn sample_rate(fps: f32, warnings: &mut Vec<SceneWarning>) -> f32 {
     if fps.is_finite() && fps > 0.0 {
         fps
     } else {
-        warnings.push(warning(format!(
-            "bmf: invalid sample rate {fps} per second; using 30"
-        )));
+        warnings.push(warning(
+            "bmf",
+            format!("invalid sample rate {fps} per second; using 30"),
+        ));
         30.0
     }
 }
@@ -130,16 +131,19 @@ pub(crate) fn convert(
         &mut warnings,
     )?;
     if tangents_dropped > 0 {
-        warnings.push(warning(format!(
+        warnings.push(note(format!(
             "{BMF_TANGENT_NOTE}{tangents_dropped} mesh(es) not exported (raw FBX values, \
              not in the file's coordinate system)"
         )));
     }
     if !animation.channels.is_empty() {
-        warnings.push(warning(format!(
-            "bmf: the file stores no sample rate; the animation is timed at {fps} samples per \
+        warnings.push(warning(
+            "bmf",
+            format!(
+                "the file stores no sample rate; the animation is timed at {fps} samples per \
              second, a guess unless chosen with SceneOptions::bmf_fps"
-        )));
+            ),
+        ));
         animation
             .extras
             .insert("bmf_samples_per_second".into(), json!(fps));
@@ -230,7 +234,9 @@ fn convert_mesh<'a>(
         }
         if skinned {
             let raw = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
-            let (j, w, changed) = normalize_influences(raw.0, raw.1, bone_count);
+            let slots = raw.0.into_iter().zip(raw.1);
+            let (j, w, fixes) = normalize_weights(slots, bone_count, SlotOrder::Source);
+            let changed = fixes.any();
             if changed {
                 bad_weights += 1;
             }
@@ -257,27 +263,37 @@ fn convert_mesh<'a>(
         out.weights = Some(weights);
     }
     if sanitised > 0 {
-        warnings.push(warning(format!(
-            "bmf mesh {m}: {sanitised} vertices no triangle uses (uninitialised in the file) were \
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            format!(
+                "{sanitised} vertices no triangle uses (uninitialised in the file) were \
              zeroed"
-        )));
+            ),
+        ));
     }
     if repaired > 0 {
-        warnings.push(warning(format!(
-            "bmf mesh {m}: {repaired} used vertices had non-finite positions or UVs (set to 0)"
-        )));
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            format!("{repaired} used vertices had non-finite positions or UVs (set to 0)"),
+        ));
     }
     if bad_normals > 0 {
-        warnings.push(warning(format!(
-            "bmf mesh {m}: {bad_normals} used vertices had zero, non-finite or non-unit normals \
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            format!(
+                "{bad_normals} used vertices had zero, non-finite or non-unit normals \
              (renormalised, or (0, 1, 0))"
-        )));
+            ),
+        ));
     }
     if bad_weights > 0 {
-        warnings.push(warning(format!(
-            "bmf mesh {m}: {bad_weights} used vertices had weights or bone indices glTF cannot \
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            format!(
+                "{bad_weights} used vertices had weights or bone indices glTF cannot \
              take as they are (out-of-range bones dropped, duplicates merged, weights rescaled)"
-        )));
+            ),
+        ));
     }
 
     // Materials and primitives. Material ranges may overlap: every primitive is a range of one
@@ -295,10 +311,13 @@ fn convert_mesh<'a>(
             .checked_add(count)
             .is_some_and(|end| end <= mesh.indices.len());
         if !in_block {
-            warnings.push(warning(format!(
-                "bmf mesh {m} material {k}: index range {start}+{count} outside the index block; \
+            warnings.push(warning(
+                &format!("bmf mesh {m} material {k}"),
+                format!(
+                    "index range {start}+{count} outside the index block; \
                  primitive skipped"
-            )));
+                ),
+            ));
             continue;
         }
         let phase = start % 3;
@@ -316,9 +335,10 @@ fn convert_mesh<'a>(
         let first = (start - phase) / 3;
         let indices = shared.range(first, first + count / 3);
         if indices.is_empty() {
-            warnings.push(warning(format!(
-                "bmf mesh {m} material {k}: no triangles; primitive skipped"
-            )));
+            warnings.push(warning(
+                &format!("bmf mesh {m} material {k}"),
+                "no triangles; primitive skipped",
+            ));
             continue;
         }
         primitives.push(Primitive {
@@ -327,9 +347,10 @@ fn convert_mesh<'a>(
         });
     }
     if primitives.is_empty() {
-        warnings.push(warning(format!(
-            "bmf mesh {m}: no triangles; mesh not exported"
-        )));
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            "no triangles; mesh not exported",
+        ));
         return None;
     }
     let mesh_index = scene.meshes.len();
@@ -364,11 +385,14 @@ fn convert_mesh<'a>(
     } else {
         let used = highest_joint.map_or(1, |j| usize::from(j) + 1);
         if used < bone_count {
-            warnings.push(warning(format!(
-                "bmf mesh {m}: BoneCount {bone_count} but no animation sample and no vertex \
+            warnings.push(warning(
+                &format!("bmf mesh {m}"),
+                format!(
+                    "BoneCount {bone_count} but no animation sample and no vertex \
                  weighted to a bone above {}; only bones 0..{used} exported",
-                used - 1
-            )));
+                    used - 1
+                ),
+            ));
         }
         used.min(bone_count)
     };
@@ -528,9 +552,10 @@ fn convert_skin(
         skeleton: Some(root),
     });
     if samples == 0 {
-        warnings.push(warning(format!(
-            "{label}: skinned but no animation samples; no animation"
-        )));
+        warnings.push(warning(
+            label,
+            "skinned but no animation samples; no animation",
+        ));
         return skin_index;
     }
     // The exact matrices, for `to_bmf`: the TRS decomposition rounds (and cannot hold shear or
@@ -578,11 +603,14 @@ fn convert_skin(
             sv.extend(sc);
         }
         if let Some(s) = first_bad {
-            warnings.push(warning(format!(
-                "{label} bone {b}: {inexact} of {samples} skinning matrices are not exactly \
+            warnings.push(warning(
+                &format!("{label} bone {b}"),
+                format!(
+                    "{inexact} of {samples} skinning matrices are not exactly \
                  translation·rotation·scale (first at sample {s}, largest error {worst:e}); \
                  the nearest TRS is used"
-            )));
+                ),
+            ));
         }
         make_quats_continuous(&mut rv);
         for (path, values) in [
@@ -622,10 +650,13 @@ fn convert_material(
         .filter(|x| !(0.0..=1.0).contains(*x))
         .count();
     if non_finite > 0 || clamped > 0 {
-        warnings.push(warning(format!(
-            "bmf mesh {m} material {k}: {non_finite} non-finite colour components set to 0, \
+        warnings.push(warning(
+            &format!("bmf mesh {m} material {k}"),
+            format!(
+                "{non_finite} non-finite colour components set to 0, \
              {clamped} diffuse or emissive components outside 0..1 clamped"
-        )));
+            ),
+        ));
     }
     let mut extras = Map::new();
     extras.insert("specular".into(), json!(specular));
@@ -825,7 +856,13 @@ fn len3(v: [f32; 3]) -> f32 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
+}
+
+/// A note (what the conversion always does with a part glTF has no place for): its text starts
+/// with its place, the format's name (`bmf: …`), as the note constants do.
+fn note(text: String) -> SceneWarning {
     SceneWarning::from_text(text)
 }

@@ -23,7 +23,7 @@
 //! * **Skinning.** A container with bones and a Mesh with a `BlendList` gives a skin: joint `i` is
 //!   the node named `BoneNames[i]`, its inverse bind matrix the converted `OffsetMatrices[i]`.
 //!   Influences are gathered over every `BlendPart`; at most four are kept per vertex (the
-//!   largest), then renormalised ([`pack_influences`]), with a warning. A skinned mesh's node is a
+//!   largest), then renormalised ([`normalize_weights`]), with a warning. A skinned mesh's node is a
 //!   scene root with no transform (glTF ignores it). A rigid mesh whose `RenderingMesh` names
 //!   exactly one hierarchy node hangs under that node.
 //! * **Animation.** Key times are fractions of `AnimationTime` (ms): seconds =
@@ -40,9 +40,9 @@
 use super::to_elem::hint;
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
-    normalize3, normalize_quat, pack_influences, AlphaMode, Animation, Channel, ChannelPath,
+    normalize3, normalize_quat, normalize_weights, AlphaMode, Animation, Channel, ChannelPath,
     Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
-    SceneWarning, Skin, Transform, Vertices, IDENTITY,
+    SceneWarning, Skin, SlotOrder, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -58,8 +58,9 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(warning(message.into()));
+    /// The one place this module makes a warning: `{place}: {message}`.
+    fn warn(&mut self, place: &str, message: impl Into<String>) {
+        self.warnings.push(SceneWarning::other(place, message));
     }
 
     /// Warns about unknown items kept by the reader but not representable in glTF.
@@ -74,10 +75,10 @@ impl Ctx {
                 n => n.to_owned(),
             })
             .collect();
-        self.warn(format!(
-            "{place}: unknown items not converted: {}",
-            names.join(", ")
-        ));
+        self.warn(
+            place,
+            format!("unknown items not converted: {}", names.join(", ")),
+        );
     }
 
     fn point(&self, p: [f32; 3]) -> [f32; 3] {
@@ -150,8 +151,8 @@ pub(crate) fn convert(doc: &elem::Elem, options: &SceneOptions) -> Conversion {
     };
     if !cx.mirror {
         cx.warn(
-            "Setting/IsRightHand=True (a Keystone-only key of unverified meaning): the data is \
-             taken as right-handed, so z is not mirrored and the winding is kept",
+            "Setting/IsRightHand=True (a Keystone-only key of unverified meaning)",
+            "the data is taken as right-handed, so z is not mirrored and the winding is kept",
         );
     }
     let mut scene = Scene::default();
@@ -205,10 +206,13 @@ fn scene_extras(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) {
                 scene
                     .extras
                     .insert("elem_unknown".into(), Value::from(text));
-                cx.warn(format!(
-                    "top level: {} unknown items kept only in extras.elem_unknown",
-                    doc.extra.len()
-                ));
+                cx.warn(
+                    "top level",
+                    format!(
+                        "{} unknown items kept only in extras.elem_unknown",
+                        doc.extra.len()
+                    ),
+                );
             }
             Err(_) => cx.unknown(&doc.extra, "top level"),
         }
@@ -289,10 +293,11 @@ fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
         let rest = match &node.init_posture {
             None => IDENTITY,
             Some(m) => cx.matrix(m).unwrap_or_else(|| {
-                cx.warn(format!(
-                    "HierarchyList node {name:?}: InitPostureMatrix has a non-finite value; \
-                     identity used"
-                ));
+                cx.warn(
+                    &format!("HierarchyList node {name:?}"),
+                    "InitPostureMatrix has a non-finite value; \
+                     identity used",
+                );
                 IDENTITY
             }),
         };
@@ -304,10 +309,13 @@ fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
                 scale: s,
             }
         } else if animated.contains(name.as_str()) {
-            cx.warn(format!(
-                "HierarchyList node {name:?}: InitPostureMatrix is not a TRS transform \
+            cx.warn(
+                &format!("HierarchyList node {name:?}"),
+                format!(
+                    "InitPostureMatrix is not a TRS transform \
                  (residual {err}) but the node is animated; its nearest TRS is used"
-            ));
+                ),
+            );
             Transform::Trs {
                 translation: t,
                 rotation: q,
@@ -344,11 +352,14 @@ fn hierarchy(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Nodes {
         }
     }
     if !duplicates.is_empty() {
-        cx.warn(format!(
-            "HierarchyList: node names used more than once ({}); bones, meshes and animation \
+        cx.warn(
+            "HierarchyList",
+            format!(
+                "node names used more than once ({}); bones, meshes and animation \
              parts refer to the first node of each name",
-            duplicates.join(", ")
-        ));
+                duplicates.join(", ")
+            ),
+        );
     }
     nodes
 }
@@ -372,7 +383,7 @@ fn materials(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Vec<usize> {
             if let Some(d) = &m.diffuse {
                 out.base_color = rgba(d);
                 if clamp_unit(&mut out.base_color, 1.0) {
-                    cx.warn(format!("{place}: Diffuse outside 0..1 clamped"));
+                    cx.warn(&place, "Diffuse outside 0..1 clamped");
                 }
                 if out.base_color[3] < 1.0 {
                     out.alpha_mode = AlphaMode::Blend;
@@ -381,7 +392,7 @@ fn materials(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Vec<usize> {
             if let Some(e) = &m.emissive {
                 let mut em = [e[1] as f32, e[2] as f32, e[3] as f32];
                 if clamp_unit(&mut em, 0.0) {
-                    cx.warn(format!("{place}: Emissive outside 0..1 clamped"));
+                    cx.warn(&place, "Emissive outside 0..1 clamped");
                 }
                 out.emissive = em;
                 if e[0] != 1.0 {
@@ -445,14 +456,15 @@ fn meshes(
             }
             cx.unknown(&m.extra, &place);
             if m.blends.is_some() || m.blend_indices.is_some() {
-                cx.warn(format!(
-                    "{place}: Blends/BlendIndices scopes (undefined by the specification) not \
-                     converted"
-                ));
+                cx.warn(
+                    &place,
+                    "Blends/BlendIndices scopes (undefined by the specification) not \
+                     converted",
+                );
             }
             let primitives = triangles(m, base, material_count, &place, cx);
             if primitives.is_empty() {
-                cx.warn(format!("{place}: no usable faces; mesh not converted"));
+                cx.warn(&place, "no usable faces; mesh not converted");
                 continue;
             }
             mesh.vertices = vertices(m, &primitives, &place, cx);
@@ -472,9 +484,10 @@ fn meshes(
                 .insert("elem_mesh_node".into(), Value::Bool(true));
             let mut parent = None;
             if skinned && c.bone_count() == 0 {
-                cx.warn(format!(
-                    "{place}: BlendList present but the container has no bones; mesh not skinned"
-                ));
+                cx.warn(
+                    &place,
+                    "BlendList present but the container has no bones; mesh not skinned",
+                );
             }
             if skinned && c.bone_count() > 0 {
                 let s = match skin {
@@ -497,18 +510,22 @@ fn meshes(
                 match r.hierarchy_names.as_slice() {
                     [one] => match nodes.by_name.get(one) {
                         Some(&n) => parent = Some(n),
-                        None => cx.warn(format!(
-                            "{place}: RenderingMesh names hierarchy node {one:?}, which does not \
+                        None => cx.warn(
+                            &place,
+                            format!(
+                                "RenderingMesh names hierarchy node {one:?}, which does not \
                              exist; mesh placed at the scene root"
-                        )),
+                            ),
+                        ),
                     },
                     [] => {}
                     names => {
                         if c.bone_count() > 0 {
-                            cx.warn(format!(
-                                "{place}: the container has bones but this mesh has no \
-                                 BlendList; drawn unskinned at the scene root"
-                            ));
+                            cx.warn(
+                                &place,
+                                "the container has bones but this mesh has no \
+                                 BlendList; drawn unskinned at the scene root",
+                            );
                         }
                         node.extras
                             .insert("elem_hierarchy_names".into(), json!(names));
@@ -583,22 +600,27 @@ fn triangles(
         })
         .collect();
     if bad_faces > 0 {
-        cx.warn(format!(
-            "{place}: {bad_faces} faces with fewer than 3 corners or an index out of range skipped"
-        ));
+        cx.warn(
+            place,
+            format!("{bad_faces} faces with fewer than 3 corners or an index out of range skipped"),
+        );
     }
     if bad_material > 0 {
-        cx.warn(format!(
-            "{place}: {bad_material} faces name a material that does not exist; drawn without \
+        cx.warn(
+            place,
+            format!(
+                "{bad_material} faces name a material that does not exist; drawn without \
              material"
-        ));
+            ),
+        );
     }
     // A mesh with no Attributes at all is reported by the reader (with its line), which is
     // where the problem is; the converter only draws its faces without material.
     if !m.attributes.is_empty() && m.attributes.len() < m.face_count() {
-        cx.warn(format!(
-            "{place}: fewer Attributes than faces; the rest drawn without material"
-        ));
+        cx.warn(
+            place,
+            "fewer Attributes than faces; the rest drawn without material",
+        );
     }
     prims
 }
@@ -621,18 +643,22 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
         })
         .collect();
     if non_finite > 0 {
-        cx.warn(format!(
-            "{place}: {non_finite} positions with non-finite values set to the origin"
-        ));
+        cx.warn(
+            place,
+            format!("{non_finite} positions with non-finite values set to the origin"),
+        );
     }
     if !m.normals.is_empty() {
         if m.normals.len() == n {
             out.normals = Some(normals(m, &out.positions, prims, place, cx));
         } else {
-            cx.warn(format!(
-                "{place}: {} normals for {n} vertices; normals not converted",
-                m.normals.len()
-            ));
+            cx.warn(
+                place,
+                format!(
+                    "{} normals for {n} vertices; normals not converted",
+                    m.normals.len()
+                ),
+            );
         }
     }
     if !m.diffuse.is_empty() {
@@ -651,15 +677,19 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
                     .collect(),
             );
             if clamped > 0 {
-                cx.warn(format!(
-                    "{place}: {clamped} vertex colours outside 0..1 clamped"
-                ));
+                cx.warn(
+                    place,
+                    format!("{clamped} vertex colours outside 0..1 clamped"),
+                );
             }
         } else {
-            cx.warn(format!(
-                "{place}: {} vertex colours for {n} vertices; colours not converted",
-                m.diffuse.len()
-            ));
+            cx.warn(
+                place,
+                format!(
+                    "{} vertex colours for {n} vertices; colours not converted",
+                    m.diffuse.len()
+                ),
+            );
         }
     }
     let sets: Vec<(usize, &Vec<[f64; 2]>)> = m
@@ -672,26 +702,28 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
     let mut converted = Vec::new();
     for &(k, set) in &sets {
         if set.len() != n {
-            cx.warn(format!(
-                "{place}: UV set {} has {} rows for {n} vertices; not converted",
-                k + 1,
-                set.len()
-            ));
+            cx.warn(
+                place,
+                format!(
+                    "UV set {} has {} rows for {n} vertices; not converted",
+                    k + 1,
+                    set.len()
+                ),
+            );
             continue;
         }
         if converted.len() == 2 {
-            cx.warn(format!(
-                "{place}: UV set {} dropped (glTF output carries two UV sets)",
-                k + 1
-            ));
+            cx.warn(
+                place,
+                format!("UV set {} dropped (glTF output carries two UV sets)", k + 1),
+            );
             continue;
         }
         if k != converted.len() {
-            cx.warn(format!(
-                "{place}: UV set {} becomes TEXCOORD_{}",
-                k + 1,
-                converted.len()
-            ));
+            cx.warn(
+                place,
+                format!("UV set {} becomes TEXCOORD_{}", k + 1, converted.len()),
+            );
         }
         converted.push(
             set.iter()
@@ -708,7 +740,7 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
         );
     }
     if bad_uv > 0 {
-        cx.warn(format!("{place}: {bad_uv} non-finite UVs set to 0"));
+        cx.warn(place, format!("{bad_uv} non-finite UVs set to 0"));
     }
     let mut converted = converted.into_iter();
     out.uv0 = converted.next();
@@ -777,15 +809,19 @@ fn normals(
                 *slot = normalize3(*a).unwrap_or([0.0, 1.0, 0.0]);
             }
         }
-        cx.warn(format!(
-            "{place}: {} zero or non-finite normals replaced by face normals",
-            degenerate.len()
-        ));
+        cx.warn(
+            place,
+            format!(
+                "{} zero or non-finite normals replaced by face normals",
+                degenerate.len()
+            ),
+        );
     }
     if rescaled > 0 {
-        cx.warn(format!(
-            "{place}: {rescaled} normals were not unit length and were normalised"
-        ));
+        cx.warn(
+            place,
+            format!("{rescaled} normals were not unit length and were normalised"),
+        );
     }
     out
 }
@@ -814,10 +850,11 @@ fn make_skin(
                 let fallback = existing
                     .and_then(|n| invert(nodes.world(n)))
                     .unwrap_or(IDENTITY);
-                cx.warn(format!(
-                    "container {cname:?} bone {i}: offset matrix missing or not finite; the \
-                     inverse of the bone's rest pose is used"
-                ));
+                cx.warn(
+                    &format!("container {cname:?} bone {i}"),
+                    "offset matrix missing or not finite; the \
+                     inverse of the bone's rest pose is used",
+                );
                 fallback
             }
         };
@@ -825,10 +862,11 @@ fn make_skin(
             Some(n) => n,
             None => {
                 let label = name.clone().unwrap_or_else(|| format!("bone_{i}"));
-                cx.warn(format!(
-                    "container {cname:?} bone {label:?}: no (unused) HierarchyList node of that \
-                     name; a node at the bind pose (inverse offset matrix) is added at the root"
-                ));
+                cx.warn(
+                    &format!("container {cname:?} bone {label:?}"),
+                    "no (unused) HierarchyList node of that \
+                     name; a node at the bind pose (inverse offset matrix) is added at the root",
+                );
                 let world = invert(ibm).unwrap_or(IDENTITY);
                 let (t, q, s, err) = decompose(world);
                 let transform = if is_exact(&world, err) {
@@ -910,10 +948,11 @@ fn skin_vertices(
             .filter(|&j| j < bones)
             .and_then(|j| u16::try_from(j).ok())
         else {
-            cx.warn(format!(
-                "{place} BlendPart {pi}: no valid TransformIndex or BoneName; its weights are \
-                 not converted"
-            ));
+            cx.warn(
+                &format!("{place} BlendPart {pi}"),
+                "no valid TransformIndex or BoneName; its weights are \
+                 not converted",
+            );
             continue;
         };
         let mut out_of_range = 0usize;
@@ -924,9 +963,10 @@ fn skin_vertices(
             }
         }
         if out_of_range > 0 {
-            cx.warn(format!(
-                "{place} BlendPart {pi}: {out_of_range} rows name a vertex out of range; skipped"
-            ));
+            cx.warn(
+                &format!("{place} BlendPart {pi}"),
+                format!("{out_of_range} rows name a vertex out of range; skipped"),
+            );
         }
     }
     cx.unknown(&m.blend_list.extra, &format!("{place} BlendList"));
@@ -934,33 +974,38 @@ fn skin_vertices(
     let mut joints = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
     for list in &influences {
-        let (j, w, fixes) = pack_influences(list);
+        let list = list.iter().map(|&(j, w)| (u32::from(j), w));
+        let (j, w, fixes) = normalize_weights(list, bones, SlotOrder::LargestFirst);
         truncated += usize::from(fixes.truncated);
         renormalized += usize::from(fixes.renormalized);
-        invalid += usize::from(fixes.invalid);
+        invalid += usize::from(fixes.invalid > 0);
         empty += usize::from(fixes.empty);
         joints.push(j);
         weights.push(w);
     }
     if truncated > 0 {
-        cx.warn(format!(
-            "{place}: {truncated} vertices have more than 4 influences; the 4 largest kept"
-        ));
+        cx.warn(
+            place,
+            format!("{truncated} vertices have more than 4 influences; the 4 largest kept"),
+        );
     }
     if renormalized > 0 {
-        cx.warn(format!(
-            "{place}: {renormalized} vertices' weights did not sum to 1 and were renormalised"
-        ));
+        cx.warn(
+            place,
+            format!("{renormalized} vertices' weights did not sum to 1 and were renormalised"),
+        );
     }
     if invalid > 0 {
-        cx.warn(format!(
-            "{place}: {invalid} vertices have negative or non-finite weights (ignored)"
-        ));
+        cx.warn(
+            place,
+            format!("{invalid} vertices have negative or non-finite weights (ignored)"),
+        );
     }
     if empty > 0 {
-        cx.warn(format!(
-            "{place}: {empty} vertices have no influence; bound to bone 0"
-        ));
+        cx.warn(
+            place,
+            format!("{empty} vertices have no influence; bound to bone 0"),
+        );
     }
     (joints, weights)
 }
@@ -974,9 +1019,10 @@ fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) 
         let time_ms = match a.time_ms {
             Some(t) if t > 0 => t as f64,
             other => {
-                cx.warn(format!(
-                    "{place}: AnimationTime {other:?} is not a positive length; 1000 ms assumed"
-                ));
+                cx.warn(
+                    &place,
+                    format!("AnimationTime {other:?} is not a positive length; 1000 ms assumed"),
+                );
                 1000.0
             }
         };
@@ -1020,15 +1066,17 @@ fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) 
             let pplace = format!("{place} part {pname:?}");
             cx.unknown(&part.extra, &pplace);
             let Some(&node) = part.node_name.as_ref().and_then(|n| nodes.by_name.get(n)) else {
-                cx.warn(format!(
-                    "{pplace}: no HierarchyList node of that name; keys not converted"
-                ));
+                cx.warn(
+                    &pplace,
+                    "no HierarchyList node of that name; keys not converted",
+                );
                 continue;
             };
             if targeted.contains(&node) {
-                cx.warn(format!(
-                    "{pplace}: a second part for the same node; keys not converted"
-                ));
+                cx.warn(
+                    &pplace,
+                    "a second part for the same node; keys not converted",
+                );
                 continue;
             }
             if let Some(t) = part.transition_time {
@@ -1049,20 +1097,21 @@ fn animations(doc: &elem::Elem, scene: &mut Scene, nodes: &Nodes, cx: &mut Ctx) 
         if !a.uv_animation.is_empty() {
             anim.extras
                 .insert("uv_animation".into(), uv_animation(&a.uv_animation));
-            cx.warn(format!(
-                "{place}: UVAnimation ({} parts) has no glTF core equivalent; kept in the \
+            cx.warn(
+                &place,
+                format!(
+                    "UVAnimation ({} parts) has no glTF core equivalent; kept in the \
                  animation's extras.uv_animation only",
-                a.uv_animation.parts.len()
-            ));
+                    a.uv_animation.parts.len()
+                ),
+            );
             cx.unknown(&a.uv_animation.extra, &format!("{place} UVAnimation"));
             for p in &a.uv_animation.parts {
                 cx.unknown(&p.extra, &format!("{place} UVAnimation part"));
             }
         }
         if anim.channels.is_empty() {
-            cx.warn(format!(
-                "{place}: no convertible bone keys; animation not converted"
-            ));
+            cx.warn(&place, "no convertible bone keys; animation not converted");
             continue;
         }
         scene.animations.push(anim);
@@ -1082,18 +1131,22 @@ fn bone_channels(
         None | Some("Linear") => Interpolation::Linear,
         Some("Step") => Interpolation::Step,
         Some(other) => {
-            cx.warn(format!(
-                "{place}: InterpolationType {other:?} has no glTF equivalent; keys interpolated \
+            cx.warn(
+                place,
+                format!(
+                    "InterpolationType {other:?} has no glTF equivalent; keys interpolated \
                  linearly"
-            ));
+                ),
+            );
             Interpolation::Linear
         }
     };
     let k = part.time_keys.len();
     if part.trans_keys.len() != k || part.rotate_keys.len() != k || part.scale_keys.len() != k {
-        cx.warn(format!(
-            "{place}: key lists of different lengths; missing keys are the identity"
-        ));
+        cx.warn(
+            place,
+            "key lists of different lengths; missing keys are the identity",
+        );
     }
     let (mut times, mut t_out, mut r_out, mut s_out) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -1134,25 +1187,34 @@ fn bone_channels(
         s_out.extend_from_slice(&ss);
     }
     if skipped > 0 {
-        cx.warn(format!(
-            "{place}: {skipped} keys skipped (negative, non-finite or not after the previous \
+        cx.warn(
+            place,
+            format!(
+                "{skipped} keys skipped (negative, non-finite or not after the previous \
              key's time)"
-        ));
+            ),
+        );
     }
     if not_unit > 0 {
-        cx.warn(format!(
-            "{place}: {not_unit} RotateKeys are not unit quaternions; normalised (a zero one is \
+        cx.warn(
+            place,
+            format!(
+                "{not_unit} RotateKeys are not unit quaternions; normalised (a zero one is \
              the identity)"
-        ));
+            ),
+        );
     }
     if worst > 0.0 {
-        cx.warn(format!(
-            "{place}: InitPostureMatrix × key is not exactly a TRS transform (residual up to \
+        cx.warn(
+            place,
+            format!(
+                "InitPostureMatrix × key is not exactly a TRS transform (residual up to \
              {worst}); the nearest TRS is used"
-        ));
+            ),
+        );
     }
     if times.is_empty() {
-        cx.warn(format!("{place}: no usable keys"));
+        cx.warn(place, "no usable keys");
         return None;
     }
     let times = Keys::from(times);
@@ -1187,11 +1249,6 @@ fn uv_animation(uv: &elem::UvAnimation) -> Value {
         })
         .collect();
     json!({ "time_keys": uv.time_keys, "parts": parts })
-}
-
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
 }
 
 /// A material's file values (`null` for an absent key), for the way back.

@@ -14,7 +14,7 @@
 //!   with its own skin: joints = the nodes of its connectors' bones (deduplicated), inverse bind
 //!   matrices = the transposed connector offsets, JOINTS = the vertex's divided (connector)
 //!   indices mapped to that joint list, WEIGHTS = bytes / 255 renormalised with
-//!   [`normalize_influences`]. One primitive per material run. Colours are u8 RGBA / 255; the
+//!   [`normalize_weights`]. One primitive per material run. Colours are u8 RGBA / 255; the
 //!   sub-uv becomes TEXCOORD_1 when it is not all zero; binormals are not exported (warning).
 //! * **Materials:** internal: colour → colour texture, normal → normal texture, metalness →
 //!   `extras.metalness_texture`; external (type 1): a default material whose
@@ -52,10 +52,9 @@ use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
 use super::MDL_BINORMAL_NOTE;
 use super::{
-    decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_influences,
-    normalize_quat, quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion,
-    Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
-    Transform, Vertices,
+    decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
+    quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
+    Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform, Vertices,
 };
 use crate::Error;
 use mdl_format as mdl;
@@ -95,10 +94,10 @@ pub(crate) fn convert(
     let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
         options.mdl_fps
     } else {
-        warnings.push(warning(format!(
-            "mdl: invalid frame rate {}; using 60",
-            options.mdl_fps
-        )));
+        warnings.push(warning(
+            "mdl",
+            format!("invalid frame rate {}; using 60", options.mdl_fps),
+        ));
         60.0
     };
     let names: Vec<String> = doc.bones.iter().map(|b| b.name.to_string_lossy()).collect();
@@ -124,10 +123,8 @@ pub(crate) fn convert(
     for (i, bone) in doc.bones.iter().enumerate() {
         let (order, order_warning) = rotation_order(bone.rotation_order.0);
         if let Some(w) = order_warning {
-            warnings.push(warning(format!(
-                "mdl bone {i} ({:?}): {w}",
-                names.get(i).map_or("", String::as_str)
-            )));
+            let name = names.get(i).map_or("", String::as_str);
+            warnings.push(warning(&format!("mdl bone {i} ({name:?})"), w));
         }
         let (transform, rest) = bone_transform(i, bone, order, &animated, &mut warnings);
         rests.push(rest);
@@ -147,10 +144,10 @@ pub(crate) fn convert(
             }
             None => {
                 if bone.parent != -1 {
-                    warnings.push(warning(format!(
-                        "mdl bone {i}: invalid parent {}; made a root",
-                        bone.parent
-                    )));
+                    warnings.push(warning(
+                        &format!("mdl bone {i}"),
+                        format!("invalid parent {}; made a root", bone.parent),
+                    ));
                 }
                 scene.roots.push(i);
             }
@@ -189,7 +186,7 @@ pub(crate) fn convert(
         }
     }
     if binormals {
-        warnings.push(warning(format!(
+        warnings.push(note(format!(
             "{MDL_BINORMAL_NOTE} (glTF has no binormal; tangents are not derived)"
         )));
     }
@@ -204,16 +201,17 @@ pub(crate) fn convert(
         thinned: 0,
     };
     let mut played = vec![false; doc.animation_sources.len()];
+    let mut tally = CurveTally::default();
     for (c, clip) in doc.clips.iter().enumerate() {
         let name = clip.name.to_string_lossy();
         let Some((k, source)) = usize::try_from(clip.source_index)
             .ok()
             .and_then(|s| Some((s, doc.animation_sources.get(s)?)))
         else {
-            warnings.push(warning(format!(
-                "mdl clip {c} ({name:?}): source {} does not exist; not exported",
-                clip.source_index
-            )));
+            warnings.push(warning(
+                &format!("mdl clip {c} ({name:?})"),
+                format!("source {} does not exist; not exported", clip.source_index),
+            ));
             continue;
         };
         if let Some(p) = played.get_mut(k) {
@@ -238,17 +236,20 @@ pub(crate) fn convert(
                     rests: &rests,
                     fps,
                 };
-                let channels = source_channels(c, source, &cx, &mut allowance, &mut warnings);
+                let channels = source_channels(c, source, &cx, &mut allowance, &mut tally);
                 resampled.insert(k, channels.clone());
                 channels
             }
         };
         if channels.is_empty() {
-            warnings.push(warning(format!(
-                "mdl clip {c} ({name:?}): its source {:?} animates no bone; not exported \
+            warnings.push(warning(
+                &format!("mdl clip {c} ({name:?})"),
+                format!(
+                    "its source {:?} animates no bone; not exported \
                  (glTF needs at least one channel)",
-                source.name.to_string_lossy()
-            )));
+                    source.name.to_string_lossy()
+                ),
+            ));
             continue;
         }
         let mut extras = Map::new();
@@ -260,23 +261,30 @@ pub(crate) fn convert(
             extras,
         });
     }
+    tally.report(&mut warnings);
     if allowance.thinned > 0 {
-        warnings.push(warning(format!(
-            "mdl: {} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
+        warnings.push(warning(
+            "mdl",
+            format!(
+                "{} channels would have needed more than {MAX_SAMPLES_PER_CHANNEL} samples \
              each, or more than the file's allowance ({MAX_SAMPLES_PER_FILE}, or what the \
              conversion budget affords); their in-between samples were thinned (every key is \
              kept)",
-            allowance.thinned
-        )));
+                allowance.thinned
+            ),
+        ));
     }
     for (k, source) in doc.animation_sources.iter().enumerate() {
         let played = played.get(k).copied().unwrap_or(false);
         if !played && !source.curves.is_empty() {
-            warnings.push(warning(format!(
-                "mdl animation source {k} ({:?}, {} curves) is played by no clip; not exported",
-                source.name.to_string_lossy(),
-                source.curves.len()
-            )));
+            let name = source.name.to_string_lossy();
+            warnings.push(warning(
+                &format!("mdl animation source {k} ({name:?})"),
+                format!(
+                    "{} curves, played by no clip; not exported",
+                    source.curves.len()
+                ),
+            ));
         }
     }
     scene
@@ -439,18 +447,22 @@ pub(super) fn bone_transform(
                 };
                 (tr, rest(t, q, s))
             } else if !err.is_finite() {
-                warnings.push(warning(format!(
-                    "mdl bone {i}: non-finite local matrix; identity used"
-                )));
+                warnings.push(warning(
+                    &format!("mdl bone {i}"),
+                    "non-finite local matrix; identity used",
+                ));
                 (
                     Transform::default(),
                     rest([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
                 )
             } else if animated.get(i).copied().unwrap_or(false) {
-                warnings.push(warning(format!(
-                    "mdl bone {i}: local matrix is not translation·rotation·scale (error {err:e}); \
+                warnings.push(warning(
+                    &format!("mdl bone {i}"),
+                    format!(
+                        "local matrix is not translation·rotation·scale (error {err:e}); \
                      the nearest TRS is used because the bone is animated"
-                )));
+                    ),
+                ));
                 let tr = Transform::Trs {
                     translation: t,
                     rotation: q,
@@ -506,10 +518,13 @@ fn convert_material(
     match m {
         mdl::Material::External { path: p } => {
             let p = p.to_string_lossy();
-            warnings.push(warning(format!(
-                "mdl mesh {mi} material {k}: external material file {p:?} is not read; a default \
+            warnings.push(warning(
+                &format!("mdl mesh {mi} material {k}"),
+                format!(
+                    "external material file {p:?} is not read; a default \
                  material is used (path in extras.external_material)"
-            )));
+                ),
+            ));
             out.extras.insert("external_material".into(), json!(p));
         }
         mdl::Material::Internal {
@@ -555,20 +570,26 @@ fn convert_divided(
             .ok()
             .filter(|&b| b < bone_count)
         else {
-            warnings.push(warning(format!(
-                "{here} connector {k}: bone {} does not exist; its weights are dropped",
-                c.bone_index
-            )));
+            warnings.push(warning(
+                &format!("{here} connector {k}"),
+                format!(
+                    "bone {} does not exist; its weights are dropped",
+                    c.bone_index
+                ),
+            ));
             conn_to_joint.push(u32::MAX);
             continue;
         };
         let ibm = transpose(c.offset.0);
         if let Some(&j) = joint_of_bone.get(&b) {
             if ibms.get(j) != Some(&ibm) {
-                warnings.push(warning(format!(
-                    "{here} connector {k}: bone {b} appears twice with different offsets; the \
+                warnings.push(warning(
+                    &format!("{here} connector {k}"),
+                    format!(
+                        "bone {b} appears twice with different offsets; the \
                      first is used"
-                )));
+                    ),
+                ));
             }
             conn_to_joint.push(u32::try_from(j).unwrap_or(u32::MAX));
         } else {
@@ -579,10 +600,13 @@ fn convert_divided(
         }
     }
     if part.connectors.len() > 32 {
-        warnings.push(warning(format!(
-            "{here}: {} bone connectors; the engine uses only the first 32, all are exported",
-            part.connectors.len()
-        )));
+        warnings.push(warning(
+            &here,
+            format!(
+                "{} bone connectors; the engine uses only the first 32, all are exported",
+                part.connectors.len()
+            ),
+        ));
     }
 
     let mut v = Vertices {
@@ -625,12 +649,15 @@ fn convert_divided(
                     .copied()
                     .unwrap_or(u32::MAX)
             };
-            let (j, w, changed) = normalize_influences(
-                x.bone_indices.map(map),
-                x.weights.map(|b| f32::from(b) / 255.0),
+            let (j, w, fixes) = normalize_weights(
+                x.bone_indices
+                    .map(map)
+                    .into_iter()
+                    .zip(x.weights.map(|b| f32::from(b) / 255.0)),
                 joints.len(),
+                SlotOrder::Source,
             );
-            if changed {
+            if fixes.any() {
                 bad_weight += 1;
             }
             js.push(j);
@@ -645,20 +672,25 @@ fn convert_divided(
         v.weights = Some(ws);
     }
     if bad_pos > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_pos} vertices with non-finite positions (set to 0)"
-        )));
+        warnings.push(warning(
+            &here,
+            format!("{bad_pos} vertices with non-finite positions (set to 0)"),
+        ));
     }
     if bad_normal > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_normal} zero or non-finite normals replaced by (0, 1, 0)"
-        )));
+        warnings.push(warning(
+            &here,
+            format!("{bad_normal} zero or non-finite normals replaced by (0, 1, 0)"),
+        ));
     }
     if bad_weight > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_weight} vertices whose weights do not sum to 255 or use missing \
+        warnings.push(warning(
+            &here,
+            format!(
+                "{bad_weight} vertices whose weights do not sum to 255 or use missing \
              connectors (renormalised)"
-        )));
+            ),
+        ));
     }
 
     // Primitives: one per material run.
@@ -683,10 +715,13 @@ fn convert_divided(
             .filter(|&m| m < material_count)
             .map(|m| material_base + m);
         if material.is_none() {
-            warnings.push(warning(format!(
-                "{here} run {r}: material {} does not exist; default material",
-                run.material_index
-            )));
+            warnings.push(warning(
+                &format!("{here} run {r}"),
+                format!(
+                    "material {} does not exist; default material",
+                    run.material_index
+                ),
+            ));
         }
         if !indices.is_empty() {
             primitives.push(Primitive {
@@ -696,10 +731,13 @@ fn convert_divided(
         }
     }
     if face < part.faces.len() {
-        warnings.push(warning(format!(
-            "{here}: {} faces in no material run; exported without a material",
-            part.faces.len() - face
-        )));
+        warnings.push(warning(
+            &here,
+            format!(
+                "{} faces in no material run; exported without a material",
+                part.faces.len() - face
+            ),
+        ));
         let mut indices = Vec::new();
         for fc in part.faces.get(face..).unwrap_or_default() {
             let idx =
@@ -717,12 +755,13 @@ fn convert_divided(
         }
     }
     if bad_faces > 0 {
-        warnings.push(warning(format!(
-            "{here}: {bad_faces} faces with out-of-range indices dropped"
-        )));
+        warnings.push(warning(
+            &here,
+            format!("{bad_faces} faces with out-of-range indices dropped"),
+        ));
     }
     if primitives.is_empty() {
-        warnings.push(warning(format!("{here}: no triangles; not exported")));
+        warnings.push(warning(&here, "no triangles; not exported"));
         return;
     }
     let mesh = scene.meshes.len();
@@ -886,7 +925,7 @@ pub(super) fn source_channels(
     source: &mdl::AnimationSource,
     cx: &SourceContext<'_>,
     allowance: &mut SampleAllowance,
-    warnings: &mut Vec<SceneWarning>,
+    tally: &mut CurveTally,
 ) -> Vec<Channel> {
     let (rests, fps) = (cx.rests, cx.fps);
     let here = format!("mdl clip {c} source {:?}", source.name.to_string_lossy());
@@ -928,35 +967,27 @@ pub(super) fn source_channels(
             }
         }
     }
-    if !missing.is_empty() {
-        warnings.push(warning(format!(
-            "{here}: curves for nodes that are not bones skipped: {}",
-            missing.join(", ")
-        )));
+    let in_source = !missing.is_empty();
+    let before = tally.not_bone_names.len();
+    for node in missing {
+        if tally.not_bones.insert(node.clone()) {
+            tally.not_bone_names.push(node);
+        }
     }
-    if malformed > 0 {
-        warnings.push(warning(format!(
-            "{here}: {malformed} curves with a malformed target skipped"
-        )));
-    }
-    if duplicates > 0 {
-        warnings.push(warning(format!(
-            "{here}: {duplicates} curves repeat a bone component; the first is used"
-        )));
-    }
-    if problems > 0 {
-        warnings.push(warning(format!(
-            "{here}: {problems} key problems fixed (non-finite, out of order or repeated times)"
-        )));
-    }
-    if unknown > 0 {
-        warnings.push(warning(format!(
-            "{here}: {unknown} keys with an unknown interpolation value interpolated linearly"
-        )));
-    }
+    let new = tally.not_bone_names.len() - before;
+    tally.add(CurveIssue::NotBone, &here, new, in_source);
+    tally.add(CurveIssue::Malformed, &here, malformed, malformed > 0);
+    tally.add(CurveIssue::Duplicate, &here, duplicates, duplicates > 0);
+    tally.add(CurveIssue::KeyProblem, &here, problems, problems > 0);
+    tally.add(
+        CurveIssue::UnknownInterpolation,
+        &here,
+        unknown,
+        unknown > 0,
+    );
 
     let mut channels = Vec::new();
-    let mut negative = false;
+    let mut negative = 0usize;
     let mut w_ignored = 0usize;
     let mut rot_skipped = 0usize;
     for ((bone, ch), curves) in &groups {
@@ -978,13 +1009,9 @@ pub(super) fn source_channels(
         let (frames, step) = sample_times(&xyz, *ch == 1, allowance);
         let mut times: Vec<f32> = Vec::with_capacity(frames.len());
         let mut kept: Vec<f32> = Vec::with_capacity(frames.len());
+        negative += usize::from(frames.first().is_some_and(|&f| f < 0.0));
         for f in frames {
-            let f = if f < 0.0 {
-                negative = true;
-                0.0
-            } else {
-                f
-            };
+            let f = if f < 0.0 { 0.0 } else { f };
             let t = f / fps;
             if times.last().is_none_or(|&l| t > l) {
                 times.push(t);
@@ -1037,22 +1064,91 @@ pub(super) fn source_channels(
             values: values.into(),
         });
     }
-    if negative {
-        warnings.push(warning(format!(
-            "{here}: keys before time 0 clamped to 0 (glTF times start at 0)"
-        )));
-    }
-    if w_ignored > 0 {
-        warnings.push(warning(format!(
-            "{here}: {w_ignored} '.w' curves ignored (only quaternion/axis-angle bones use w)"
-        )));
-    }
-    if rot_skipped > 0 {
-        warnings.push(warning(format!(
-            "{here}: rotation curves of {rot_skipped} quaternion/axis-angle bones not converted"
-        )));
-    }
+    tally.add(CurveIssue::BeforeZero, &here, negative, negative > 0);
+    tally.add(CurveIssue::WIgnored, &here, w_ignored, w_ignored > 0);
+    tally.add(
+        CurveIssue::RotationSkipped,
+        &here,
+        rot_skipped,
+        rot_skipped > 0,
+    );
     channels
+}
+
+/// One kind of curve problem [`source_channels`] reports.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum CurveIssue {
+    NotBone,
+    Malformed,
+    Duplicate,
+    KeyProblem,
+    UnknownInterpolation,
+    BeforeZero,
+    WIgnored,
+    RotationSkipped,
+}
+
+impl CurveIssue {
+    /// What a count of this issue is, after the number.
+    fn what(self) -> &'static str {
+        match self {
+            Self::NotBone => "nodes that are not bones have curves; skipped",
+            Self::Malformed => "curves with a malformed target skipped",
+            Self::Duplicate => "curves repeat a bone component; the first is used",
+            Self::KeyProblem => "key problems fixed (non-finite, out of order or repeated times)",
+            Self::UnknownInterpolation => {
+                "keys with an unknown interpolation value interpolated linearly"
+            }
+            Self::BeforeZero => {
+                "channels with keys before time 0 clamped to 0 (glTF times start at 0)"
+            }
+            Self::WIgnored => "'.w' curves ignored (only quaternion/axis-angle bones use w)",
+            Self::RotationSkipped => "quaternion/axis-angle bones' rotation curves not converted",
+        }
+    }
+}
+
+/// The curve problems of every animation source, reported once per kind (a count, the first
+/// source it was seen in and how many sources) rather than once per source: a file with a
+/// hundred clips of the same rig would otherwise say the same thing a hundred times.
+#[derive(Default)]
+pub(super) struct CurveTally {
+    /// Per kind: the total count, the first source's place and how many sources had it.
+    seen: BTreeMap<CurveIssue, (usize, String, usize)>,
+    /// Nodes that are not bones, each once, in the order first seen.
+    not_bones: HashSet<String>,
+    not_bone_names: Vec<String>,
+}
+
+impl CurveTally {
+    /// `count` problems of `issue` in the source at `here` (for [`CurveIssue::NotBone`], the
+    /// nodes not seen in an earlier source, `in_source` whether it had any at all).
+    fn add(&mut self, issue: CurveIssue, here: &str, count: usize, in_source: bool) {
+        match self.seen.get_mut(&issue) {
+            Some(e) => {
+                e.0 += count;
+                e.2 += usize::from(in_source);
+            }
+            None if count > 0 => {
+                self.seen.insert(issue, (count, here.to_owned(), 1));
+            }
+            None => {}
+        }
+    }
+
+    /// One counted warning per kind.
+    fn report(&self, warnings: &mut Vec<SceneWarning>) {
+        for (&issue, (count, first, sources)) in &self.seen {
+            let mut what = issue.what().to_owned();
+            if issue == CurveIssue::NotBone {
+                what = format!("{what}: {}", self.not_bone_names.join(", "));
+            }
+            if *sources > 1 {
+                what = format!("{what} (in {sources} animation sources; this is the first)");
+            }
+            warnings.push(counted(first, *count, &what));
+        }
+    }
 }
 
 /// Most samples one channel gets: the keys themselves always, plus in-between samples (cubic
@@ -1166,7 +1262,18 @@ fn sample_times(
     (times, all_constant)
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
+}
+
+/// A note (what the conversion always does with a part glTF has no place for): its text starts
+/// with its place, the format's name (`mdl: …`), as the note constants do.
+fn note(text: String) -> SceneWarning {
     SceneWarning::from_text(text)
+}
+
+/// The one place this module makes a counted warning: `{place}: {count} {what}`.
+fn counted(place: &str, count: usize, what: &str) -> SceneWarning {
+    SceneWarning::counted(place, count as u64, what)
 }

@@ -25,7 +25,7 @@
 //! * **Skinning** (only when the file has bones): `JOINTS_0` = the four bytes of `blendIndices`
 //!   (low byte first), `WEIGHTS_0` = `(b0, b1, b2, 1 − b0 − b1 − b2)`; a slightly negative
 //!   implied weight is clamped to 0; repeated joints are merged and zero-weight slots set to
-//!   joint 0 ([`pack_influences`]).
+//!   joint 0 ([`normalize_weights`]).
 //! * **Bind pose — a choice.** The file stores, per bone, a parent, a begin point (the rotation
 //!   centre), an end point and an "initial posture" quaternion that the seed says is needed
 //!   only for mirroring poses. Following skm.md §4, the rest pose is **translation only**: a
@@ -38,9 +38,9 @@
 
 use super::shared::SharedTriangles;
 use super::{
-    mirror_z, mirror_z_quat, normalize3, pack_influences, translation_matrix, AlphaMode,
+    mirror_z, mirror_z_quat, normalize3, normalize_weights, translation_matrix, AlphaMode,
     Conversion, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
-    Transform, Vertices,
+    SlotOrder, Transform, Vertices,
 };
 use serde_json::{json, Value};
 use skm_text::{Encoding, Name, Skm};
@@ -50,8 +50,10 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(warning(message.into()));
+    /// The one place this module makes a warning: `{place}: {message}` (the place is empty
+    /// for the file's one mesh, the only one SKM has).
+    fn warn(&mut self, place: &str, message: impl Into<String>) {
+        self.warnings.push(SceneWarning::other(place, message));
     }
 }
 
@@ -118,18 +120,24 @@ pub(crate) fn convert(doc: &Skm, options: &SceneOptions) -> Conversion {
     );
     keep_raw(doc, &mut mesh.extras);
     if !doc.adjacency.is_empty() {
-        cx.warn(format!(
+        cx.warn(
+            "",
+            format!(
             "Adjacency ({} faces) has no glTF meaning: kept in the mesh's extras only where it \
              differs from the one the triangles give",
             doc.adjacency.len()
-        ));
+        ),
+        );
     }
     if mesh.primitives.is_empty() {
         if !doc.vertices.is_empty() {
-            cx.warn(format!(
-                "no triangles; the {} vertices are not converted",
-                doc.vertices.len()
-            ));
+            cx.warn(
+                "",
+                format!(
+                    "no triangles; the {} vertices are not converted",
+                    doc.vertices.len()
+                ),
+            );
         }
     } else {
         let m = scene.meshes.len();
@@ -161,9 +169,10 @@ fn materials(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) {
         let (ambient, b4) = finite(m.ambient, 0.0);
         let (power, b5) = finite([m.power], 0.0);
         if b1 || b2 || b3 || b4 || b5 {
-            cx.warn(format!(
-                "material {i}: colours outside 0..1 clamped or non-finite values replaced"
-            ));
+            cx.warn(
+                &format!("material {i}"),
+                "colours outside 0..1 clamped or non-finite values replaced",
+            );
         }
         out.base_color = base;
         if base[3] < 1.0 {
@@ -259,9 +268,10 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
         }
     }
     if !broken.is_empty() {
-        cx.warn(format!(
-            "bones {broken:?}: parent out of range or in a cycle; made roots"
-        ));
+        cx.warn(
+            &format!("bones {broken:?}"),
+            "parent out of range or in a cycle; made roots",
+        );
     }
     let mut begins = Vec::with_capacity(count);
     let mut non_finite = 0usize;
@@ -271,9 +281,10 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
         begins.push(mirror_z(p));
     }
     if non_finite > 0 {
-        cx.warn(format!(
-            "{non_finite} bones have a non-finite begin point (set to 0)"
-        ));
+        cx.warn(
+            "",
+            format!("{non_finite} bones have a non-finite begin point (set to 0)"),
+        );
     }
     let mut rotated = Vec::new();
     for (i, b) in doc.bones.iter().enumerate() {
@@ -332,12 +343,15 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
         }
     }
     if !rotated.is_empty() {
-        cx.warn(format!(
-            "bind pose: the initial-posture quaternions of {} bones ({}) are not applied (the \
+        cx.warn(
+            "bind pose",
+            format!(
+                "the initial-posture quaternions of {} bones ({}) are not applied (the \
              rest pose is translation only, skm.md §4); kept in extras.initial_rotation",
-            rotated.len(),
-            rotated.join(", ")
-        ));
+                rotated.len(),
+                rotated.join(", ")
+            ),
+        );
     }
     let roots: Vec<usize> = (0..count)
         .filter(|&i| parents.get(i).copied().flatten().is_none())
@@ -457,22 +471,25 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
         }
     }
     if bad_pos > 0 {
-        cx.warn(format!(
-            "{bad_pos} positions with non-finite values set to the origin"
-        ));
+        cx.warn(
+            "",
+            format!("{bad_pos} positions with non-finite values set to the origin"),
+        );
     }
     if bad_normal > 0 {
-        cx.warn(format!(
-            "{bad_normal} zero or non-finite normals replaced by +Y"
-        ));
+        cx.warn(
+            "",
+            format!("{bad_normal} zero or non-finite normals replaced by +Y"),
+        );
     }
     if rescaled > 0 {
-        cx.warn(format!(
-            "{rescaled} normals were not unit length and were normalised"
-        ));
+        cx.warn(
+            "",
+            format!("{rescaled} normals were not unit length and were normalised"),
+        );
     }
     if bad_uv > 0 {
-        cx.warn(format!("{bad_uv} non-finite UVs set to 0"));
+        cx.warn("", format!("{bad_uv} non-finite UVs set to 0"));
     }
     if skinned {
         let bones = doc.bones.len();
@@ -489,42 +506,46 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
                 w[3] = 0.0;
             }
             let palette = v.palette();
-            let mut infl = Vec::with_capacity(4);
-            for (&j, &wt) in palette.iter().zip(w.iter()) {
-                if usize::from(j) < bones {
-                    infl.push((u16::from(j), wt));
-                } else if wt != 0.0 {
-                    out_of_range += 1;
-                }
-            }
-            let (j, w, fixes) = pack_influences(&infl);
-            if fixes.invalid || fixes.empty || fixes.truncated {
+            let infl = palette.iter().map(|&j| u32::from(j)).zip(w);
+            let (j, w, fixes) = normalize_weights(infl, bones, SlotOrder::LargestFirst);
+            out_of_range += fixes.out_of_range as usize;
+            if fixes.invalid > 0 || fixes.empty {
                 other += 1;
             }
             joints.push(j);
             weights.push(w);
         }
         if clamped > 0 {
-            cx.warn(format!(
+            cx.warn(
+                "",
+                format!(
                 "{clamped} vertices have b0 + b1 + b2 > 1: the implied fourth weight was clamped \
                  to 0 and the weights renormalised"
-            ));
+            ),
+            );
         }
         if out_of_range > 0 {
-            cx.warn(format!(
-                "{out_of_range} non-zero influences name a bone out of range; ignored"
-            ));
+            cx.warn(
+                "",
+                format!("{out_of_range} non-zero influences name a bone out of range; ignored"),
+            );
         }
         if other > 0 {
-            cx.warn(format!(
+            cx.warn(
+                "",
+                format!(
                 "{other} vertices have negative or no usable weights; repaired (no weight: bound \
                  to bone 0)"
-            ));
+            ),
+            );
         }
         out.joints = Some(joints);
         out.weights = Some(weights);
     } else if doc.vertices.iter().any(|v| v.blend_indices != 0) {
-        cx.warn("blend indices present but the file has no bones; the mesh is not skinned");
+        cx.warn(
+            "",
+            "blend indices present but the file has no bones; the mesh is not skinned",
+        );
     }
     out
 }
@@ -570,10 +591,13 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
         .collect();
     if !uncovered.is_empty() {
         if !doc.attributes.is_empty() || !doc.materials.is_empty() {
-            cx.warn(format!(
-                "{} faces are in no attribute range; drawn without material",
-                uncovered.len()
-            ));
+            cx.warn(
+                "",
+                format!(
+                    "{} faces are in no attribute range; drawn without material",
+                    uncovered.len()
+                ),
+            );
         }
         let indices: Vec<u32> = uncovered
             .into_iter()
@@ -588,25 +612,25 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
         }
     }
     if bad_range > 0 {
-        cx.warn(format!(
-            "{bad_range} attribute ranges extend past the last face; cut"
-        ));
+        cx.warn(
+            "",
+            format!("{bad_range} attribute ranges extend past the last face; cut"),
+        );
     }
     if bad_material > 0 {
-        cx.warn(format!(
+        cx.warn(
+            "",
+            format!(
             "{bad_material} attribute ranges name a material that does not exist; drawn without \
              material"
-        ));
+        ),
+        );
     }
     if bad_index > 0 {
-        cx.warn(format!(
-            "{bad_index} triangles with a vertex index out of range skipped"
-        ));
+        cx.warn(
+            "",
+            format!("{bad_index} triangles with a vertex index out of range skipped"),
+        );
     }
     prims
-}
-
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
 }

@@ -20,7 +20,7 @@
 //!   (identical data is not lost). V_B tangents are dropped (no handedness sign; warning).
 //! * **Skinning:** joints = the nodes of the BONE elements' frames (deduplicated), inverse bind
 //!   matrices = the converted `mBoneOffset`s, JOINTS = (index0, index1), WEIGHTS = (w, 1 − w),
-//!   cleaned with [`normalize_influences`].
+//!   cleaned with [`normalize_weights`].
 //! * **Animations:** one per ANIS, channels from its ANIs, LINEAR (the engine lerps and slerps),
 //!   times = ticks / `options.smf_ticks_per_second`, with a warning that the rate is a guess.
 //!   Keys out of order, duplicated or negative in time are dropped (warning). Rotation keys
@@ -41,9 +41,10 @@
 use super::shared::SharedTriangles;
 use super::validate::unit3;
 use super::{
-    compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_influences,
-    normalize_quat, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
-    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, Transform, Vertices,
+    compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
+    normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
+    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform,
+    Vertices,
 };
 use super::{SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
@@ -80,10 +81,13 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
                 scale: s,
             }
         } else if animated.get(i).copied().unwrap_or(false) || !m.iter().all(|x| x.is_finite()) {
-            warnings.push(warning(format!(
-                "smf frame {i}: transform is not translation·rotation·scale (error {err:e}); \
+            warnings.push(warning(
+                &format!("smf frame {i}"),
+                format!(
+                    "transform is not translation·rotation·scale (error {err:e}); \
                  the nearest TRS is used"
-            )));
+                ),
+            ));
             if err.is_finite() {
                 Transform::Trs {
                     translation: t,
@@ -135,10 +139,10 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
             }
             parent => {
                 if parent.is_some() || frame.parent != -1 {
-                    warnings.push(warning(format!(
-                        "smf frame {f}: parent {} is invalid or cyclic; made a root",
-                        frame.parent
-                    )));
+                    warnings.push(warning(
+                        &format!("smf frame {f}"),
+                        format!("parent {} is invalid or cyclic; made a root", frame.parent),
+                    ));
                 }
                 scene.roots.push(f);
             }
@@ -165,31 +169,35 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         convert_mesh(i, mesh, doc, frames, &mut scene, &mut warnings);
     }
     if tangents_dropped > 0 {
-        warnings.push(warning(format!(
+        warnings.push(note(format!(
             "{SMF_VB_NOTE}{tangents_dropped} mesh(es) not exported (no handedness sign stored)"
         )));
     }
     if obbs > 0 {
-        warnings.push(warning(format!(
-            "{SMF_OBB_NOTE} (smf_obb; no glTF meaning): {obbs}"
-        )));
+        warnings.push(warning(
+            &format!("{SMF_OBB_NOTE} (smf_obb; no glTF meaning)"),
+            format!("{obbs}"),
+        ));
     }
 
     // Animations.
     let tps = if options.smf_ticks_per_second.is_finite() && options.smf_ticks_per_second > 0.0 {
         options.smf_ticks_per_second
     } else {
-        warnings.push(warning(format!(
-            "smf: invalid ticks per second {}; using 4800",
-            options.smf_ticks_per_second
-        )));
+        warnings.push(warning(
+            "smf",
+            format!(
+                "invalid ticks per second {}; using 4800",
+                options.smf_ticks_per_second
+            ),
+        ));
         4800.0
     };
     for (a, set) in doc.animation_sets.iter().enumerate() {
         convert_animation(a, set, frame_count, tps, &mut scene, &mut warnings);
     }
     if !doc.animation_sets.is_empty() {
-        warnings.push(warning(format!(
+        warnings.push(note(format!(
             "{SMF_RATE_GUESS} and the file stores no rate; {tps} ticks per second is a guess"
         )));
     }
@@ -268,11 +276,14 @@ fn index(i: i32, len: usize) -> Option<usize> {
 }
 
 fn unknown_warning(place: &str, u: &smf::UnknownChunk) -> SceneWarning {
-    warning(format!(
-        "smf {place}: unknown chunk {:?} ({} bytes) kept only in extras (smf_unknown)",
-        u.id.name(),
-        u.data.len()
-    ))
+    warning(
+        &format!("smf {place}"),
+        format!(
+            "unknown chunk {:?} ({} bytes) kept only in extras (smf_unknown)",
+            u.id.name(),
+            u.data.len()
+        ),
+    )
 }
 
 /// Unknown chunks as `extras.smf_unknown`: each `{"id", "after": [id, index] | null, "hex"}`,
@@ -367,9 +378,10 @@ fn convert_mesh(
             .collect();
         ns.resize(n, [0.0, 1.0, 0.0]);
         if bad > 0 {
-            warnings.push(warning(format!(
-                "smf mesh {i}: {bad} zero or non-finite normals replaced by (0, 1, 0)"
-            )));
+            warnings.push(warning(
+                &format!("smf mesh {i}"),
+                format!("{bad} zero or non-finite normals replaced by (0, 1, 0)"),
+            ));
         }
         out.normals = Some(ns);
     }
@@ -385,9 +397,10 @@ fn convert_mesh(
         out.uv0 = Some(uv0);
     }
     if repaired > 0 {
-        warnings.push(warning(format!(
-            "smf mesh {i}: {repaired} non-finite positions set to 0"
-        )));
+        warnings.push(warning(
+            &format!("smf mesh {i}"),
+            format!("{repaired} non-finite positions set to 0"),
+        ));
     }
 
     // Skin.
@@ -401,19 +414,25 @@ fn convert_mesh(
             for (b, bone) in bones.iter().enumerate() {
                 let ibm = mirror_z_matrix(bone.offset);
                 let Some(frame) = index(bone.frame, doc.frames.len()) else {
-                    warnings.push(warning(format!(
-                        "smf mesh {i} bone {b}: frame {} does not exist; its weights are dropped",
-                        bone.frame
-                    )));
+                    warnings.push(warning(
+                        &format!("smf mesh {i} bone {b}"),
+                        format!(
+                            "frame {} does not exist; its weights are dropped",
+                            bone.frame
+                        ),
+                    ));
                     bone_to_joint.push(u32::MAX);
                     continue;
                 };
                 if let Some(&k) = joint_of_frame.get(&frame) {
                     if ibms.get(k) != Some(&ibm) {
-                        warnings.push(warning(format!(
-                            "smf mesh {i} bone {b}: frame {frame} is already a joint with another \
+                        warnings.push(warning(
+                            &format!("smf mesh {i} bone {b}"),
+                            format!(
+                                "frame {frame} is already a joint with another \
                              offset matrix; the first one is used"
-                        )));
+                            ),
+                        ));
                     }
                     bone_to_joint.push(u32::try_from(k).unwrap_or(u32::MAX));
                 } else {
@@ -434,22 +453,25 @@ fn convert_mesh(
             for k in 0..n {
                 let bv = blend.get(k).copied().unwrap_or_default();
                 let w = bv.weight;
-                let (j, wt, changed) = normalize_influences(
-                    [map(bv.indices[0]), map(bv.indices[1]), 0, 0],
-                    [w, 1.0 - w, 0.0, 0.0],
+                let (j, wt, fixes) = normalize_weights(
+                    [(map(bv.indices[0]), w), (map(bv.indices[1]), 1.0 - w)],
                     joints.len(),
+                    SlotOrder::Source,
                 );
-                if changed {
+                if fixes.any() {
                     fixed += 1;
                 }
                 js.push(j);
                 ws.push(wt);
             }
             if fixed > 0 {
-                warnings.push(warning(format!(
-                    "smf mesh {i}: {fixed} vertices had weights outside [0, 1] or bone indices \
+                warnings.push(warning(
+                    &format!("smf mesh {i}"),
+                    format!(
+                        "{fixed} vertices had weights outside [0, 1] or bone indices \
                      out of range (cleaned)"
-                )));
+                    ),
+                ));
             }
             out.joints = Some(js);
             out.weights = Some(ws);
@@ -460,12 +482,14 @@ fn convert_mesh(
                 skeleton: None,
             });
         }
-        (Some(_), _) => warnings.push(warning(format!(
-            "smf mesh {i}: V_A blend weights without BONE list; exported unskinned"
-        ))),
-        (None, Some(bones)) if !bones.is_empty() => warnings.push(warning(format!(
-            "smf mesh {i}: BONE list without V_A weights; exported unskinned"
-        ))),
+        (Some(_), _) => warnings.push(warning(
+            &format!("smf mesh {i}"),
+            "V_A blend weights without BONE list; exported unskinned",
+        )),
+        (None, Some(bones)) if !bones.is_empty() => warnings.push(warning(
+            &format!("smf mesh {i}"),
+            "BONE list without V_A weights; exported unskinned",
+        )),
         _ => {}
     }
 
@@ -497,10 +521,13 @@ fn convert_mesh(
             .and_then(|(s, c)| Some((s, s.checked_add(c)?)))
             .filter(|&(_, e)| e <= triangles)
         else {
-            warnings.push(warning(format!(
-                "smf mesh {i} material {k}: triangle range {}+{} out of range; primitive skipped",
-                mtrl.polygon_start, mtrl.polygon_count
-            )));
+            warnings.push(warning(
+                &format!("smf mesh {i} material {k}"),
+                format!(
+                    "triangle range {}+{} out of range; primitive skipped",
+                    mtrl.polygon_start, mtrl.polygon_count
+                ),
+            ));
             continue;
         };
         if let Some(c) = covered.get_mut(start..end) {
@@ -520,10 +547,13 @@ fn convert_mesh(
         .collect();
     if !uncovered.is_empty() {
         if !mesh.materials.is_empty() {
-            warnings.push(warning(format!(
-                "smf mesh {i}: {} triangles in no material range; exported without a material",
-                uncovered.len()
-            )));
+            warnings.push(warning(
+                &format!("smf mesh {i}"),
+                format!(
+                    "{} triangles in no material range; exported without a material",
+                    uncovered.len()
+                ),
+            ));
         }
         let mut prim = Vec::with_capacity(uncovered.len() * 3);
         for t in uncovered {
@@ -581,18 +611,20 @@ fn convert_mesh(
     }
     if let Some(c) = collision_json(mesh) {
         extras.insert("smf_collision".into(), c);
-        warnings.push(warning(format!(
-            "smf mesh {i}: collision data (C_AT/C_FC/C_VX) kept only in extras (smf_collision; \
-             no glTF meaning)"
-        )));
+        warnings.push(warning(
+            &format!("smf mesh {i}"),
+            "collision data (C_AT/C_FC/C_VX) kept only in extras (smf_collision; \
+             no glTF meaning)",
+        ));
     }
     for u in &mesh.unknown {
         warnings.push(unknown_warning(&format!("mesh {i}"), u));
     }
     if primitives.is_empty() {
-        warnings.push(warning(format!(
-            "smf mesh {i}: no triangles; mesh not exported"
-        )));
+        warnings.push(warning(
+            &format!("smf mesh {i}"),
+            "no triangles; mesh not exported",
+        ));
         return;
     }
     let mesh_index = scene.meshes.len();
@@ -619,9 +651,10 @@ fn convert_mesh(
         });
         scene.roots.push(node);
     } else if frames.is_empty() {
-        warnings.push(warning(format!(
-            "smf mesh {i}: no frame carries it; placed on its own root node"
-        )));
+        warnings.push(warning(
+            &format!("smf mesh {i}"),
+            "no frame carries it; placed on its own root node",
+        ));
         let node = scene.nodes.len();
         let mut extras = Map::new();
         extras.insert("smf_mesh_node".into(), json!(true));
@@ -766,25 +799,30 @@ fn convert_material(
         .filter(|x| !(0.0..=1.0).contains(*x))
         .count();
     if repaired > 0 {
-        warnings.push(warning(format!(
-            "{where_}: {repaired} diffuse or emissive colour components outside 0..1 or not \
+        warnings.push(warning(
+            &where_,
+            format!(
+                "{repaired} diffuse or emissive colour components outside 0..1 or not \
              finite (clamped; a non-finite diffuse component became 1, emissive 0)"
-        )));
+            ),
+        ));
     }
     if let Some(s) = &m.specular {
         out.specular = Some(([s.color[0], s.color[1], s.color[2], 1.0], s.refractive));
         extras.insert("smf_specular_roughness".into(), f(s.roughness));
     }
     if let Some(env) = text(&m.environment_map) {
-        warnings.push(warning(format!(
-            "{where_}: cube environment map {env:?} has no glTF slot (kept in extras)"
-        )));
+        warnings.push(warning(
+            &where_,
+            format!("cube environment map {env:?} has no glTF slot (kept in extras)"),
+        ));
         extras.insert("environment_map".into(), json!(env));
     }
     if let Some(b) = m.bump {
-        warnings.push(warning(format!(
-            "{where_}: parallax depth (BUMP {b}) has no glTF equivalent (kept in extras)"
-        )));
+        warnings.push(warning(
+            &where_,
+            format!("parallax depth (BUMP {b}) has no glTF equivalent (kept in extras)"),
+        ));
         extras.insert("smf_parallax_depth".into(), f(b));
     }
     for (key, v) in [
@@ -802,9 +840,10 @@ fn convert_material(
     out.double_sided = m.cull == Some(0);
     if m.lighting == Some(0) {
         extras.insert("unlit".into(), json!(true));
-        warnings.push(warning(format!(
-            "{where_}: lighting disabled (LGT 0); marked extras.unlit (KHR_materials_unlit)"
-        )));
+        warnings.push(warning(
+            &where_,
+            "lighting disabled (LGT 0); marked extras.unlit (KHR_materials_unlit)",
+        ));
     }
     let draw = m.draw.unwrap_or(smf::DrawMode::Normal);
     match draw {
@@ -827,10 +866,13 @@ fn convert_material(
                 o => format!("unknown {}", o.raw()),
             };
             extras.insert("smf_draw".into(), json!(other.raw()));
-            warnings.push(warning(format!(
-                "{where_}: draw mode {name} has no glTF equivalent; exported as BLEND (raw mode \
+            warnings.push(warning(
+                &where_,
+                format!(
+                    "draw mode {name} has no glTF equivalent; exported as BLEND (raw mode \
                  in extras.smf_draw)"
-            )));
+                ),
+            ));
         }
     }
     for u in &m.unknown {
@@ -888,16 +930,17 @@ fn convert_animation(
     let mut raw_rotations_of = Map::new();
     for (k, ani) in set.animations.iter().enumerate() {
         let Some(node) = index(ani.target_frame, frame_count) else {
-            warnings.push(warning(format!(
-                "smf animation {a} ANI {k}: target frame {} does not exist; skipped",
-                ani.target_frame
-            )));
+            warnings.push(warning(
+                &format!("smf animation {a} ANI {k}"),
+                format!("target frame {} does not exist; skipped", ani.target_frame),
+            ));
             continue;
         };
         if !seen.insert(node) {
-            warnings.push(warning(format!(
-                "smf animation {a} ANI {k}: frame {node} already animated in this set; skipped"
-            )));
+            warnings.push(warning(
+                &format!("smf animation {a} ANI {k}"),
+                format!("frame {node} already animated in this set; skipped"),
+            ));
             continue;
         }
         let scale = ani
@@ -950,17 +993,20 @@ fn convert_animation(
             .insert("smf_rotations_hex".into(), Value::Object(raw_rotations_of));
     }
     if dropped > 0 {
-        warnings.push(warning(format!(
-            "smf animation {a}: {dropped} keys dropped (negative, non-finite, repeated or \
+        warnings.push(warning(
+            &format!("smf animation {a}"),
+            format!(
+                "{dropped} keys dropped (negative, non-finite, repeated or \
              decreasing times, or non-finite values)"
-        )));
+            ),
+        ));
     }
     if anim.channels.is_empty() {
-        warnings.push(warning(format!(
-            "smf animation {a} ({:?}): no keys; kept only in the scene's extras \
-             (smf_empty_animations; glTF needs at least one channel)",
-            anim.name
-        )));
+        warnings.push(warning(
+            &format!("smf animation {a} ({:?})", anim.name),
+            "no keys; kept only in the scene's extras (smf_empty_animations; glTF needs at \
+             least one channel)",
+        ));
         let mut kept = anim.extras;
         kept.insert("name".into(), json!(anim.name));
         let list = scene
@@ -1030,7 +1076,13 @@ fn clean_keys(keys: Vec<RawKey>, tps: f32) -> (Vec<f32>, Vec<f32>, Kept) {
     (times, values, kept)
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
+}
+
+/// A note (what the conversion always does with a part glTF has no place for): its text starts
+/// with its place, the format's name (`smf: …`), as the note constants do.
+fn note(text: String) -> SceneWarning {
     SceneWarning::from_text(text)
 }

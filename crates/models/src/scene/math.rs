@@ -299,64 +299,6 @@ pub fn align_quat(prev: [f32; 4], q: [f32; 4]) -> [f32; 4] {
     }
 }
 
-/// What [`pack_influences`] had to change.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct InfluenceFixes {
-    /// More than four joints had a positive weight: the smallest were dropped.
-    pub truncated: bool,
-    /// The positive weights did not sum to 1 (± 1e-3) and were rescaled.
-    pub renormalized: bool,
-    /// A weight was negative or not finite and was ignored.
-    pub invalid: bool,
-    /// No positive weight at all: the vertex was bound to joint 0 with weight 1.
-    pub empty: bool,
-}
-
-/// Packs `(joint, weight)` influences into glTF's `JOINTS_0` / `WEIGHTS_0`: merges repeated
-/// joints (their weights add up), ignores zero, negative and non-finite weights, keeps the
-/// four largest, rescales them to sum to 1, and sets unused slots to joint 0, weight 0 (as the
-/// Khronos validator wants). A vertex with no positive weight is bound to joint 0.
-pub fn pack_influences(influences: &[(u16, f32)]) -> ([u16; 4], [f32; 4], InfluenceFixes) {
-    let mut fixes = InfluenceFixes::default();
-    let mut merged: Vec<(u16, f32)> = Vec::with_capacity(4);
-    for &(joint, weight) in influences {
-        if !weight.is_finite() || weight < 0.0 {
-            fixes.invalid = true;
-            continue;
-        }
-        if weight == 0.0 {
-            continue;
-        }
-        match merged.iter_mut().find(|(j, _)| *j == joint) {
-            Some(slot) => slot.1 += weight,
-            None => merged.push((joint, weight)),
-        }
-    }
-    // Largest first; ties keep the lower joint index first.
-    merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    if merged.len() > 4 {
-        fixes.truncated = true;
-        merged.truncate(4);
-    }
-    let sum: f32 = merged.iter().map(|(_, w)| w).sum();
-    let mut joints = [0u16; 4];
-    let mut weights = [0.0f32; 4];
-    if merged.is_empty() || !(sum > 0.0 && sum.is_finite()) {
-        fixes.empty = true;
-        weights[0] = 1.0;
-        return (joints, weights, fixes);
-    }
-    if (sum - 1.0).abs() > 1e-3 {
-        fixes.renormalized = true;
-    }
-    // At most four after the truncation above.
-    for ((jo, wo), (j, w)) in joints.iter_mut().zip(&mut weights).zip(merged) {
-        *jo = j;
-        *wo = w / sum;
-    }
-    (joints, weights, fixes)
-}
-
 /// A source texture path as a relative URI path: `\` becomes `/`. An absolute path (a drive
 /// letter, a leading slash, or a UNC path) is reduced to its file name; the second value is
 /// then `true` so that the caller can warn.
@@ -437,53 +379,6 @@ pub fn normalize3(n: [f32; 3]) -> Option<[f32; 3]> {
     (len > 1e-12 && len.is_finite()).then(|| n.map(|x| x / len))
 }
 
-/// Cleans one vertex's skin influences for glTF: slots with a zero, negative or non-finite
-/// weight, or a joint index `>= joint_count`, are emptied (joint 0, weight 0); duplicate joints
-/// are merged; the weights are scaled to sum to 1. A vertex left with no influence gets
-/// `(0, 0, 0, 0)` / `(1, 0, 0, 0)`. The flag is true when anything other than a rounding-level
-/// rescale (sum off by more than 1e-3) had to change.
-pub fn normalize_influences(
-    joints: [u32; 4],
-    weights: [f32; 4],
-    joint_count: usize,
-) -> ([u16; 4], [f32; 4], bool) {
-    let mut out_j = [0u16; 4];
-    let mut out_w = [0.0f32; 4];
-    let mut n = 0usize;
-    let mut changed = false;
-    for (&j, &w) in joints.iter().zip(weights.iter()) {
-        if !(w.is_finite() && w > 0.0) {
-            changed |= !(w == 0.0);
-            continue;
-        }
-        let Some(j16) = u16::try_from(j)
-            .ok()
-            .filter(|&j| usize::from(j) < joint_count)
-        else {
-            changed = true;
-            continue;
-        };
-        if let Some(k) = out_j.iter().take(n).position(|&o| o == j16) {
-            if let Some(slot) = out_w.get_mut(k) {
-                *slot += w;
-            }
-            changed = true;
-        } else if let (Some(sj), Some(sw)) = (out_j.get_mut(n), out_w.get_mut(n)) {
-            *sj = j16;
-            *sw = w;
-            n += 1;
-        }
-    }
-    let sum: f32 = out_w.iter().sum();
-    if n == 0 || !sum.is_finite() || sum <= 0.0 {
-        return ([0; 4], [1.0, 0.0, 0.0, 0.0], true);
-    }
-    if (sum - 1.0).abs() > 1e-3 {
-        changed = true;
-    }
-    (out_j, out_w.map(|w| w / sum), changed)
-}
-
 /// Euler angles (radians, indexed by axis x, y, z) of a rotation quaternion, for the axis
 /// `order` in the sense of [`euler_to_quat`] (`order[0]` applied first):
 /// `euler_to_quat(quat_to_euler(q, o), o)` gives back `±q`. Any permutation of `[0, 1, 2]`;
@@ -559,19 +454,5 @@ mod binary_converter_helper_tests {
                 assert!((a - b).abs() < 1e-4, "{order:?}: {angles:?} -> {back:?}");
             }
         }
-    }
-
-    #[test]
-    fn influences_are_cleaned() {
-        let (j, w, changed) = normalize_influences([3, 3, 9, 0], [0.25, 0.25, 0.5, 0.0], 4);
-        assert!(changed);
-        assert_eq!(j, [3, 0, 0, 0]);
-        assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
-        let (j, w, changed) = normalize_influences([1, 2, 0, 0], [0.75, 0.25, 0.0, 0.0], 3);
-        assert!(!changed);
-        assert_eq!((j, w), ([1, 2, 0, 0], [0.75, 0.25, 0.0, 0.0]));
-        let (j, w, changed) = normalize_influences([0xCDCD_CDCD; 4], [f32::NAN; 4], 3);
-        assert!(changed);
-        assert_eq!((j, w), ([0; 4], [1.0, 0.0, 0.0, 0.0]));
     }
 }

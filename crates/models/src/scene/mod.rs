@@ -51,11 +51,11 @@ pub use import::{ImportOptions, Imported};
 // the converters do); the rest stays the converters' own.
 pub(crate) use math::*;
 pub use math::{
-    axis_quat, compose, decompose, invert, mul, normalize_influences, normalize_quat,
-    pack_influences, relative_texture_path, translation_matrix, InfluenceFixes, IDENTITY,
+    axis_quat, compose, decompose, invert, mul, normalize_quat, relative_texture_path,
+    translation_matrix, IDENTITY,
 };
 pub use merge::{merge_clips, ClipSource, MergeError};
-pub use validate::{validate, ValidScene, Validated};
+pub use validate::{normalize_weights, validate, SlotOrder, ValidScene, Validated, WeightFixes};
 
 /// A whole converted model.
 #[derive(Debug, Clone, Default, PartialEq)]

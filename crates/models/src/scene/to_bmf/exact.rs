@@ -4,6 +4,7 @@
 //! while the scene still holds what the export wrote.
 
 use super::super::raw64;
+use super::super::{normalize_weights, SlotOrder};
 use super::{Slot, Vertices};
 use serde_json::{Map, Value};
 
@@ -152,7 +153,7 @@ pub(super) fn restore_influences(
         };
         let j = [j0, j1, j2, j3].map(|b| u32::from_le_bytes(*b));
         let w = [w0, w1, w2, w3].map(|b| f32::from_le_bytes(*b));
-        let (cj, cw, _) = super::super::normalize_influences(j, w, bones);
+        let (cj, cw, _) = normalize_weights(j.into_iter().zip(w), bones, SlotOrder::Source);
         let unedited = joints.get(k) == Some(&cj)
             && weights
                 .get(k)

@@ -2,7 +2,7 @@
 //! the export's rounding and repairs), the base's exact part is kept, so an unedited export
 //! patched onto its own file gives the file back byte for byte.
 
-use super::super::{normalize3, normalize_influences, SceneWarning};
+use super::super::{normalize3, normalize_weights, SceneWarning, SlotOrder};
 use super::bake::close;
 use bmf_block::{Bmf, Mesh, VertexView, Vertices};
 
@@ -222,8 +222,8 @@ fn same_vertex(a: &VertexView, b: &VertexView, referenced: bool, bones: usize) -
     let normal = normalize3(b.normal).unwrap_or([0.0, 1.0, 0.0]);
     let influences = match (a.joints, b.joints) {
         (Some((ja, wa)), Some((jb, wb))) => {
-            let (ja, wa, _) = normalize_influences(ja, wa, bones);
-            let (jb, wb, _) = normalize_influences(jb, wb, bones);
+            let (ja, wa, _) = normalize_weights(ja.into_iter().zip(wa), bones, SlotOrder::Source);
+            let (jb, wb, _) = normalize_weights(jb.into_iter().zip(wb), bones, SlotOrder::Source);
             ja == jb && near(&wa, &wb)
         }
         (None, None) => true,

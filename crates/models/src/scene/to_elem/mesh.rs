@@ -3,7 +3,8 @@
 use super::hint::{self, agrees, all_agree, shortest, Kept};
 use super::{in_hierarchy, Ctx};
 use crate::scene::{
-    mirror_z, pack_influences, relative_texture_path, Material, Mesh, Primitive, ValidScene,
+    mirror_z, normalize_weights, relative_texture_path, Material, Mesh, Primitive, SlotOrder,
+    ValidScene,
 };
 use crate::Error;
 use elfreina_elem as elem;
@@ -721,7 +722,8 @@ fn packs_into(
         .iter()
         .zip(joints.iter().zip(weights))
         .all(|(list, (j, w))| {
-            let (pj, pw, _) = pack_influences(list);
+            let list = list.iter().map(|&(j, w)| (u32::from(j), w));
+            let (pj, pw, _) = normalize_weights(list, usize::MAX, SlotOrder::LargestFirst);
             pj.iter()
                 .zip(pw)
                 .zip(j.iter().zip(w))

@@ -160,6 +160,8 @@ fn unedited(scene: &ValidScene, table: &Table, bones: &Bones, fps: f32) -> bool 
         thinned: 0,
     };
     let mut derived: HashMap<usize, Vec<Channel>> = HashMap::new();
+    // Only whether the channels match matters here, not what deriving them reported.
+    let mut tally = from_mdl::CurveTally::default();
     for (c, clip) in clips.iter().enumerate() {
         let source = usize::try_from(clip.source_index)
             .ok()
@@ -168,7 +170,7 @@ fn unedited(scene: &ValidScene, table: &Table, bones: &Bones, fps: f32) -> bool 
             Some((s, source)) => derived
                 .entry(s)
                 .or_insert_with(|| {
-                    from_mdl::source_channels(c, source, &context, &mut allowance, &mut ignored)
+                    from_mdl::source_channels(c, source, &context, &mut allowance, &mut tally)
                 })
                 .clone(),
             None => Vec::new(),

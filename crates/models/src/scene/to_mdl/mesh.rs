@@ -1,7 +1,7 @@
 //! Scene meshes → MDL meshes, divided meshes, materials and bone connectors.
 
 use super::{close, Bones, Ctx, MAX_CONNECTORS};
-use crate::scene::{normalize3, normalize_influences, transpose, Material, Vertices};
+use crate::scene::{normalize3, normalize_weights, transpose, Material, SlotOrder, Vertices};
 use crate::scene::{raw64, ValidScene};
 use crate::{Error, Format};
 use mdl_format as mdl;
@@ -550,10 +550,13 @@ fn agrees(raw: &mdl::Vertex, v: &Vertices, k: usize, pal: &Palette) -> bool {
             .copied()
             .unwrap_or(u32::MAX)
     };
-    let (rj, rw, _) = normalize_influences(
-        raw.bone_indices.map(map),
-        raw.weights.map(|b| f32::from(b) / 255.0),
+    let (rj, rw, _) = normalize_weights(
+        raw.bone_indices
+            .map(map)
+            .into_iter()
+            .zip(raw.weights.map(|b| f32::from(b) / 255.0)),
         pal.joint_count,
+        SlotOrder::Source,
     );
     (0..4).all(|s| {
         let (a, b) = (

@@ -3,7 +3,9 @@
 
 use super::bones::{Bones, Tree};
 use super::Ctx;
-use crate::scene::{mirror_z, normalize3, pack_influences, transform_point, Mesh, IDENTITY};
+use crate::scene::{
+    mirror_z, normalize3, normalize_weights, transform_point, Mesh, SlotOrder, IDENTITY,
+};
 use serde_json::Value;
 use skm_text::{AttributeRange, Vertex};
 use std::collections::HashMap;
@@ -659,13 +661,8 @@ fn reproduces(raw: &Vertex, infl: &[(usize, f32)]) -> bool {
     if w[3] < 0.0 {
         w[3] = 0.0;
     }
-    let pairs: Vec<(u16, f32)> = raw
-        .palette()
-        .iter()
-        .zip(w)
-        .map(|(&j, w)| (u16::from(j), w))
-        .collect();
-    let (joints, weights, _) = pack_influences(&pairs);
+    let pairs = raw.palette().map(u32::from).into_iter().zip(w);
+    let (joints, weights, _) = normalize_weights(pairs, usize::MAX, SlotOrder::LargestFirst);
     let made: Vec<(usize, f32)> = joints
         .iter()
         .zip(weights)

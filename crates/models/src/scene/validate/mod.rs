@@ -9,7 +9,8 @@
 //! * [`hierarchy`]: child indices in range, one parent per node, no cycle, complete roots;
 //! * [`nodes`]: finite transforms, unit rotations, no matrix on an animated node;
 //! * [`vertices`]: attribute lengths, non-finite positions and UVs, unit normals and
-//!   tangents, colours, joints and weights (the one skin-weight fixer);
+//!   tangents, colours, joints and weights;
+//! * [`weights`]: the one skin-weight normaliser, which the converters and format writers call too;
 //! * [`indices`]: index lists (whole triangles, in range) and primitive materials;
 //! * [`materials`]: colour factors; [`skins`]: inverse bind matrices;
 //! * [`animation`]: channel targets, key order, non-finite keys, unit rotation keys.
@@ -29,11 +30,13 @@ mod materials;
 mod nodes;
 mod skins;
 mod vertices;
+mod weights;
 
 pub(crate) use materials::floats;
 pub(crate) use nodes::{matrix_is_trs, not_trs_message};
 pub(crate) use skins::skin_is_usable;
 pub(crate) use vertices::unit_tangent;
+pub use weights::{normalize_weights, SlotOrder, WeightFixes};
 
 /// A scene that [`validate`] has checked and repaired: the invariants the writers rely on hold.
 ///

@@ -1,7 +1,8 @@
 //! Vertex attributes: one entry per vertex, finite positions and UVs, unit normals and
 //! tangents, colours in 0..1, and skinning through the one skin-weight fixer
-//! ([`fix_skin_vertex`]).
+//! ([`normalize_weights`], `weights.rs`).
 
+use super::weights::{normalize_weights, SlotOrder, WeightFixes};
 use super::{finite_or, label, unit3, warn, warn_count};
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
@@ -143,7 +144,7 @@ pub(crate) fn unit_tangent(t: [f32; 4], zero: &mut usize) -> [f32; 4] {
 }
 
 /// Joints and weights: both or neither, one per vertex; with a skin of `joint_count` joints,
-/// every vertex fixed by [`fix_skin_vertex`].
+/// every vertex fixed by [`normalize_weights`].
 fn skinning(
     label: &str,
     v: &mut Vertices,
@@ -168,7 +169,10 @@ fn skinning(
     };
     let mut stats = SkinStats::default();
     for (j, w) in joints.iter_mut().zip(weights.iter_mut()) {
-        (*j, *w) = fix_skin_vertex(*j, *w, count, &mut stats);
+        let slots = j.map(u32::from).into_iter().zip(*w);
+        let fixes;
+        (*j, *w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
+        stats.add(fixes);
     }
     stats.report(label, count, warnings);
 }
@@ -184,6 +188,14 @@ struct SkinStats {
 }
 
 impl SkinStats {
+    fn add(&mut self, fixes: WeightFixes) {
+        self.bad_weights += fixes.invalid as usize;
+        self.out_of_range += fixes.out_of_range as usize;
+        self.merged += fixes.merged as usize;
+        self.unweighted += usize::from(fixes.empty);
+        self.renormalised += usize::from(fixes.renormalized);
+    }
+
     fn report(&self, label: &str, count: usize, warnings: &mut Vec<SceneWarning>) {
         let mut say = |n: usize, what: String| warn_count(warnings, label, n, &what);
         say(
@@ -203,81 +215,5 @@ impl SkinStats {
             self.renormalised,
             "vertices' weights did not sum to 1 and were renormalised".into(),
         );
-    }
-}
-
-/// Makes one vertex's skinning valid glTF: weights ≥ 0 summing to 1, no repeated joint with a
-/// weight, joint 0 wherever the weight is 0, every weighted joint `< count`.
-fn fix_skin_vertex(
-    mut j: [u16; 4],
-    w: [f32; 4],
-    count: usize,
-    stats: &mut SkinStats,
-) -> ([u16; 4], [f32; 4]) {
-    let mut w: [f64; 4] = w.map(f64::from);
-    for (wk, &jk) in w.iter_mut().zip(&j) {
-        if !wk.is_finite() || *wk < 0.0 {
-            stats.bad_weights += 1;
-            *wk = 0.0;
-        }
-        if *wk > 0.0 && usize::from(jk) >= count {
-            stats.out_of_range += 1;
-            *wk = 0.0;
-        }
-    }
-    // Slot k's weight moves to the first earlier slot m < k with a weight and the same joint.
-    for k in 1..4 {
-        let Some(((earlier, [wk, ..]), &jk)) = w.split_at_mut_checked(k).zip(j.get(k)) else {
-            continue;
-        };
-        if *wk > 0.0 {
-            let same = earlier
-                .iter_mut()
-                .zip(&j)
-                .find(|(wm, &jm)| **wm > 0.0 && jm == jk);
-            if let Some((wm, _)) = same {
-                *wm += *wk;
-                *wk = 0.0;
-                stats.merged += 1;
-            }
-        }
-    }
-    for (jk, &wk) in j.iter_mut().zip(&w) {
-        if wk == 0.0 {
-            *jk = 0;
-        }
-    }
-    let sum: f64 = w.iter().sum();
-    if sum <= 0.0 || !sum.is_finite() {
-        stats.unweighted += 1;
-        return ([0; 4], [1.0, 0.0, 0.0, 0.0]);
-    }
-    if (sum - 1.0).abs() > 1e-3 {
-        stats.renormalised += 1;
-    }
-    let mut out = w.map(|x| (x / sum) as f32);
-    // Put any f32 rounding error on the largest weight so the sum is as close to 1 as f32 gets.
-    let total: f32 = out.iter().sum();
-    if let Some(largest) = out.iter_mut().max_by(|a, b| a.total_cmp(b)) {
-        *largest += 1.0 - total;
-    }
-    (j, out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn skin_vertices_become_valid() {
-        let mut s = SkinStats::default();
-        let (j, w) = fix_skin_vertex([3, 3, 9, 1], [0.25, 0.25, 0.5, 0.0], 4, &mut s);
-        assert_eq!(j, [3, 0, 0, 0]);
-        assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
-        assert_eq!((s.merged, s.out_of_range, s.renormalised), (1, 1, 1));
-        let (j, w) = fix_skin_vertex([1, 2, 0, 0], [0.0, 0.0, 0.0, 0.0], 4, &mut s);
-        assert_eq!((j, w), ([0; 4], [1.0, 0.0, 0.0, 0.0]));
-        let (_, w) = fix_skin_vertex([0, 1, 2, 3], [0.1, 0.2, 0.3, 0.3], 4, &mut s);
-        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
     }
 }
