@@ -138,24 +138,14 @@ pub(crate) fn lex<'a>(
             checked(t, line, column)?;
             // The line's values, as offsets in `text`.
             let start = offset + (content.len() - content.trim_start_matches(is_ws).len());
-            let end = start + t.len();
             let list = match stack.last_mut() {
                 Some(parent) => &mut parent.items,
                 None => &mut top,
             };
-            if let Some(Item::Lines(run)) = list.last_mut() {
-                // Only blank lines can stand between the run and this line: any other line
-                // would be the list's last item, or belong to another list.
-                run.text = text.get(run.start..end).unwrap_or_default();
-                run.count += 1;
-                continue;
+            match data_line(list, text, start..start + t.len(), Pos::new(line, column)) {
+                Some(item) => item,
+                None => continue,
             }
-            Item::Lines(Run {
-                text: text.get(start..end).unwrap_or_default(),
-                start,
-                pos: Pos::new(line, column),
-                count: 1,
-            })
         };
         let list = match stack.last_mut() {
             Some(parent) => &mut parent.items,
@@ -180,6 +170,29 @@ pub(crate) fn lex<'a>(
         items: top,
     };
     Ok((tree, budget))
+}
+
+/// A data line (its values at `values` in `text`, checked) onto its scope's `list`: the run
+/// the list ends with grows over it (`None`), or it starts a new run, returned.
+fn data_line<'a>(
+    list: &mut [Item<'a>],
+    text: &'a str,
+    values: std::ops::Range<usize>,
+    pos: Pos,
+) -> Option<Item<'a>> {
+    if let Some(Item::Lines(run)) = list.last_mut() {
+        // Only blank lines can stand between the run and this line: any other line would be
+        // the list's last item, or belong to another list.
+        run.text = text.get(run.start..values.end).unwrap_or_default();
+        run.count += 1;
+        return None;
+    }
+    Some(Item::Lines(Run {
+        text: text.get(values.clone()).unwrap_or_default(),
+        start: values.start,
+        pos,
+        count: 1,
+    }))
 }
 
 /// Values text, checked: its atoms are split again when the typed reader asks for them.
