@@ -185,3 +185,37 @@ fn messages_quote_at_most_sixty_bytes_of_a_token() {
         assert!(err.to_string().contains("aaaa"), "{err}");
     }
 }
+
+/// Issue 18: rows of bulk data cost no tree node each. Reading a mesh of plain rows takes
+/// little more than the typed arrays it makes (before, one node per line took about three
+/// times as much again, and the peak was the tree).
+#[test]
+fn bulk_rows_cost_about_their_arrays() {
+    let n = 200_000;
+    let mut t = String::from(HEAD);
+    t.push_str("MeshDataList {\nMeshContainer {\nMaterials {\nMaterial {\n}\n}\nMesh {\n");
+    t.push_str("Positions {\n");
+    for i in 0..n {
+        // A blank line now and then: a run of rows goes on across it.
+        let blank = if i % 1000 == 0 { "\n" } else { "" };
+        t.push_str(&format!("\t{i}.5:-1.25:{i}\r\n{blank}"));
+    }
+    t.push_str("}\nVertexIndices {\n");
+    for i in 0..n - 2 {
+        t.push_str(&format!("3,{i}:{}:{}\n", i + 1, i + 2));
+    }
+    t.push_str("}\nAttributes {\n");
+    t.push_str(&"0\n".repeat(n - 2));
+    t.push_str("}\n}\n}\n}\n");
+    let bytes = t.into_bytes();
+    let (doc, peak) = measure(|| Elem::from_bytes(&bytes).unwrap());
+    let mesh = &doc.containers()[0].meshes[0];
+    assert_eq!((mesh.positions.len(), mesh.face_sizes.len()), (n, n - 2));
+    let arrays = mesh.positions.len() * 24
+        + (mesh.face_sizes.len() + mesh.face_indices.len() + mesh.attributes.len()) * 4;
+    eprintln!("{} bytes, arrays {arrays}, peak {peak}", bytes.len());
+    assert!(
+        peak < arrays + arrays / 8 + MIB,
+        "peak {peak}, arrays {arrays}"
+    );
+}

@@ -4,57 +4,12 @@
 
 use crate::error::{clip, Error, Warning, WarningKind};
 use crate::number::{parse_f64, Num};
-use crate::read::spans::{char_len, split, syntax, Budget, Data, Entry, Item, Scope, Tree, Vals};
+use crate::read::spans::{
+    char_len, is_ws, split, syntax, trim, Budget, Entry, Item, LineSplit, Run, Scope, Tree, Vals,
+};
 use crate::rules::is_ident;
 use crate::tree::{LineEnding, Pos};
 use crate::{HEADER, MAX_DEPTH};
-
-fn is_ws(c: char) -> bool {
-    c == ' ' || c == '\t'
-}
-
-/// Splits text into lines on CRLF, LF or CR.
-struct Lines<'a> {
-    rest: &'a str,
-    line: u32,
-}
-
-impl<'a> Iterator for Lines<'a> {
-    /// (1-based line number, content without its ending, the ending if any).
-    type Item = (u32, &'a str, Option<LineEnding>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let bytes = self.rest.as_bytes();
-        let end = bytes
-            .iter()
-            .position(|&b| b == b'\r' || b == b'\n')
-            .unwrap_or(bytes.len());
-        let (ending, len) = match (bytes.get(end), bytes.get(end + 1)) {
-            (Some(b'\r'), Some(b'\n')) => (Some(LineEnding::CrLf), 2),
-            (Some(b'\r'), _) => (Some(LineEnding::Cr), 1),
-            (Some(_), _) => (Some(LineEnding::Lf), 1),
-            (None, _) => (None, 0),
-        };
-        let content = self.rest.get(..end).unwrap_or_default();
-        self.rest = self.rest.get(end + len..).unwrap_or_default();
-        self.line = self.line.saturating_add(1);
-        Some((self.line, content, ending))
-    }
-}
-
-/// Trims spaces and tabs; returns the 1-based column of the first kept character and the
-/// trimmed text. Leading whitespace is ASCII, so its byte count is its character count.
-fn trim(content: &str) -> (u32, &str) {
-    let trimmed_start = content.trim_start_matches(is_ws);
-    let lead = content.len() - trimmed_start.len();
-    (
-        u32::try_from(lead).unwrap_or(u32::MAX).saturating_add(1),
-        trimmed_start.trim_end_matches(is_ws),
-    )
-}
 
 /// Parses decoded text (BOM already removed) into a scope tree that borrows from it; returns
 /// the budget left for what is built from the tree.
@@ -63,16 +18,13 @@ pub(crate) fn lex<'a>(
     bom: bool,
     warnings: &mut Vec<Warning>,
 ) -> Result<(Tree<'a>, Budget), Error> {
-    let mut lines = Lines {
-        rest: text,
-        line: 0,
-    };
+    let mut lines = LineSplit::new(text, 0);
 
     // Header: the first non-blank line.
     let mut line_ending = LineEnding::CrLf;
     let mut found_header = false;
     let mut last_line = 0;
-    for (line, content, ending) in lines.by_ref() {
+    for (line, _, content, ending) in lines.by_ref() {
         last_line = line;
         let (column, t) = trim(content);
         if t.is_empty() {
@@ -99,7 +51,7 @@ pub(crate) fn lex<'a>(
 
     // `File Version <number>`.
     let mut version = None;
-    for (line, content, _) in lines.by_ref() {
+    for (line, _, content, _) in lines.by_ref() {
         last_line = line;
         let (column, t) = trim(content);
         if t.is_empty() {
@@ -120,7 +72,7 @@ pub(crate) fn lex<'a>(
     let mut budget = Budget::new(text.len());
     let mut top: Vec<Item<'_>> = Vec::new();
     let mut stack: Vec<Scope<'_>> = Vec::new();
-    for (line, content, _) in lines {
+    for (line, offset, content, _) in lines {
         let (column, t) = trim(content);
         if t.is_empty() {
             continue;
@@ -183,10 +135,17 @@ pub(crate) fn lex<'a>(
                 values,
             })
         } else {
-            Item::Data(Data {
-                pos: Pos::new(line, column),
-                values: checked(t, line, column)?,
-            })
+            checked(t, line, column)?;
+            // The line's values, as offsets in `text`.
+            let start = offset + (content.len() - content.trim_start_matches(is_ws).len());
+            let list = match stack.last_mut() {
+                Some(parent) => &mut parent.items,
+                None => &mut top,
+            };
+            match data_line(list, text, start..start + t.len(), Pos::new(line, column)) {
+                Some(item) => item,
+                None => continue,
+            }
         };
         let list = match stack.last_mut() {
             Some(parent) => &mut parent.items,
@@ -211,6 +170,29 @@ pub(crate) fn lex<'a>(
         items: top,
     };
     Ok((tree, budget))
+}
+
+/// A data line (its values at `values` in `text`, checked) onto its scope's `list`: the run
+/// the list ends with grows over it (`None`), or it starts a new run, returned.
+fn data_line<'a>(
+    list: &mut [Item<'a>],
+    text: &'a str,
+    values: std::ops::Range<usize>,
+    pos: Pos,
+) -> Option<Item<'a>> {
+    if let Some(Item::Lines(run)) = list.last_mut() {
+        // Only blank lines can stand between the run and this line: any other line would be
+        // the list's last item, or belong to another list.
+        run.text = text.get(run.start..values.end).unwrap_or_default();
+        run.count += 1;
+        return None;
+    }
+    Some(Item::Lines(Run {
+        text: text.get(values.clone()).unwrap_or_default(),
+        start: values.start,
+        pos,
+        count: 1,
+    }))
 }
 
 /// Values text, checked: its atoms are split again when the typed reader asks for them.

@@ -52,9 +52,10 @@ pub(crate) fn tree(bytes: &[u8], warnings: &mut Vec<Warning>) -> Result<Tree, Er
     let (text, bom) = decode(bytes, warnings)?;
     let (spans, mut budget) = lex::lex(&text, bom, warnings)?;
     let mut items = Vec::new();
-    budget.reserve(&mut items, spans.items.len(), 0, 0)?;
+    let n = spans.items.iter().map(spans::Item::width).sum();
+    budget.reserve(&mut items, n, 0, 0)?;
     for item in &spans.items {
-        items.push(item.to_owned(&mut budget)?);
+        item.to_owned_into(&mut budget, &mut items)?;
     }
     let (version, pos) = spans.version;
     Ok(Tree {
@@ -157,5 +158,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A run of data lines keeps every line's own position: blank lines, other indentation
+    /// and every line ending inside the run count as they did with one node per line.
+    #[test]
+    fn data_lines_in_one_run_keep_their_positions() {
+        let head = "Elfreina Extension Model File\nFile Version 1.00\n";
+        let body = "MeshDataList {\nMeshContainer {\nMesh {\nPositions {\n  1:2:3\r\n\n\r\t\t4:5:x\n}\n}\n}\n}\n";
+        let err = super::elem(format!("{head}{body}").as_bytes()).unwrap_err();
+        assert_eq!(err.position(), Some((10, 7)), "{err}");
+        let tree =
+            crate::Tree::from_bytes(format!("{head}A {{\n 1\r\n\n\t\t2:3\r4\n}}\n").as_bytes())
+                .unwrap();
+        let crate::Item::Scope(a) = &tree.items[0] else {
+            panic!("{tree:?}")
+        };
+        let found: Vec<(u32, u32, usize)> = a
+            .items
+            .iter()
+            .map(|i| match i {
+                crate::Item::Data(d) => (d.pos.line, d.pos.column, d.values.atoms.len()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(found, [(4, 2, 1), (6, 3, 2), (7, 1, 1)]);
     }
 }

@@ -1,6 +1,9 @@
 //! The scope tree the reader works on: the same shape as [`crate::tree`], but every node
 //! borrows its text from the input (tags, keys and the values text of a line are slices of it),
-//! so building it allocates only the node lists. The values of a line stay one slice, checked
+//! so building it allocates only the node lists. Consecutive data lines of a scope are one
+//! node, [`Item::Lines`] (their slice of the input and their number): the bulk of a file
+//! (millions of rows of vertices and faces) costs no node per line, and a row is made into a
+//! [`Data`] only while it is read. The values of a line stay one slice, checked
 //! by the lexer and split into atoms ([`AtomRef`]) again only when the typed reader asks; bulk
 //! rows of numbers are read straight from the slice (see [`super::scan`]).
 //!
@@ -37,12 +40,107 @@ pub(crate) struct Tree<'a> {
     pub items: Vec<Item<'a>>,
 }
 
-/// A scope, an entry or a data line (see [`crate::tree::Item`]).
+/// A scope, an entry, a data line (see [`crate::tree::Item`]) or a run of data lines.
 #[derive(Debug)]
 pub(crate) enum Item<'a> {
     Scope(Scope<'a>),
     Entry(Entry<'a>),
+    /// One data line of a tree built in code.
     Data(Data<'a>),
+    /// Consecutive data lines read from a file.
+    Lines(Run<'a>),
+}
+
+/// Consecutive data lines of one scope read from a file, each already checked by the lexer:
+/// the text from the first line's first value to the end of the last line's values (blank
+/// lines between them included), the first line's position and the number of data lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Run<'a> {
+    pub text: &'a str,
+    /// Where `text` starts in the file's decoded text (for the lexer, which extends runs).
+    pub start: usize,
+    pub pos: Pos,
+    pub count: usize,
+}
+
+impl<'a> Run<'a> {
+    /// The data lines, in order, with the positions the lexer gave them.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Data<'a>> {
+        let first_col = self.pos.column;
+        LineSplit::new(self.text, self.pos.line.saturating_sub(1))
+            .enumerate()
+            .filter_map(move |(i, (line, _, content, _))| {
+                let (lead, t) = trim(content);
+                // The run starts at the first value, so its first line's column is the run's.
+                let col = if i == 0 { first_col } else { lead };
+                (!t.is_empty()).then_some(Data {
+                    pos: Pos::new(line, col),
+                    values: Vals::Text { text: t, line, col },
+                })
+            })
+    }
+}
+
+pub(crate) fn is_ws(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// Trims spaces and tabs; returns the 1-based column of the first kept character and the
+/// trimmed text. Leading whitespace is ASCII, so its byte count is its character count.
+pub(crate) fn trim(content: &str) -> (u32, &str) {
+    let trimmed_start = content.trim_start_matches(is_ws);
+    let lead = content.len() - trimmed_start.len();
+    (
+        u32::try_from(lead).unwrap_or(u32::MAX).saturating_add(1),
+        trimmed_start.trim_end_matches(is_ws),
+    )
+}
+
+/// Splits text into lines on CRLF, LF or CR.
+pub(crate) struct LineSplit<'a> {
+    rest: &'a str,
+    offset: usize,
+    line: u32,
+}
+
+impl<'a> LineSplit<'a> {
+    /// Lines of `text`, numbered from `before + 1`.
+    pub(crate) fn new(text: &'a str, before: u32) -> Self {
+        Self {
+            rest: text,
+            offset: 0,
+            line: before,
+        }
+    }
+}
+
+impl<'a> Iterator for LineSplit<'a> {
+    /// (1-based line number, byte offset of the line in the text, content without its
+    /// ending, the ending if any).
+    type Item = (u32, usize, &'a str, Option<LineEnding>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let bytes = self.rest.as_bytes();
+        let end = bytes
+            .iter()
+            .position(|&b| b == b'\r' || b == b'\n')
+            .unwrap_or(bytes.len());
+        let (ending, len) = match (bytes.get(end), bytes.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => (Some(LineEnding::CrLf), 2),
+            (Some(b'\r'), _) => (Some(LineEnding::Cr), 1),
+            (Some(_), _) => (Some(LineEnding::Lf), 1),
+            (None, _) => (None, 0),
+        };
+        let content = self.rest.get(..end).unwrap_or_default();
+        let start = self.offset;
+        self.rest = self.rest.get(end + len..).unwrap_or_default();
+        self.offset += end + len;
+        self.line = self.line.saturating_add(1);
+        Some((self.line, start, content, ending))
+    }
 }
 
 #[derive(Debug)]
@@ -59,7 +157,7 @@ pub(crate) struct Entry<'a> {
     pub values: Vals<'a>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Data<'a> {
     pub pos: Pos,
     pub values: Vals<'a>,
@@ -90,6 +188,23 @@ impl<'a> Item<'a> {
             Item::Scope(s) => s.pos,
             Item::Entry(e) => e.pos,
             Item::Data(d) => d.pos,
+            Item::Lines(r) => r.pos,
+        }
+    }
+
+    /// The number of items of the public tree this node stands for (a run: its lines).
+    pub(crate) fn width(&self) -> usize {
+        match self {
+            Item::Lines(r) => r.count,
+            _ => 1,
+        }
+    }
+
+    /// Calls `f` with each line of the node (once with the node itself unless it is a run).
+    pub(crate) fn each_line(self, mut f: impl FnMut(Item<'a>) -> Result<()>) -> Result<()> {
+        match self {
+            Item::Lines(r) => r.iter().try_for_each(|d| f(Item::Data(d))),
+            other => f(other),
         }
     }
 
@@ -98,21 +213,42 @@ impl<'a> Item<'a> {
         match self {
             Item::Scope(s) => s.tag,
             Item::Entry(e) => e.key,
-            Item::Data(_) => "",
+            Item::Data(_) | Item::Lines(_) => "",
         }
     }
 
-    /// The owned node, its memory charged to `budget`. Recursive: a tree read from a file is
-    /// at most [`MAX_DEPTH`] deep, and [`Item::view`] refuses deeper trees built in code.
-    pub(crate) fn to_owned(&self, budget: &mut Budget) -> Result<tree::Item> {
+    /// The owned nodes (one, or a run's lines), appended to `out`, their memory charged to
+    /// `budget` (`out`'s room is the caller's to reserve).
+    pub(crate) fn to_owned_into(
+        &self,
+        budget: &mut Budget,
+        out: &mut Vec<tree::Item>,
+    ) -> Result<()> {
+        match self {
+            Item::Lines(r) => {
+                for d in r.iter() {
+                    out.push(Item::Data(d).to_owned(budget)?);
+                }
+            }
+            other => out.push(other.to_owned(budget)?),
+        }
+        Ok(())
+    }
+
+    /// The owned node, its memory charged to `budget` (for a run, only its first line:
+    /// [`Item::to_owned_into`] is the one caller, and gives runs line by line). Recursive: a
+    /// tree read from a file is at most [`MAX_DEPTH`] deep, and [`Item::view`] refuses
+    /// deeper trees built in code.
+    fn to_owned(&self, budget: &mut Budget) -> Result<tree::Item> {
         let pos = self.pos();
         Ok(match self {
             Item::Scope(s) => {
                 budget.spend(s.tag.len(), pos.line, pos.column)?;
                 let mut items = Vec::new();
-                budget.reserve(&mut items, s.items.len(), pos.line, pos.column)?;
+                let n = s.items.iter().map(Item::width).sum();
+                budget.reserve(&mut items, n, pos.line, pos.column)?;
                 for item in &s.items {
-                    items.push(item.to_owned(budget)?);
+                    item.to_owned_into(budget, &mut items)?;
                 }
                 tree::Item::Scope(tree::Scope {
                     pos,
@@ -132,6 +268,10 @@ impl<'a> Item<'a> {
                 pos,
                 values: d.values.to_owned(budget, pos)?,
             }),
+            Item::Lines(r) => match r.iter().next() {
+                Some(d) => return Item::Data(d).to_owned(budget),
+                None => tree::Item::Data(tree::Data::default()),
+            },
         })
     }
 

@@ -174,6 +174,34 @@ struct CountedList {
     what: &'static str,
 }
 
+/// The data lines of a scope that holds nothing else (see [`Ctx::data_lines`]): its runs
+/// (and, for a tree built in code, single lines), counted without a node per line.
+#[derive(Default)]
+struct DataLines<'a> {
+    items: Vec<Item<'a>>,
+}
+
+impl<'a> DataLines<'a> {
+    fn len(&self) -> usize {
+        self.items.iter().map(Item::width).sum()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn iter(&self) -> impl Iterator<Item = Data<'a>> + '_ {
+        self.items.iter().flat_map(|item| {
+            let (one, run) = match item {
+                Item::Data(d) => (Some(*d), None),
+                Item::Lines(r) => (None, Some(r.iter())),
+                _ => (None, None),
+            };
+            one.into_iter().chain(run.into_iter().flatten())
+        })
+    }
+}
+
 /// A declared count with the position of its key.
 type Count = Option<(u64, Pos)>;
 
@@ -196,16 +224,22 @@ impl Ctx<'_> {
         let mut extra = Vec::new();
         if let Some(first) = items.iter().find(|i| !known.contains(&i.name())) {
             let pos = first.pos();
-            let n = items.len() - wanted;
+            let n = items
+                .iter()
+                .filter(|i| !known.contains(&i.name()))
+                .map(Item::width)
+                .sum();
             self.budget.reserve(&mut extra, n, pos.line, pos.column)?;
         }
         for item in items {
             if known.contains(&item.name()) {
                 out.push(item);
             } else {
-                let (pos, name) = (item.pos(), clip(item.name()));
-                self.warn(pos, WarningKind::Unknown { name });
-                extra.push(item.to_owned(&mut self.budget)?);
+                item.each_line(|line| {
+                    let (pos, name) = (line.pos(), clip(line.name()));
+                    self.warn(pos, WarningKind::Unknown { name });
+                    line.to_owned_into(&mut self.budget, &mut extra)
+                })?;
             }
         }
         Ok((out, extra))
@@ -232,15 +266,24 @@ impl Ctx<'_> {
                 message: format!("`{}` cannot be {form} here", clip(name)),
             });
         }
-        self.warn(pos, WarningKind::Unknown { name: clip(name) });
-        let owned = item.to_owned(&mut self.budget)?;
-        self.budget.push(extra, owned, pos.line, pos.column)
+        item.each_line(|line| {
+            let pos = line.pos();
+            self.warn(pos, WarningKind::Unknown { name: clip(name) });
+            let mut owned = Vec::with_capacity(1);
+            line.to_owned_into(&mut self.budget, &mut owned)?;
+            for node in owned {
+                self.budget.push(extra, node, pos.line, pos.column)?;
+            }
+            Ok(())
+        })
     }
 
     /// A scope kept whole (`Blends`, `BlendIndices`), charged to the budget.
     fn keep(&mut self, s: Scope<'_>) -> Result<tree::Scope> {
-        match Item::Scope(s).to_owned(&mut self.budget)? {
-            tree::Item::Scope(s) => Ok(s),
+        let mut owned = Vec::with_capacity(1);
+        Item::Scope(s).to_owned_into(&mut self.budget, &mut owned)?;
+        match owned.pop() {
+            Some(tree::Item::Scope(s)) => Ok(s),
             _ => Ok(tree::Scope::default()),
         }
     }
@@ -381,32 +424,32 @@ impl Ctx<'_> {
     }
 
     /// The data lines of a scope that may hold nothing else.
-    fn data_lines<'a>(&self, s: Scope<'a>) -> Result<Vec<Data<'a>>> {
+    fn data_lines<'a>(&self, s: Scope<'a>) -> Result<DataLines<'a>> {
         let tag = s.tag;
-        s.items
-            .into_iter()
-            .map(|item| match item {
-                Item::Data(d) => Ok(d),
-                other => {
-                    let pos = other.pos();
-                    Err(Error::UnexpectedPart {
-                        line: pos.line,
-                        column: pos.column,
-                        message: format!(
-                            "`{tag}` holds only data lines, found `{}`",
-                            clip(other.name())
-                        ),
-                    })
-                }
-            })
-            .collect()
+        if let Some(other) = s
+            .items
+            .iter()
+            .find(|i| !matches!(i, Item::Data(_) | Item::Lines(_)))
+        {
+            let pos = other.pos();
+            return Err(Error::UnexpectedPart {
+                line: pos.line,
+                column: pos.column,
+                message: format!(
+                    "`{tag}` holds only data lines, found `{}`",
+                    clip(other.name())
+                ),
+            });
+        }
+        Ok(DataLines { items: s.items })
     }
 
     fn rows<const N: usize>(&mut self, s: Scope<'_>) -> Result<Vec<[f64; N]>> {
         let tag = s.tag;
         let lines = self.data_lines(s)?;
+        // Exact: every line is a row (or an error).
         let mut out = Vec::with_capacity(lines.len());
-        for d in &lines {
+        for d in lines.iter() {
             out.push(self.row::<N>(&d.values, d.pos, tag)?);
         }
         Ok(out)
@@ -417,7 +460,7 @@ impl Ctx<'_> {
         let lines = self.data_lines(s)?;
         let mut out = Vec::new();
         let mut pos = Vec::new();
-        for d in &lines {
+        for d in lines.iter() {
             out.push(self.raw_row(&d.values, d.pos, tag)?);
             pos.push(d.pos);
         }
@@ -428,7 +471,7 @@ impl Ctx<'_> {
         let tag = s.tag;
         let mut buf = Vec::new();
         let mut out = Vec::new();
-        for d in self.data_lines(s)? {
+        for d in self.data_lines(s)?.iter() {
             d.values.split_into(&mut buf)?;
             match buf.as_slice() {
                 [one] => out.push(one.text.to_owned()),
@@ -848,12 +891,16 @@ impl Ctx<'_> {
         // Faces.
         let face_rows = match faces {
             Some(sc) => self.data_lines(sc)?,
-            None => Vec::new(),
+            None => DataLines::default(),
         };
         self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
         m.face_sizes.reserve_exact(face_rows.len());
-        for d in &face_rows {
-            self.face(d, v, &mut m)?;
+        // Every face has at least three corners, each backed by its line: triangles need
+        // no growth.
+        m.face_indices
+            .reserve_exact(face_rows.len().saturating_mul(3));
+        for d in face_rows.iter() {
+            self.face(&d, v, &mut m)?;
         }
         let f = m.face_sizes.len();
 
@@ -871,7 +918,7 @@ impl Ctx<'_> {
                 ));
             }
             m.attributes.reserve_exact(lines.len());
-            for d in &lines {
+            for d in lines.iter() {
                 let fast = d.values.text().and_then(scan::index);
                 if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
                     m.attributes.push(i);
@@ -997,7 +1044,7 @@ impl Ctx<'_> {
                 Item::Scope(sc) if sc.tag == "VertexBlend" => {
                     seen.once("VertexBlend", sc.pos)?;
                     let mut buf = Vec::new();
-                    for d in self.data_lines(sc)? {
+                    for d in self.data_lines(sc)?.iter() {
                         d.values.split_into(&mut buf)?;
                         let atoms = buf.as_slice();
                         let (Some(vertex), Some(weight), 2) =
