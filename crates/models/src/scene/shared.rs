@@ -81,25 +81,6 @@ fn count_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_skip_dropped_triangles_and_share_one_list() {
-        let (s, skipped) = SharedTriangles::new(4, |t| (t != 1).then_some([t as u32; 3]));
-        assert_eq!(skipped, 1);
-        assert_eq!(&*s.range(0, 4), &[0, 0, 0, 2, 2, 2, 3, 3, 3]);
-        assert_eq!(&*s.range(1, 2), &[] as &[u32]);
-        assert_eq!(&*s.range(1, 3), &[2, 2, 2]);
-        assert_eq!(&*s.range(3, 9), &[3, 3, 3]);
-        assert!(Arc::ptr_eq(s.range(0, 1).list(), s.range(2, 4).list()));
-        let (all, skipped) = SharedTriangles::new(2, |t| Some([t as u32; 3]));
-        assert_eq!(skipped, 0);
-        assert_eq!(&*all.range(1, 2), &[1, 1, 1]);
-    }
-}
-
 /// The items of a list that a conversion either borrows (`borrowed`, from a borrowed document)
 /// or owns (`owned`, moved out of a document taken by value; the other one is empty). Owned
 /// items are handed out by value, so that each is freed as soon as it is converted: the
@@ -134,5 +115,24 @@ pub(crate) fn take_list<'a, D: Clone, T>(
 pub(crate) fn release<T: Clone>(source: &mut std::borrow::Cow<'_, T>, free: impl FnOnce(&mut T)) {
     if let std::borrow::Cow::Owned(x) = source {
         free(x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_skip_dropped_triangles_and_share_one_list() {
+        let (s, skipped) = SharedTriangles::new(4, |t| (t != 1).then_some([t as u32; 3]));
+        assert_eq!(skipped, 1);
+        assert_eq!(&*s.range(0, 4), &[0, 0, 0, 2, 2, 2, 3, 3, 3]);
+        assert_eq!(&*s.range(1, 2), &[] as &[u32]);
+        assert_eq!(&*s.range(1, 3), &[2, 2, 2]);
+        assert_eq!(&*s.range(3, 9), &[3, 3, 3]);
+        assert!(Arc::ptr_eq(s.range(0, 1).list(), s.range(2, 4).list()));
+        let (all, skipped) = SharedTriangles::new(2, |t| Some([t as u32; 3]));
+        assert_eq!(skipped, 0);
+        assert_eq!(&*all.range(1, 2), &[1, 1, 1]);
     }
 }
