@@ -232,3 +232,27 @@ fn every_fixture_and_sample_converts_and_reads_back_with_the_scene_figures() {
         );
     }
 }
+
+/// The conversion by value (which frees each converted part of the document, issue 18) makes
+/// the same scene and the same warnings as the borrowing one, for every fixture and sample.
+/// Compared through `Debug`, so that a NaN left in an unvalidated scene compares equal to
+/// itself.
+#[test]
+fn the_owned_conversion_equals_the_borrowing_one() {
+    let mut compared = 0;
+    for path in all_inputs() {
+        let Some(doc) = open(&path) else { continue };
+        let options = SceneOptions::default();
+        let borrowed = Scene::from_document_with(&doc, &options).unwrap();
+        let owned = Scene::from_owned_document_with(doc, &options).unwrap();
+        assert_eq!(
+            format!("{:?}", owned.scene),
+            format!("{:?}", borrowed.scene),
+            "{}",
+            path.display()
+        );
+        assert_eq!(owned.warnings, borrowed.warnings, "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared > 10, "only {compared} inputs compared");
+}

@@ -382,17 +382,18 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     }
     // The conversion budget derives from the input's size (see models::scene::Budget).
     let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
-    let conversion = Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
-        .map_err(|e| e.at(input).to_string())?;
+    let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
+    // The conversion consumes the document, freeing each part once converted, and the writer
+    // streams from the scene alone: peak memory is about the larger of the document and the
+    // scene (plus what the writer adds), never their sum.
+    let conversion =
+        Scene::from_owned_document_with(parsed.document, &scene_options(args, input_len))
+            .map_err(|e| e.at(input).to_string())?;
     let mut scene = conversion.scene;
     if scene.name.is_empty() {
         scene.name = crate::pack::model_stem(input);
     }
-    let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
     warnings.extend(conversion.warnings.iter().map(Said::scene));
-    // The document is freed before the export: the writer streams from the scene alone, so
-    // peak memory is the document and the scene, or the scene and the writer, never all three.
-    drop(parsed);
     warnings.extend(write_gltf(args, scene, input, output)?);
     Ok(warnings)
 }

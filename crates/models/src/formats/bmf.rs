@@ -70,7 +70,15 @@ impl super::FormatModel for bmf_block::Bmf {
         options: &crate::scene::SceneOptions,
         budget: &mut crate::scene::Budget,
     ) -> Result<crate::scene::Conversion, crate::Error> {
-        crate::scene::from_bmf::convert(self, options, budget)
+        crate::scene::from_bmf::convert(std::borrow::Cow::Borrowed(self), options, budget)
+    }
+
+    fn into_scene(
+        self,
+        options: &crate::scene::SceneOptions,
+        budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        crate::scene::from_bmf::convert(std::borrow::Cow::Owned(self), options, budget)
     }
 
     fn from_scene(

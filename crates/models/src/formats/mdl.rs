@@ -102,7 +102,15 @@ impl super::FormatModel for mdl_format::Mdl {
         options: &crate::scene::SceneOptions,
         budget: &mut crate::scene::Budget,
     ) -> Result<crate::scene::Conversion, crate::Error> {
-        crate::scene::from_mdl::convert(self, options, budget)
+        crate::scene::from_mdl::convert(std::borrow::Cow::Borrowed(self), options, budget)
+    }
+
+    fn into_scene(
+        self,
+        options: &crate::scene::SceneOptions,
+        budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        crate::scene::from_mdl::convert(std::borrow::Cow::Owned(self), options, budget)
     }
 
     fn from_scene(

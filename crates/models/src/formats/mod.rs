@@ -49,6 +49,17 @@ pub(crate) trait FormatModel:
     /// [`Scene::from_document_with`](crate::scene::Scene::from_document_with)).
     fn to_scene(&self, options: &SceneOptions, budget: &mut Budget) -> Result<Conversion, Error>;
 
+    /// [`to_scene`](Self::to_scene), consuming the document: a format whose converter frees
+    /// each part of the document once it is converted overrides it, so that the document and
+    /// the scene are not both whole in memory (see
+    /// [`Scene::from_owned_document_with`](crate::scene::Scene::from_owned_document_with)).
+    fn into_scene(self, options: &SceneOptions, budget: &mut Budget) -> Result<Conversion, Error>
+    where
+        Self: Sized,
+    {
+        self.to_scene(options, budget)
+    }
+
     /// Builds a document of this format from a validated scene (the import direction,
     /// `scene/to_<fmt>.rs`), with `base` filling in what the scene does not carry. Formats
     /// without an importer yet refuse with [`Error::ImportUnsupported`].
@@ -71,7 +82,22 @@ pub(crate) trait FormatModel:
 }
 
 /// Evaluates an expression with the document inside a [`Document`]; see the module docs.
+/// `with_document!(move doc, d => expr)` binds `d` by value instead.
 macro_rules! with_document {
+    (move $doc:expr, $d:ident => $body:expr) => {
+        match $doc {
+            #[cfg(feature = "bmf")]
+            $crate::Document::Bmf($d) => $body,
+            #[cfg(feature = "smf")]
+            $crate::Document::Smf($d) => $body,
+            #[cfg(feature = "mdl")]
+            $crate::Document::Mdl($d) => $body,
+            #[cfg(feature = "elem")]
+            $crate::Document::Elem($d) => $body,
+            #[cfg(feature = "skm")]
+            $crate::Document::Skm($d) => $body,
+        }
+    };
     ($doc:expr, $d:ident => $body:expr) => {
         match $doc {
             #[cfg(feature = "bmf")]

@@ -111,7 +111,21 @@ impl super::FormatModel for selene_smf::Smf {
         options: &crate::scene::SceneOptions,
         _budget: &mut crate::scene::Budget,
     ) -> Result<crate::scene::Conversion, crate::Error> {
-        Ok(crate::scene::from_smf::convert(self, options))
+        Ok(crate::scene::from_smf::convert(
+            std::borrow::Cow::Borrowed(self),
+            options,
+        ))
+    }
+
+    fn into_scene(
+        self,
+        options: &crate::scene::SceneOptions,
+        _budget: &mut crate::scene::Budget,
+    ) -> Result<crate::scene::Conversion, crate::Error> {
+        Ok(crate::scene::from_smf::convert(
+            std::borrow::Cow::Owned(self),
+            options,
+        ))
     }
 
     fn from_scene(

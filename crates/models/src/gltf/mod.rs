@@ -286,7 +286,7 @@ pub fn write_file(
     let (glb, stream_glb, stream_bin);
     match container {
         Container::Glb => {
-            json = serde_json::to_vec(&export.root).map_err(Error::Json)?;
+            json = exact_json(&export.root)?;
             glb = Glb::new(&json, export.bin.len())?;
             stream_glb = |w: &mut dyn Write| glb.write(w, |w| export.bin.write_to(w));
             files.push((out, Content::Stream(&stream_glb)));
@@ -309,6 +309,28 @@ pub fn write_file(
     }
     write_new_contents(&files, input, overwrite)?;
     Ok(export.warnings)
+}
+
+/// The compact JSON of `root` in a vector of exactly its length: counted first, then written.
+/// With tens of MB of exact extras, a growing vector would hold up to twice that (and three
+/// times while it moves), which made the writer, not the conversion, the peak of a large MDL
+/// export (issue 18); the second pass costs less than the page faults it avoids.
+fn exact_json(root: &gltf_json::Root) -> Result<Vec<u8>, Error> {
+    struct Count(usize);
+    impl Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, root).map_err(Error::Json)?;
+    let mut json = Vec::with_capacity(count.0);
+    serde_json::to_writer(&mut json, root).map_err(Error::Json)?;
+    Ok(json)
 }
 
 /// Where [`Gltf::images`] go beside `out`; creates their folders.

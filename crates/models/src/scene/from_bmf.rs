@@ -48,7 +48,7 @@
 //!   channels only approximate).
 
 use super::budget::{Budget, Place, JSON_OBJECT};
-use super::shared::SharedTriangles;
+use super::shared::{items, take_list, SharedTriangles};
 use super::BMF_TANGENT_NOTE;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_weights,
@@ -57,6 +57,7 @@ use super::{
 };
 use crate::{Error, Position};
 use serde_json::{json, Map};
+use std::borrow::Cow;
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
@@ -76,10 +77,12 @@ pub(crate) fn sample_rate(fps: f32, warnings: &mut Vec<SceneWarning>) -> f32 {
 }
 
 pub(crate) fn convert(
-    doc: &bmf_block::Bmf,
+    doc: Cow<'_, bmf_block::Bmf>,
     options: &SceneOptions,
     budget: &mut Budget,
 ) -> Result<Conversion, Error> {
+    // An owned document's meshes are moved out and each freed once converted.
+    let (doc, owned_meshes) = take_list(doc, |d| &mut d.meshes);
     let mut scene = Scene {
         name: String::new(),
         ..Scene::default()
@@ -110,8 +113,8 @@ pub(crate) fn convert(
             .insert("bmf_header".into(), json!(doc.header.raw.to_vec()));
     }
     let mut skinned = Vec::new();
-    for (m, mesh) in doc.meshes.iter().enumerate() {
-        let (bone_count_at, next) = block_offsets(mesh, mesh_at);
+    for (m, mesh) in items(owned_meshes, &doc.meshes).enumerate() {
+        let (bone_count_at, next) = block_offsets(&mesh, mesh_at);
         mesh_at = next;
         if matches!(
             mesh.vertices.kind(),
@@ -119,8 +122,21 @@ pub(crate) fn convert(
         ) {
             tangents_dropped += 1;
         }
-        if let Some(s) = convert_mesh((m, bone_count_at), mesh, &mut scene, &mut warnings) {
-            skinned.push(s);
+        if let Some((node, exported)) = convert_mesh(m, &mesh, &mut scene, &mut warnings) {
+            // Only the skin outlives its mesh (for the skeletons made below).
+            let skin = match mesh {
+                Cow::Borrowed(mesh) => mesh.skin.as_ref().map(Cow::Borrowed),
+                Cow::Owned(mesh) => mesh.skin.map(Cow::Owned),
+            };
+            if let Some(skin) = skin {
+                skinned.push(SkinnedMesh {
+                    m,
+                    bone_count_at,
+                    skin,
+                    node,
+                    exported,
+                });
+            }
         }
     }
     add_skeletons(
@@ -158,20 +174,21 @@ struct SkinnedMesh<'a> {
     m: usize,
     /// Its BoneCount block's byte offset.
     bone_count_at: u64,
-    skin: &'a bmf_block::Skin,
+    skin: Cow<'a, bmf_block::Skin>,
     /// Its scene node.
     node: usize,
     /// How many bones to export.
     exported: usize,
 }
 
-/// Converts one mesh into `scene`; a skinned mesh is returned for [`add_skeletons`].
-fn convert_mesh<'a>(
-    (m, bone_count_at): (usize, u64),
-    mesh: &'a bmf_block::Mesh,
+/// Converts one mesh into `scene`; for a skinned mesh, returns its node and how many bones to
+/// export, for [`add_skeletons`].
+fn convert_mesh(
+    m: usize,
+    mesh: &bmf_block::Mesh,
     scene: &mut Scene,
     warnings: &mut Vec<SceneWarning>,
-) -> Option<SkinnedMesh<'a>> {
+) -> Option<(usize, usize)> {
     let vertex_count = mesh.vertices.len();
     let bone_count = mesh
         .skin
@@ -396,13 +413,7 @@ fn convert_mesh<'a>(
         }
         used.min(bone_count)
     };
-    Some(SkinnedMesh {
-        m,
-        bone_count_at,
-        skin,
-        node: mesh_node,
-        exported,
-    })
+    Some((mesh_node, exported))
 }
 
 /// Makes the skeletons of the skinned meshes: one shared by all when they have the same bone
@@ -455,7 +466,7 @@ fn add_skeletons(
         };
         let skin_index = convert_skin(
             &names,
-            first.skin,
+            &first.skin,
             exported,
             fps,
             (&mut *scene, &mut *animation),

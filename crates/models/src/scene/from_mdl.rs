@@ -50,6 +50,7 @@
 
 use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
+use super::shared::{items, release, take_list};
 use super::MDL_BINORMAL_NOTE;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
@@ -59,6 +60,7 @@ use super::{
 use crate::Error;
 use mdl_format as mdl;
 use serde_json::{json, Map};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Largest decomposition error accepted silently.
@@ -85,10 +87,12 @@ pub(super) struct Rest {
 }
 
 pub(crate) fn convert(
-    doc: &mdl::Mdl,
+    doc: Cow<'_, mdl::Mdl>,
     options: &SceneOptions,
     budget: &mut Budget,
 ) -> Result<Conversion, Error> {
+    // An owned document's meshes are moved out and each part freed once converted.
+    let (doc, owned_meshes) = take_list(doc, |d| &mut d.meshes);
     let mut scene = Scene::default();
     let mut warnings = Vec::new();
     let fps = if options.mdl_fps.is_finite() && options.mdl_fps > 0.0 {
@@ -164,14 +168,15 @@ pub(crate) fn convert(
 
     // Meshes.
     let mut binormals = false;
-    for (mi, mesh) in doc.meshes.iter().enumerate() {
+    for (mi, mesh) in items(owned_meshes, &doc.meshes).enumerate() {
         let base = scene.materials.len();
         for (k, m) in mesh.materials.iter().enumerate() {
             let mut material = convert_material(mi, k, m, &mut warnings);
             material.extras.insert("mdl_mesh".into(), json!(mi));
             scene.materials.push(material);
         }
-        for (di, part) in mesh.divided.iter().enumerate() {
+        let (mesh, owned_parts) = take_list(mesh, |m| &mut m.divided);
+        for (di, part) in items(owned_parts, &mesh.divided).enumerate() {
             binormals |= part.vertices.iter().any(|v| v.binormal != [0.0; 3]);
             convert_divided(
                 (mi, di),
@@ -293,7 +298,7 @@ pub(crate) fn convert(
     if !doc.animation_sources.is_empty() || !doc.clips.is_empty() {
         scene
             .extras
-            .insert("mdl_animation".into(), raw_animation(doc));
+            .insert("mdl_animation".into(), raw_animation(&doc));
     }
     Ok(Conversion { scene, warnings })
 }
@@ -550,7 +555,7 @@ fn convert_material(
 #[allow(clippy::too_many_arguments)]
 fn convert_divided(
     (mi, di): (usize, usize),
-    part: &mdl::DividedMesh,
+    mut part: Cow<'_, mdl::DividedMesh>,
     material_base: usize,
     material_count: usize,
     bone_count: usize,
@@ -760,13 +765,15 @@ fn convert_divided(
             format!("{bad_faces} faces with out-of-range indices dropped"),
         ));
     }
+    // The faces are converted: an owned part frees them before its extras are made.
+    release(&mut part, |p| p.faces = Vec::new());
     if primitives.is_empty() {
         warnings.push(warning(&here, "no triangles; not exported"));
         return;
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras((mi, di), part, &v, (&conn_to_joint, joints.len()));
+    let extras = divided_extras((mi, di), &part, &v, (&conn_to_joint, joints.len()));
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,

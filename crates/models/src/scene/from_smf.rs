@@ -38,7 +38,7 @@
 //!   the mesh's / frame's `extras` with a warning; **unknown chunks** are reported, one warning
 //!   each.
 
-use super::shared::SharedTriangles;
+use super::shared::{items, release, take_list, SharedTriangles};
 use super::validate::unit3;
 use super::{
     compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
@@ -49,12 +49,16 @@ use super::{
 use super::{SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
 
-pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
+pub(crate) fn convert(doc: Cow<'_, smf::Smf>, options: &SceneOptions) -> Conversion {
+    // An owned document's meshes are moved out and each freed once converted.
+    let (doc, owned_meshes) = take_list(doc, |d| &mut d.meshes);
+    let mesh_count = owned_meshes.len().max(doc.meshes.len());
     let mut scene = Scene::default();
     let mut warnings = Vec::new();
     let frame_count = doc.frames.len();
@@ -129,7 +133,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
         });
     }
     // Hierarchy, guarding against parent cycles (the reader rejects them already).
-    let reaches_root = reaches_root(doc);
+    let reaches_root = reaches_root(&doc);
     for (f, frame) in doc.frames.iter().enumerate() {
         match index(frame.parent, frame_count) {
             Some(p) if reaches_root.get(f).copied().unwrap_or(false) => {
@@ -150,15 +154,14 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
     }
 
     // Meshes, and the frames that carry each (found in one pass over the frames).
-    let mut frames_of_mesh: Vec<Vec<usize>> = vec![Vec::new(); doc.meshes.len()];
+    let mut frames_of_mesh: Vec<Vec<usize>> = vec![Vec::new(); mesh_count];
     for (f, fr) in doc.frames.iter().enumerate() {
-        if let Some(list) = index(fr.mesh, doc.meshes.len()).and_then(|m| frames_of_mesh.get_mut(m))
-        {
+        if let Some(list) = index(fr.mesh, mesh_count).and_then(|m| frames_of_mesh.get_mut(m)) {
             list.push(f);
         }
     }
     let mut tangents_dropped = 0usize;
-    for (i, mesh) in doc.meshes.iter().enumerate() {
+    for (i, mesh) in items(owned_meshes, &doc.meshes).enumerate() {
         if mesh.tangents.is_some() {
             tangents_dropped += 1;
         }
@@ -166,7 +169,7 @@ pub(crate) fn convert(doc: &smf::Smf, options: &SceneOptions) -> Conversion {
             obbs += 1;
         }
         let frames = frames_of_mesh.get(i).map_or(&[][..], Vec::as_slice);
-        convert_mesh(i, mesh, doc, frames, &mut scene, &mut warnings);
+        convert_mesh(i, mesh, &doc, frames, &mut scene, &mut warnings);
     }
     if tangents_dropped > 0 {
         warnings.push(note(format!(
@@ -335,7 +338,7 @@ fn obb_json(o: &smf::Obb) -> Value {
 
 fn convert_mesh(
     i: usize,
-    mesh: &smf::Mesh,
+    mut mesh: Cow<'_, smf::Mesh>,
     doc: &smf::Smf,
     frames: &[usize],
     scene: &mut Scene,
@@ -363,6 +366,7 @@ fn convert_mesh(
             .map(|v| v.rgba().map(|c| f32::from(c) / 255.0))
             .collect(),
     );
+    release(&mut mesh, |m| m.vertices = Vec::new());
     if let Some(normals) = &mesh.normals {
         let mut bad = 0usize;
         let mut ns: Vec<[f32; 3]> = normals
@@ -396,6 +400,7 @@ fn convert_mesh(
         }
         out.uv0 = Some(uv0);
     }
+    release(&mut mesh, |m| m.uvs = None);
     if repaired > 0 {
         warnings.push(warning(
             &format!("smf mesh {i}"),
@@ -495,9 +500,17 @@ fn convert_mesh(
 
     // Materials and primitives. Material ranges may overlap: each primitive is a range of one
     // shared list of the mesh's converted triangles.
-    let indices: Vec<u32> = mesh.indices.iter().collect();
+    // IDX4 is used as it is; IDX2 is widened once.
+    let widened: Vec<u32>;
+    let indices: &[u32] = match &mesh.indices {
+        smf::Indices::U32(list) => list,
+        narrow => {
+            widened = narrow.iter().collect();
+            &widened
+        }
+    };
     let triangles = indices.len() / 3;
-    let (shared, _) = SharedTriangles::new(triangles, |t| triangle(&indices, t, n));
+    let (shared, _) = SharedTriangles::new(triangles, |t| triangle(indices, t, n));
     let mut covered = vec![false; triangles];
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {
@@ -557,7 +570,7 @@ fn convert_mesh(
         }
         let mut prim = Vec::with_capacity(uncovered.len() * 3);
         for t in uncovered {
-            push_triangle(&mut prim, &indices, t, n);
+            push_triangle(&mut prim, indices, t, n);
         }
         if !prim.is_empty() {
             primitives.push(Primitive {
@@ -609,7 +622,7 @@ fn convert_mesh(
     if !mesh.unknown.is_empty() {
         extras.insert("smf_unknown".into(), unknown_json(&mesh.unknown));
     }
-    if let Some(c) = collision_json(mesh) {
+    if let Some(c) = collision_json(&mesh) {
         extras.insert("smf_collision".into(), c);
         warnings.push(warning(
             &format!("smf mesh {i}"),

@@ -612,15 +612,41 @@ impl Scene {
             *doc,
             d => crate::formats::FormatModel::to_scene(d, options, &mut budget)?
         );
-        // The whole scene, exactly: this bounds what the glTF writer makes of it.
-        let mut whole = options.budget;
-        whole.charge(
-            cost(&conversion.scene),
-            || "the converted scene and its glTF".into(),
-            || format!("{} file", doc.format()),
-        )?;
-        Ok(conversion)
+        charge_whole(conversion, options, doc.format())
     }
+
+    /// [`from_document_with`](Self::from_document_with), consuming the document: the BMF, SMF
+    /// and MDL converters free each mesh (and the largest arrays within one) as soon as it is
+    /// converted, so that peak memory is about the larger of the document and the scene, not
+    /// their sum. Same scene, same warnings, same budget.
+    pub fn from_owned_document_with(
+        doc: crate::Document,
+        options: &SceneOptions,
+    ) -> Result<Conversion, crate::Error> {
+        let format = doc.format();
+        let mut budget = options.budget;
+        let conversion: Conversion = crate::formats::with_document!(
+            move doc,
+            d => crate::formats::FormatModel::into_scene(d, options, &mut budget)?
+        );
+        charge_whole(conversion, options, format)
+    }
+}
+
+/// Charges the whole converted scene, exactly, to a fresh `options.budget`: this bounds what
+/// the glTF writer makes of it.
+fn charge_whole(
+    conversion: Conversion,
+    options: &SceneOptions,
+    format: crate::Format,
+) -> Result<Conversion, crate::Error> {
+    let mut whole = options.budget;
+    whole.charge(
+        cost(&conversion.scene),
+        || "the converted scene and its glTF".into(),
+        || format!("{format} file"),
+    )?;
+    Ok(conversion)
 }
 
 impl TryFrom<&crate::Document> for Scene {

@@ -9,15 +9,15 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 /// The base64 text of the floats' little-endian bytes.
 pub(crate) fn encode_f32(values: &[f32]) -> String {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    encode(&bytes)
+    // Borrowed as they are (binio builds on little-endian hosts only): a copy of a large
+    // mesh's array here was the peak of its conversion.
+    encode(binio::pod::as_bytes(values))
 }
 
 /// The base64 text of the words' little-endian bytes (SKM blend words, adjacency).
 #[cfg(any(feature = "skm", feature = "elem"))]
 pub(crate) fn encode_u32(values: &[u32]) -> String {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    encode(&bytes)
+    encode(binio::pod::as_bytes(values))
 }
 
 /// The words of a base64 text made by [`encode_u32`]; `None` for anything else (bad

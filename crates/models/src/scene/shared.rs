@@ -81,6 +81,43 @@ fn count_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// The items of a list that a conversion either borrows (`borrowed`, from a borrowed document)
+/// or owns (`owned`, moved out of a document taken by value; the other one is empty). Owned
+/// items are handed out by value, so that each is freed as soon as it is converted: the
+/// document and the scene are then never both whole in memory (issue 18).
+pub(crate) fn items<'a, T: Clone>(
+    owned: Vec<T>,
+    borrowed: &'a [T],
+) -> impl Iterator<Item = std::borrow::Cow<'a, T>> {
+    owned
+        .into_iter()
+        .map(std::borrow::Cow::Owned)
+        .chain(borrowed.iter().map(std::borrow::Cow::Borrowed))
+}
+
+/// Moves the list `list` out of an owned document (an empty list for a borrowed one), for
+/// [`items`]; the rest of the document stays readable.
+pub(crate) fn take_list<'a, D: Clone, T>(
+    doc: std::borrow::Cow<'a, D>,
+    list: impl FnOnce(&mut D) -> &mut Vec<T>,
+) -> (std::borrow::Cow<'a, D>, Vec<T>) {
+    match doc {
+        std::borrow::Cow::Owned(mut d) => {
+            let taken = std::mem::take(list(&mut d));
+            (std::borrow::Cow::Owned(d), taken)
+        }
+        borrowed => (borrowed, Vec::new()),
+    }
+}
+
+/// Frees part of `source` once it is converted, when the conversion owns it (a borrowed
+/// source is left as it is).
+pub(crate) fn release<T: Clone>(source: &mut std::borrow::Cow<'_, T>, free: impl FnOnce(&mut T)) {
+    if let std::borrow::Cow::Owned(x) = source {
+        free(x);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -429,13 +429,12 @@ pub(crate) fn needs_raw_vertices(
         joint_count,
         rigid: joint_count == 0,
     };
-    let kept = Stored {
-        binormals: Some(part.vertices.iter().map(|x| x.binormal).collect()),
-        normals: Some(part.vertices.iter().map(|x| x.normal).collect()),
-    };
+    // Every raw binormal and normal is kept: read in place rather than copied (a large mesh's
+    // conversion peaks here, with the document and the scene alive together).
     let conn = |j: usize| pal.conn_of_joint.get(j).copied();
     part.vertices.iter().enumerate().any(|(k, raw)| {
-        bytemuck::bytes_of(&derive(v, k, &pal, &conn, &kept)) != bytemuck::bytes_of(raw)
+        let kept = (Some(raw.normal), Some(raw.binormal));
+        bytemuck::bytes_of(&derive_with(v, k, &pal, &conn, kept)) != bytemuck::bytes_of(raw)
     })
 }
 
@@ -576,9 +575,21 @@ fn derive(
     kept: &Stored,
 ) -> mdl::Vertex {
     let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
+    derive_with(v, k, pal, conn, (at3(&kept.normals), at3(&kept.binormals)))
+}
+
+/// [`derive`] with vertex `k`'s kept normal and binormal.
+fn derive_with(
+    v: &Vertices,
+    k: usize,
+    pal: &Palette,
+    conn: &dyn Fn(usize) -> Option<usize>,
+    (kept_normal, kept_binormal): (Option<[f32; 3]>, Option<[f32; 3]>),
+) -> mdl::Vertex {
+    let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
     let scene_normal = at3(&v.normals);
     // The stored normal while it still is the scene's (once normalised).
-    let normal = match (at3(&kept.normals), scene_normal) {
+    let normal = match (kept_normal, scene_normal) {
         (Some(raw), Some(n))
             if exported_normal(raw)
                 .iter()
@@ -589,7 +600,7 @@ fn derive(
         }
         (_, n) => n.unwrap_or([0.0; 3]),
     };
-    if let Some(b) = at3(&kept.binormals) {
+    if let Some(b) = kept_binormal {
         return finish(v, k, pal, conn, normal, b);
     }
     // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
@@ -646,13 +657,18 @@ fn finish(
             .and_then(|l| l.get(k))
             .copied()
             .unwrap_or_default();
-        let mut slots: Vec<(u8, u8, f32)> = Vec::with_capacity(4);
+        // On the stack: this runs once per vertex, on export (to compare) and import.
+        let mut slots = [(0u8, 0u8, 0f32); 4];
+        let mut len = 0;
         for (j, w) in js.iter().zip(ws) {
             if let Some(c) = conn(usize::from(*j)).filter(|_| w > 0.0 && w.is_finite()) {
-                slots.push((c as u8, u8::try_from(*j).unwrap_or(u8::MAX), w));
+                if let Some(slot) = slots.get_mut(len) {
+                    *slot = (c as u8, u8::try_from(*j).unwrap_or(u8::MAX), w);
+                    len += 1;
+                }
             }
         }
-        quantize(&slots)
+        quantize(slots.get(..len).unwrap_or_default())
     };
     mdl::Vertex {
         position: v.positions.get(k).copied().unwrap_or_default(),
@@ -674,13 +690,20 @@ fn quantize(slots: &[(u8, u8, f32)]) -> ([u8; 4], [u8; 4], [u8; 4]) {
     if slots.is_empty() || sum.is_nan() || sum <= 0.0 {
         return ([255, 0, 0, 0], [0; 4], [0; 4]);
     }
-    let scaled: Vec<f32> = slots.iter().map(|s| s.2 / sum * 255.0).collect();
-    let mut bytes: Vec<u8> = scaled
-        .iter()
-        .map(|x| x.floor().clamp(0.0, 255.0) as u8)
-        .collect();
+    // At most four slots, kept on the stack (no allocation per vertex).
+    let mut scaled = [0f32; 4];
+    for (x, s) in scaled.iter_mut().zip(slots) {
+        *x = s.2 / sum * 255.0;
+    }
+    let scaled = scaled.get(..slots.len()).unwrap_or_default();
+    let mut bytes = [0u8; 4];
+    for (b, x) in bytes.iter_mut().zip(scaled) {
+        *b = x.floor().clamp(0.0, 255.0) as u8;
+    }
+    let bytes = bytes.get_mut(..scaled.len()).unwrap_or_default();
     let mut left = 255u32.saturating_sub(bytes.iter().map(|&b| u32::from(b)).sum());
-    let mut by_rest: Vec<usize> = (0..slots.len()).collect();
+    let mut order = [0usize, 1, 2, 3];
+    let by_rest = order.get_mut(..scaled.len()).unwrap_or_default();
     by_rest.sort_by(|&a, &b| {
         let fa = scaled.get(a).map_or(0.0, |x| x - x.floor());
         let fb = scaled.get(b).map_or(0.0, |x| x - x.floor());
@@ -696,7 +719,7 @@ fn quantize(slots: &[(u8, u8, f32)]) -> ([u8; 4], [u8; 4], [u8; 4]) {
         }
     }
     let (mut w, mut c, mut o) = ([0u8; 4], [0u8; 4], [0u8; 4]);
-    for (s, ((conn, orig, _), b)) in slots.iter().zip(&bytes).enumerate().take(4) {
+    for (s, ((conn, orig, _), b)) in slots.iter().zip(bytes.iter()).enumerate().take(4) {
         if let (Some(ws), Some(cs), Some(os)) = (w.get_mut(s), c.get_mut(s), o.get_mut(s)) {
             (*ws, *cs, *os) = (*b, *conn, *orig);
         }
