@@ -69,7 +69,7 @@ mod extras;
 mod split;
 
 use extras::{
-    collision_from, f32_at, i32_pair, obb_from, raw_matrix, raw_rotations, unhex, unknown_from,
+    collision_from, f32_at, i32_pair, obb_from, raw_bytes, raw_matrix, raw_rotations, unknown_from,
 };
 
 /// The engine's limit of bones per mesh (`MAX_BONE_COUNT` in the Selene sources).
@@ -83,6 +83,7 @@ pub(crate) fn convert(
 ) -> Result<Imported<smf::Smf>, Error> {
     let mut ctx = Ctx {
         options,
+        blobs: &scene.blobs,
         warnings: Vec::new(),
     };
     let (mut frames, node_frame, derive_obb) = build_frames(scene, &mut ctx)?;
@@ -110,6 +111,8 @@ pub(crate) fn convert(
 /// The conversion's options and warnings.
 pub(super) struct Ctx<'a> {
     options: &'a ImportOptions,
+    /// The scene's blobs (large raw arrays the extras name).
+    pub(super) blobs: &'a [Vec<u8>],
     pub(super) warnings: Vec<SceneWarning>,
 }
 
@@ -346,7 +349,7 @@ fn build_mesh(
         })
         .collect();
     let normals = v.normals.as_ref().map(|ns| {
-        raw_normals(mesh, ns).unwrap_or_else(|| {
+        raw_normals(mesh, ns, ctx.blobs).unwrap_or_else(|| {
             (0..n)
                 .map(|k| smf::Vec3(mirror_z(ns.get(k).copied().unwrap_or([0.0, 1.0, 0.0]))))
                 .collect::<Vec<_>>()
@@ -412,9 +415,13 @@ fn build_mesh(
 
 /// The export's raw V_N (`smf_normals_hex`, kept when some were not unit length) when the
 /// scene's normals are still those normals normalised.
-fn raw_normals(mesh: &super::Mesh, normals: &[[f32; 3]]) -> Option<Vec<smf::Vec3>> {
-    let hex = mesh.extras.get("smf_normals_hex")?.as_str()?;
-    let raw: Vec<smf::Vec3> = binio::pod::vec_from_bytes(&unhex(hex)?)?;
+fn raw_normals(
+    mesh: &super::Mesh,
+    normals: &[[f32; 3]],
+    blobs: &[Vec<u8>],
+) -> Option<Vec<smf::Vec3>> {
+    let bytes = raw_bytes(&mesh.extras, "smf_normals_hex", blobs)?;
+    let raw: Vec<smf::Vec3> = binio::pod::vec_from_bytes(&bytes)?;
     let same = raw.len() == normals.len()
         && raw.iter().zip(normals).all(|(r, n)| {
             let u = super::normalize3(mirror_z(r.0)).unwrap_or([0.0, 1.0, 0.0]);
@@ -442,8 +449,9 @@ fn tangents(
     n: usize,
     ctx: &mut Ctx<'_>,
 ) -> Option<Vec<smf::Vec3>> {
-    if let Some(hex) = mesh.extras.get("smf_tangents_hex").and_then(Value::as_str) {
-        match unhex(hex).and_then(|b| binio::pod::vec_from_bytes::<smf::Vec3>(&b)) {
+    if mesh.extras.contains_key("smf_tangents_hex") {
+        let raw = raw_bytes(&mesh.extras, "smf_tangents_hex", ctx.blobs);
+        match raw.and_then(|b| binio::pod::vec_from_bytes::<smf::Vec3>(&b)) {
             Some(t) if t.len() == n => return Some(t),
             _ => ctx.warn(format!(
                 "smf {place}: extras.smf_tangents_hex does not fit the mesh's {n} vertices; \
