@@ -97,25 +97,10 @@ pub(crate) fn decode_f32(text: &str) -> Option<Vec<f32>> {
     )
 }
 
-/// The floats' little-endian bytes (the contents of a blob, `scene/blob.rs`).
+/// The floats' little-endian bytes (the contents of a blob, `scene/blob.rs`; `binio` builds
+/// only on little-endian hosts, so these are the floats' own bytes).
 pub(crate) fn f32_le(values: &[f32]) -> Vec<u8> {
-    if cfg!(target_endian = "little") {
-        binio::pod::as_bytes(values).to_vec()
-    } else {
-        values.iter().flat_map(|v| v.to_le_bytes()).collect()
-    }
-}
-
-/// The floats of little-endian bytes; `None` when they are not whole floats.
-pub(crate) fn f32_of_le(bytes: &[u8]) -> Option<Vec<f32>> {
-    if cfg!(target_endian = "little") {
-        return binio::pod::vec_from_bytes(bytes);
-    }
-    if bytes.len() % 4 != 0 {
-        return None;
-    }
-    let word = |c: &[u8]| <[u8; 4]>::try_from(c).map_or(0.0, f32::from_le_bytes);
-    Some(bytes.chunks_exact(4).map(word).collect())
+    binio::pod::as_bytes(values).to_vec()
 }
 
 /// Bytes as an extras value: a blob when large, else base64 text.
@@ -135,7 +120,7 @@ pub(crate) fn bytes<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<Cow<'a, [
 
 /// The floats of an extras value made by [`put_f32`] (or base64 text of earlier exports).
 pub(crate) fn floats(blobs: &[Vec<u8>], value: &Value) -> Option<Vec<f32>> {
-    f32_of_le(&bytes(blobs, value)?)
+    binio::pod::vec_from_bytes(&bytes(blobs, value)?)
 }
 
 /// Each byte's 6-bit value; `PAD` for `=`, `BAD` for anything outside the alphabet.

@@ -241,7 +241,7 @@ fn convert_mesh(
         warnings.push(warning(format!("{label}: no triangles; not written")));
         return Ok(Vec::new());
     }
-    let vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
+    let mut vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
     let skin = match (kind.is_skinned(), ctx.node.and_then(|n| scene.nodes.get(n))) {
         (true, Some(node)) => node.skin,
         _ => None,
@@ -270,6 +270,7 @@ fn convert_mesh(
         [one] if one.map.is_none() => exact::index_layout(&mesh.extras, &scene.blobs, &slots),
         _ => None,
     };
+    let whole = pieces.len() == 1;
     let mut out = Vec::with_capacity(pieces.len());
     for piece in pieces {
         let picked: Vec<BmfVertex> = match &piece.map {
@@ -277,6 +278,8 @@ fn convert_mesh(
                 .iter()
                 .map(|&v| vertices.get(v as usize).copied().unwrap_or_default())
                 .collect(),
+            // The one piece of an unsplit mesh takes the vertices (no copy of the array).
+            None if whole => std::mem::take(&mut vertices),
             None => vertices.clone(),
         };
         let mut indices = Vec::new();
