@@ -9,6 +9,12 @@
 //! This is the one place that makes and reads the reference; the converters use [`put`] on the
 //! way out and [`get`] (or [`bytes_or`], which still reads the old text forms) on the way back.
 
+// The writer and reader (feature `gltf`) and each format's converters use different parts.
+#![cfg_attr(
+    not(all(feature = "gltf", feature = "smf", feature = "bmf", feature = "mdl")),
+    allow(dead_code)
+)]
+
 use super::Scene;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
