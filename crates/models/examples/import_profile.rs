@@ -1,4 +1,4 @@
-//! Profiling aid (not a test): imports the large static model's `.glb` (SMF or BMF) in a loop,
+//! Profiling aid (not a test): imports the large static model's `.glb` (SMF, BMF or MDL) in a loop,
 //! so that `perf record` sees the import alone. `cargo run --release -p models --example
 //! import_profile -- smf 10`. The `.glb` is cached in the temporary directory between runs.
 
@@ -14,6 +14,7 @@ fn main() {
     let runs: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(10);
     let (format, generate): (Format, Generate) = match which.as_str() {
         "bmf" => (Format::Bmf, large_models::bmf::large_static),
+        "mdl" => (Format::Mdl, large_models::mdl::large_static),
         _ => (Format::Smf, large_models::smf::large_static),
     };
     let cache = std::env::temp_dir().join(format!("models-import-profile-{which}.glb"));

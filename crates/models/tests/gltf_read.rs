@@ -670,3 +670,26 @@ fn skins_animations_and_materials() {
     )
     .unwrap();
 }
+
+/// Extras naming buffer views (the export's large exact arrays): each view is copied into the
+/// scene's blobs once however often it is named, and a view that does not exist is cut with a
+/// warning, never a panic.
+#[test]
+fn extras_blobs_are_read_once_and_bad_ones_warned() {
+    let json = r#"{"asset":{"version":"2.0"},
+        "buffers":[{"byteLength":4,"uri":"data:application/octet-stream;base64,AQIDBA=="}],
+        "bufferViews":[{"buffer":0,"byteLength":4}],
+        "nodes":[{"extras":{"a":{"bufferView":0},"b":{"x":[{"bufferView":0}]},"d":{"bufferView":9}}}],
+        "scenes":[{"nodes":[0]}],"scene":0}"#;
+    let read = gltf::read_glb(json.as_bytes()).expect("reads");
+    assert_eq!(read.scene.blobs, vec![vec![1u8, 2, 3, 4]]);
+    let extras = &read.scene.nodes[0].extras;
+    assert_eq!(extras["a"], serde_json::json!({ "bufferView": 0 }));
+    assert_eq!(extras["b"]["x"][0], serde_json::json!({ "bufferView": 0 }));
+    assert_eq!(extras["d"], serde_json::json!({ "bufferView": null }));
+    let warned: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warned.iter().any(|w| w.contains("nodes[0].extras.d")),
+        "{warned:?}"
+    );
+}

@@ -134,6 +134,7 @@ fn skinned_quad() -> Scene {
             extras: serde_json::Map::new(),
         }],
         extras,
+        blobs: Vec::new(),
     }
 }
 

@@ -151,6 +151,9 @@ pub fn cost(scene: &Scene) -> u64 {
         add(animation_cost(a, &mut keys));
     }
     add(extras_len(&scene.extras));
+    for blob in &scene.blobs {
+        add(blob.len() as u64);
+    }
     total
 }
 

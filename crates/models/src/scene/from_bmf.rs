@@ -42,12 +42,15 @@
 //!   (when not 0), `bmf_materials` (when a Material block has no primitive),
 //!   `bmf_index_layout` (the Index block and the ranges, when they overlap, leave gaps or split
 //!   triangles), `bmf_unreferenced` (the raw bytes of the unreferenced vertices) and
-//!   `bmf_influences` (the raw joints and weights of vertices whose cleaning was no rounding); each material's `bmf_texture`
+//!   `bmf_influences` (the raw joints and weights of vertices whose cleaning was no rounding);
+//!   their arrays are base64 when small, else blobs (`{"bufferView": i}`, a buffer view of the
+//!   `.glb`; `scene/blob.rs`), and `to_bmf` reads both; each material's `bmf_texture`
 //!   (the stored name) and `bmf_texture_units` (its raw units, when they are not the name's);
 //!   the animation's `bmf_matrices` (per skin, the exact skinning matrices, which the TRS
 //!   channels only approximate).
 
 use super::budget::{Budget, Place, JSON_OBJECT};
+use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
 use super::BMF_TANGENT_NOTE;
 use super::{
@@ -371,11 +374,17 @@ fn convert_mesh(
         return None;
     }
     let mesh_index = scene.meshes.len();
-    let mut extras = mesh_extras(mesh, &scene.materials, material_base, &primitives);
+    let mut extras = mesh_extras(
+        mesh,
+        &scene.materials,
+        material_base,
+        &primitives,
+        &mut scene.blobs,
+    );
     if !fixed_influences.is_empty() {
         extras.insert(
             "bmf_influences".into(),
-            influences_json(&fixed_influences, bone_count),
+            influences_json(&fixed_influences, bone_count, &mut scene.blobs),
         );
     }
     scene.meshes.push(Mesh {
@@ -708,6 +717,7 @@ fn mesh_extras(
     materials: &[Material],
     first_material: usize,
     primitives: &[Primitive],
+    blobs: &mut Vec<Vec<u8>>,
 ) -> Map<String, serde_json::Value> {
     let mut extras = Map::new();
     extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
@@ -718,10 +728,7 @@ fn mesh_extras(
         .flatten()
         .collect();
     if !tangents.is_empty() {
-        extras.insert(
-            "bmf_tangents".into(),
-            json!(super::raw64::encode_f32(&tangents)),
-        );
+        extras.insert("bmf_tangents".into(), raw64::put_f32(blobs, &tangents));
     }
     // The glTF writer stores unit normals; the file's are often a few ulps off unit length,
     // so the exact ones are kept when renormalising would change any.
@@ -736,10 +743,7 @@ fn mesh_extras(
             && unit(v.normal).map(f32::to_bits) != v.normal.map(f32::to_bits)
     });
     if lossy {
-        extras.insert(
-            "bmf_normals".into(),
-            json!(super::raw64::encode_f32(&normals)),
-        );
+        extras.insert("bmf_normals".into(), raw64::put_f32(blobs, &normals));
     }
     // Only a file without samples needs it (fewer joints may be exported, and the way back
     // must make no sample); elsewhere it is the joint count, and scenes of one character's
@@ -754,11 +758,11 @@ fn mesh_extras(
         let all: Vec<usize> = (first_material..materials.len()).collect();
         extras.insert("bmf_materials".into(), json!(all));
     }
-    if let Some(layout) = index_layout(mesh) {
+    if let Some(layout) = index_layout(mesh, blobs) {
         extras.insert("bmf_index_layout".into(), layout);
     }
     if let Some(raw) = unreferenced_bytes(mesh) {
-        extras.insert("bmf_unreferenced".into(), json!(raw));
+        extras.insert("bmf_unreferenced".into(), raw64::put(blobs, raw));
     }
     extras
 }
@@ -769,7 +773,11 @@ type Influences = ([u32; 4], [f32; 4]);
 /// The file's influences of the vertices whose cleaning for glTF changed more than rounding
 /// (`{"bones", "vertices": [index, …], "raw": base64 of each one's 4 u32 joints and 4 f32
 /// weights}`), which `to_bmf` writes back while the scene still holds their cleaned values.
-fn influences_json(fixed: &[(usize, Influences)], bones: usize) -> serde_json::Value {
+fn influences_json(
+    fixed: &[(usize, Influences)],
+    bones: usize,
+    blobs: &mut Vec<Vec<u8>>,
+) -> serde_json::Value {
     let vertices: Vec<usize> = fixed.iter().map(|(i, _)| *i).collect();
     let raw: Vec<u8> = fixed
         .iter()
@@ -779,14 +787,14 @@ fn influences_json(fixed: &[(usize, Influences)], bones: usize) -> serde_json::V
                 .collect::<Vec<u8>>()
         })
         .collect();
-    json!({ "bones": bones, "vertices": vertices, "raw": super::raw64::encode(&raw) })
+    json!({ "bones": bones, "vertices": vertices, "raw": raw64::put(blobs, raw) })
 }
 
 /// The Index block and the Material ranges (`{"ranges": [[start, count], …], "indices":
 /// base64}`) when the ranges are not the plain layout the primitives rebuild (each range
 /// starting where the one before ended, whole triangles, the last ending with the block):
 /// ranges that overlap, leave gaps or split triangles (bmf.md, rule 23).
-fn index_layout(mesh: &bmf_block::Mesh) -> Option<serde_json::Value> {
+fn index_layout(mesh: &bmf_block::Mesh, blobs: &mut Vec<Vec<u8>>) -> Option<serde_json::Value> {
     let mut end = 0u64;
     let plain = mesh.materials.iter().all(|m| {
         let fits = u64::from(m.start_index) == end && m.index_count % 3 == 0;
@@ -802,12 +810,12 @@ fn index_layout(mesh: &bmf_block::Mesh) -> Option<serde_json::Value> {
         .map(|m| [m.start_index, m.index_count])
         .collect();
     let bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-    Some(json!({ "ranges": ranges, "indices": super::raw64::encode(&bytes) }))
+    Some(json!({ "ranges": ranges, "indices": raw64::put(blobs, bytes) }))
 }
 
-/// Base64 of the file's bytes of the vertices no index references (the garbage old tools left,
-/// which the scene holds zeroed), in vertex order; `None` when every vertex is referenced.
-fn unreferenced_bytes(mesh: &bmf_block::Mesh) -> Option<String> {
+/// The file's bytes of the vertices no index references (the garbage old tools left, which the
+/// scene holds zeroed), in vertex order; `None` when every vertex is referenced.
+fn unreferenced_bytes(mesh: &bmf_block::Mesh) -> Option<Vec<u8>> {
     let mut referenced = vec![false; mesh.vertices.len()];
     for &i in &mesh.indices {
         if let Some(r) = referenced.get_mut(usize::from(i)) {
@@ -824,7 +832,7 @@ fn unreferenced_bytes(mesh: &bmf_block::Mesh) -> Option<String> {
         .flatten()
         .copied()
         .collect();
-    (!raw.is_empty()).then(|| super::raw64::encode(&raw))
+    (!raw.is_empty()).then_some(raw)
 }
 
 /// The byte offsets of a mesh's BoneCount block and of the next mesh, for a mesh starting at

@@ -773,7 +773,13 @@ fn convert_divided(
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras((mi, di), &part, &v, (&conn_to_joint, joints.len()));
+    let extras = divided_extras(
+        (mi, di),
+        &part,
+        &v,
+        (&conn_to_joint, joints.len()),
+        &mut scene.blobs,
+    );
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
@@ -814,12 +820,14 @@ fn convert_divided(
 /// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
 /// and, only when `to_mdl` could not rebuild every vertex byte for byte from the scene and
 /// those (zero-weight slots, original bone indices, weights not summing to 255, non-finite
-/// numbers), the raw vertices. Arrays are base64 of their bytes.
+/// numbers), the raw vertices. Arrays are base64 of their bytes, or blobs when large
+/// (`scene/blob.rs`).
 fn divided_extras(
     (mi, di): (usize, usize),
     part: &mdl::DividedMesh,
     scene_vertices: &Vertices,
     (conn_to_joint, joint_count): (&[u32], usize),
+    blobs: &mut Vec<Vec<u8>>,
 ) -> Map<String, serde_json::Value> {
     let runs: Vec<[i32; 2]> = part
         .material_runs
@@ -831,14 +839,11 @@ fn divided_extras(
     extras.insert("mdl_mesh".into(), json!(mi));
     extras.insert("mdl_divided".into(), json!(di));
     extras.insert("mdl_runs".into(), json!(runs));
-    extras.insert(
-        "mdl_connectors".into(),
-        json!(raw64::encode_f32(connectors)),
-    );
+    extras.insert("mdl_connectors".into(), raw64::put_f32(blobs, connectors));
     let bits = |v: &[f32; 3]| v.map(f32::to_bits);
     if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
         let b: Vec<f32> = part.vertices.iter().flat_map(|x| x.binormal).collect();
-        extras.insert("mdl_binormals".into(), json!(raw64::encode_f32(&b)));
+        extras.insert("mdl_binormals".into(), raw64::put_f32(blobs, &b));
     }
     if part
         .vertices
@@ -846,11 +851,11 @@ fn divided_extras(
         .any(|x| bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal))
     {
         let n: Vec<f32> = part.vertices.iter().flat_map(|x| x.normal).collect();
-        extras.insert("mdl_normals".into(), json!(raw64::encode_f32(&n)));
+        extras.insert("mdl_normals".into(), raw64::put_f32(blobs, &n));
     }
     if super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count) {
-        let vertices: &[f32] = bytemuck::cast_slice(&part.vertices);
-        extras.insert("mdl_vertices".into(), json!(raw64::encode_f32(vertices)));
+        let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();
+        extras.insert("mdl_vertices".into(), raw64::put(blobs, vertices));
     }
     extras
 }

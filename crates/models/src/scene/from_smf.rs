@@ -37,7 +37,11 @@
 //! * **Collision data** (C_AT/C_FC/C_VX, converted to glTF axes and winding) and **OBBs** go to
 //!   the mesh's / frame's `extras` with a warning; **unknown chunks** are reported, one warning
 //!   each.
+//! * **Raw vertex arrays** (`smf_tangents_hex`, `smf_blend_hex`, `smf_bones_hex`,
+//!   `smf_normals_hex`): the file's bytes as hex when small, else as a blob (`{"bufferView":
+//!   i}`, a buffer view of the `.glb`; `scene/blob.rs`). `to_smf` reads both forms.
 
+use super::blob;
 use super::shared::{items, release, take_list, SharedTriangles};
 use super::validate::unit3;
 use super::{
@@ -594,16 +598,16 @@ fn convert_mesh(
     // Raw file bytes: V_B has no glTF attribute (no handedness sign), and V_A's unused index
     // slots and exact weights do not survive glTF's four normalised influences.
     if let Some(t) = &mesh.tangents {
-        extras.insert(
-            "smf_tangents_hex".into(),
-            json!(hex(binio::pod::as_bytes(t))),
-        );
+        let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(t).to_vec(), hex);
+        extras.insert("smf_tangents_hex".into(), raw);
     }
     if let Some(b) = &mesh.blend {
-        extras.insert("smf_blend_hex".into(), json!(hex(binio::pod::as_bytes(b))));
+        let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(b).to_vec(), hex);
+        extras.insert("smf_blend_hex".into(), raw);
     }
     if let Some(b) = &mesh.bones {
-        extras.insert("smf_bones_hex".into(), json!(hex(binio::pod::as_bytes(b))));
+        let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(b).to_vec(), hex);
+        extras.insert("smf_bones_hex".into(), raw);
     }
     // Normals that are not unit length (glTF needs unit normals) are kept as written. A normal
     // validation's `unit3` leaves alone goes through glTF bit for bit.
@@ -613,10 +617,8 @@ fn convert_mesh(
                 .is_some_and(|u| mirror_z(u).map(f32::to_bits) == v.0.map(f32::to_bits))
         };
         if !ns.iter().all(unit) {
-            extras.insert(
-                "smf_normals_hex".into(),
-                json!(hex(binio::pod::as_bytes(ns))),
-            );
+            let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(ns).to_vec(), hex);
+            extras.insert("smf_normals_hex".into(), raw);
         }
     }
     if !mesh.unknown.is_empty() {

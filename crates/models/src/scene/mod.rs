@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use std::ops::Range;
 use std::sync::Arc;
 
+pub(crate) mod blob;
 mod budget;
 #[cfg(feature = "bmf")]
 pub(crate) mod from_bmf;
@@ -76,6 +77,10 @@ pub struct Scene {
     pub animations: Vec<Animation>,
     /// Scene-level data glTF has no place for (written as the glTF scene's `extras`).
     pub extras: Map<String, Value>,
+    /// Large exact arrays the extras name as `{"bufferView": i}` (blob `i`), kept as bytes, not
+    /// text: the glTF writer puts blob `i` in buffer view `i`, the reader fills them from the
+    /// views the extras name (see `scene/blob.rs`).
+    pub blobs: Vec<Vec<u8>>,
 }
 
 /// A node of the hierarchy.

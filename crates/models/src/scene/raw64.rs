@@ -5,6 +5,9 @@
 //! payloads or every `-0.0`
 //! faithfully through every tool, and base64 is a third the size of decimal text.
 
+use serde_json::Value;
+use std::borrow::Cow;
+
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// The base64 text of the floats' little-endian bytes.
@@ -92,6 +95,32 @@ pub(crate) fn decode_f32(text: &str) -> Option<Vec<f32>> {
             })
             .collect(),
     )
+}
+
+/// The floats' little-endian bytes (the contents of a blob, `scene/blob.rs`; `binio` builds
+/// only on little-endian hosts, so these are the floats' own bytes).
+pub(crate) fn f32_le(values: &[f32]) -> Vec<u8> {
+    binio::pod::as_bytes(values).to_vec()
+}
+
+/// Bytes as an extras value: a blob when large, else base64 text.
+pub(crate) fn put(blobs: &mut Vec<Vec<u8>>, bytes: Vec<u8>) -> Value {
+    super::blob::put_or_text(blobs, bytes, encode)
+}
+
+/// Floats as an extras value: a blob of their little-endian bytes when large, else base64.
+pub(crate) fn put_f32(blobs: &mut Vec<Vec<u8>>, values: &[f32]) -> Value {
+    put(blobs, f32_le(values))
+}
+
+/// The bytes of an extras value made by [`put`] (or base64 text of earlier exports).
+pub(crate) fn bytes<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<Cow<'a, [u8]>> {
+    super::blob::bytes_or(blobs, value, decode)
+}
+
+/// The floats of an extras value made by [`put_f32`] (or base64 text of earlier exports).
+pub(crate) fn floats(blobs: &[Vec<u8>], value: &Value) -> Option<Vec<f32>> {
+    binio::pod::vec_from_bytes(&bytes(blobs, value)?)
 }
 
 /// Each byte's 6-bit value; `PAD` for `=`, `BAD` for anything outside the alphabet.

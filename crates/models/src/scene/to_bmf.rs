@@ -241,7 +241,7 @@ fn convert_mesh(
         warnings.push(warning(format!("{label}: no triangles; not written")));
         return Ok(Vec::new());
     }
-    let vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
+    let mut vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
     let skin = match (kind.is_skinned(), ctx.node.and_then(|n| scene.nodes.get(n))) {
         (true, Some(node)) => node.skin,
         _ => None,
@@ -267,9 +267,10 @@ fn convert_mesh(
     }
     // An unsplit mesh with the export's odd index layout gets that layout back.
     let exact_layout = match pieces.as_slice() {
-        [one] if one.map.is_none() => exact::index_layout(&mesh.extras, &slots),
+        [one] if one.map.is_none() => exact::index_layout(&mesh.extras, &scene.blobs, &slots),
         _ => None,
     };
+    let whole = pieces.len() == 1;
     let mut out = Vec::with_capacity(pieces.len());
     for piece in pieces {
         let picked: Vec<BmfVertex> = match &piece.map {
@@ -277,6 +278,8 @@ fn convert_mesh(
                 .iter()
                 .map(|&v| vertices.get(v as usize).copied().unwrap_or_default())
                 .collect(),
+            // The one piece of an unsplit mesh takes the vertices (no copy of the array).
+            None if whole => std::mem::take(&mut vertices),
             None => vertices.clone(),
         };
         let mut indices = Vec::new();
@@ -301,10 +304,10 @@ fn convert_mesh(
         let mut vertices = layout(kind, &picked);
         if piece.map.is_none() {
             let p = &mesh.vertices.positions;
-            exact::restore_unreferenced(&mesh.extras, p, &indices, &mut vertices);
+            exact::restore_unreferenced(&mesh.extras, &scene.blobs, p, &indices, &mut vertices);
             let v = &mesh.vertices;
             let (j, w) = (v.joints.as_deref(), v.weights.as_deref());
-            exact::restore_influences(&mesh.extras, j, w, &mut vertices);
+            exact::restore_influences(&mesh.extras, &scene.blobs, j, w, &mut vertices);
         }
         let mut m = bmf_block::Mesh::new(vertices, indices, materials, skin.clone());
         m.end_size = end_size;
@@ -488,17 +491,16 @@ fn bmf_vertices(
             "{label}: no TEXCOORD_0; UVs written as (0, 0)"
         )));
     }
+    let blobs = &ctx.scene.blobs;
     let stored_tangents = mesh
         .extras
         .get("bmf_tangents")
-        .and_then(Value::as_str)
-        .and_then(super::raw64::decode_f32)
+        .and_then(|t| super::raw64::floats(blobs, t))
         .filter(|t| t.len() == n * 4);
     let stored_normals = mesh
         .extras
         .get("bmf_normals")
-        .and_then(Value::as_str)
-        .and_then(super::raw64::decode_f32)
+        .and_then(|t| super::raw64::floats(blobs, t))
         .filter(|t| t.len() == n * 3);
     let mut out = Vec::with_capacity(n);
     for k in 0..n {

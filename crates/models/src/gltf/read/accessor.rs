@@ -186,21 +186,13 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// `count` elements of `elem` bytes at `offset` in `view`, checked to fit the view and
-    /// the view to fit its buffer; returns the slice from the first element and the stride.
-    fn elements(
-        &self,
-        view_index: json::Index<json::buffer::View>,
-        offset: u64,
-        count: usize,
-        elem: usize,
-        here: &str,
-    ) -> Result<(&'a [u8], usize), ReadError> {
-        let view_at = format!("bufferViews[{}]", view_index.value());
+    /// Buffer view `i` and its bytes, checked to fit its buffer (`here`: who refers to it).
+    fn view(&self, i: usize, here: &str) -> Result<(&'a json::buffer::View, &'a [u8]), ReadError> {
+        let view_at = format!("bufferViews[{i}]");
         let view = self
             .root
             .buffer_views
-            .get(view_index.value())
+            .get(i)
             .ok_or_else(|| ReadError::invalid(here, format!("no {view_at}")))?;
         let buffer = self.loaded.buffer(view.buffer.value()).ok_or_else(|| {
             ReadError::invalid(&view_at, format!("no buffers[{}]", view.buffer.value()))
@@ -219,6 +211,28 @@ impl<'a> Reader<'a> {
                     ),
                 )
             })?;
+        Ok((view, bytes))
+    }
+
+    /// The bytes of buffer view `i` (an extras blob), copied and charged to the budget.
+    pub fn view_bytes(&mut self, i: usize, here: &str) -> Result<Vec<u8>, ReadError> {
+        let (_, bytes) = self.view(i, here)?;
+        self.charge(here, bytes.len() as u64)?;
+        Ok(bytes.to_vec())
+    }
+
+    /// `count` elements of `elem` bytes at `offset` in `view`, checked to fit the view and
+    /// the view to fit its buffer; returns the slice from the first element and the stride.
+    fn elements(
+        &self,
+        view_index: json::Index<json::buffer::View>,
+        offset: u64,
+        count: usize,
+        elem: usize,
+        here: &str,
+    ) -> Result<(&'a [u8], usize), ReadError> {
+        let (view, bytes) = self.view(view_index.value(), here)?;
+        let view_at = format!("bufferViews[{}]", view_index.value());
         let stride = view.byte_stride.map_or(elem, |s| s.0);
         if stride < elem {
             return Err(ReadError::invalid(

@@ -5,7 +5,7 @@ use super::accessor::Reader;
 use super::buffers::{percent_decode, Asset, Loaded};
 use super::{mesh, Import, ReadError, ReadWarning, ReadWarningKind, MAX_NODE_DEPTH};
 use crate::gltf::json;
-use crate::scene::Keys;
+use crate::scene::{blob, Keys};
 use crate::scene::{
     AlphaMode, Animation, Channel, ChannelPath, Interpolation, Material, Node, Scene, Skin,
     Transform,
@@ -76,6 +76,7 @@ pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, R
     if !root.cameras.is_empty() {
         c.not_carried("cameras", format!("{} camera(s)", root.cameras.len()));
     }
+    blobs(&mut c.reader, &mut c.warnings, &mut scene)?;
     Ok(Import {
         scene,
         warnings: c.warnings,
@@ -413,6 +414,50 @@ impl Converter<'_> {
 
 /// Every node has at most one parent, there is no cycle, and no chain is deeper than
 /// [`MAX_NODE_DEPTH`]. (Children indices are already in range: `gltf-json` checked them.)
+/// Copies the buffer views the extras name (`{"bufferView": i}`, the export's large exact
+/// arrays) into the scene's blobs, each view once, and renumbers the references to them. A
+/// reference to a view that cannot be read is cut (`null`) with a warning; going over the
+/// decoding budget is an error, as for accessors.
+fn blobs(
+    reader: &mut Reader<'_>,
+    warnings: &mut Vec<ReadWarning>,
+    scene: &mut Scene,
+) -> Result<(), ReadError> {
+    let mut of_view: HashMap<usize, usize> = HashMap::new();
+    let mut blobs: Vec<Vec<u8>> = Vec::new();
+    let mut result = Ok(());
+    blob::for_each_ref(scene, |at, value| {
+        let Some(view) = value.get(blob::KEY).and_then(Value::as_u64) else {
+            return;
+        };
+        let view = usize::try_from(view).unwrap_or(usize::MAX);
+        let found = match of_view.get(&view) {
+            Some(&b) => Ok(b),
+            None if result.is_err() => return,
+            None => reader.view_bytes(view, at).map(|bytes| {
+                blobs.push(bytes);
+                of_view.insert(view, blobs.len() - 1);
+                blobs.len() - 1
+            }),
+        };
+        match found {
+            Ok(b) => value[blob::KEY] = b.into(),
+            Err(e @ ReadError::TooLarge { .. }) => result = Err(e),
+            Err(e) => {
+                warnings.push(ReadWarning {
+                    at: at.to_string(),
+                    kind: ReadWarningKind::NotCarried {
+                        what: format!("extras naming a buffer view that cannot be read ({e})"),
+                    },
+                });
+                value[blob::KEY] = Value::Null;
+            }
+        }
+    });
+    scene.blobs = blobs;
+    result
+}
+
 fn check_hierarchy(nodes: &[Node]) -> Result<(), ReadError> {
     let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
     for (p, n) in nodes.iter().enumerate() {

@@ -31,6 +31,7 @@ use hierarchy::Hierarchy;
 use json::validation::USize64;
 use json::Index;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 struct Builder<'a> {
@@ -87,6 +88,10 @@ pub(crate) fn build<'a>(
         ..json::Asset::default()
     };
     let scene: &'a Scene = scene;
+    // The blobs first, borrowed: blob i is buffer view i, as the extras naming them say.
+    for blob in &scene.blobs {
+        b.view(buffer::Chunk::Bytes(Cow::Borrowed(blob)), None)?;
+    }
 
     // Hierarchy: a forest over the scene's nodes plus any synthetic roots added below.
     let mut h = Hierarchy::new(scene);

@@ -17,9 +17,13 @@ pub(super) struct IndexLayout {
 /// `extras.bmf_index_layout` when every slot still holds exactly the triangles the export made
 /// of its range (whole triangles from the range's start; none for a range outside the block);
 /// `None` otherwise.
-pub(super) fn index_layout(extras: &Map<String, Value>, slots: &[Slot]) -> Option<IndexLayout> {
+pub(super) fn index_layout(
+    extras: &Map<String, Value>,
+    blobs: &[Vec<u8>],
+    slots: &[Slot],
+) -> Option<IndexLayout> {
     let layout = extras.get("bmf_index_layout")?;
-    let bytes = raw64::decode(layout.get("indices")?.as_str()?)?;
+    let bytes = raw64::bytes(blobs, layout.get("indices")?)?;
     if bytes.len() % 2 != 0 {
         return None;
     }
@@ -62,14 +66,14 @@ pub(super) fn index_layout(extras: &Map<String, Value>, slots: &[Slot]) -> Optio
 /// (`positions`: the scene's). Returns whether it did.
 pub(super) fn restore_unreferenced(
     extras: &Map<String, Value>,
+    blobs: &[Vec<u8>],
     positions: &[[f32; 3]],
     indices: &[u16],
     vertices: &mut Vertices,
 ) -> bool {
     let Some(raw) = extras
         .get("bmf_unreferenced")
-        .and_then(Value::as_str)
-        .and_then(raw64::decode)
+        .and_then(|v| raw64::bytes(blobs, v))
     else {
         return false;
     };
@@ -116,6 +120,7 @@ pub(super) fn restore_unreferenced(
 /// `weights`) are still that cleaning of them. Returns how many it put back.
 pub(super) fn restore_influences(
     extras: &Map<String, Value>,
+    blobs: &[Vec<u8>],
     joints: Option<&[[u16; 4]]>,
     weights: Option<&[[f32; 4]]>,
     vertices: &mut Vertices,
@@ -129,10 +134,7 @@ pub(super) fn restore_influences(
         .and_then(Value::as_u64)
         .and_then(|b| usize::try_from(b).ok());
     let list = kept.get("vertices").and_then(Value::as_array);
-    let raw = kept
-        .get("raw")
-        .and_then(Value::as_str)
-        .and_then(raw64::decode);
+    let raw = kept.get("raw").and_then(|v| raw64::bytes(blobs, v));
     let (Some(bones), Some(list), Some(raw)) = (bones, list, raw) else {
         return 0;
     };

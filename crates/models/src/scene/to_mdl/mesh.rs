@@ -226,10 +226,8 @@ fn palette(scene: &ValidScene, inst: Instance, bones: &Bones, cx: &mut Ctx<'_>) 
         .meshes
         .get(inst.mesh)
         .and_then(|m| m.extras.get("mdl_connectors"))
-        .and_then(Value::as_str)
-        .and_then(raw64::decode_f32)
-        .filter(|f| f.len() % 17 == 0)
-        .map(|f| bytemuck::pod_collect_to_vec::<f32, mdl::BoneConnector>(&f));
+        .and_then(|c| raw64::bytes(&scene.blobs, c))
+        .and_then(|b| binio::pod::vec_from_bytes::<mdl::BoneConnector>(&b));
     if let Some(raw) = raw {
         let mut joints: Vec<i32> = Vec::new();
         let mut offsets: Vec<mdl::Matrix44> = Vec::new();
@@ -342,8 +340,8 @@ fn divide(
     let pal = palette(scene, inst, bones, cx);
     let tris = triangles(scene, inst, local, cx);
     if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
-        let raw = raw_vertices(mesh, v.positions.len());
-        let extra = stored(mesh, v.positions.len());
+        let raw = raw_vertices(mesh, &scene.blobs, v.positions.len());
+        let extra = stored(mesh, &scene.blobs, v.positions.len());
         let mut vertices = Vec::with_capacity(v.positions.len());
         for k in 0..v.positions.len() {
             let kept = raw
@@ -367,7 +365,7 @@ fn divide(
             connectors: pal.connectors,
         }]);
     }
-    let kept = stored(mesh, v.positions.len());
+    let kept = stored(mesh, &scene.blobs, v.positions.len());
     Ok(split(v, &pal, &tris, &kept, &place, cx))
 }
 
@@ -379,25 +377,20 @@ pub(crate) struct Stored {
     normals: Option<Vec<[f32; 3]>>,
 }
 
-fn triples(mesh: &crate::scene::Mesh, key: &str, n: usize) -> Option<Vec<[f32; 3]>> {
-    let floats = mesh
-        .extras
-        .get(key)
-        .and_then(Value::as_str)
-        .and_then(raw64::decode_f32)
-        .filter(|f| f.len() == n * 3)?;
-    Some(
-        floats
-            .chunks_exact(3)
-            .map(|c| [0, 1, 2].map(|i| c.get(i).copied().unwrap_or(0.0)))
-            .collect(),
-    )
+fn triples(
+    mesh: &crate::scene::Mesh,
+    blobs: &[Vec<u8>],
+    key: &str,
+    n: usize,
+) -> Option<Vec<[f32; 3]>> {
+    let bytes = raw64::bytes(blobs, mesh.extras.get(key)?)?;
+    binio::pod::vec_from_bytes::<[f32; 3]>(&bytes).filter(|t| t.len() == n)
 }
 
-fn stored(mesh: &crate::scene::Mesh, n: usize) -> Stored {
+fn stored(mesh: &crate::scene::Mesh, blobs: &[Vec<u8>], n: usize) -> Stored {
     Stored {
-        binormals: triples(mesh, "mdl_binormals", n),
-        normals: triples(mesh, "mdl_normals", n),
+        binormals: triples(mesh, blobs, "mdl_binormals", n),
+        normals: triples(mesh, blobs, "mdl_normals", n),
     }
 }
 
@@ -439,13 +432,13 @@ pub(crate) fn needs_raw_vertices(
 }
 
 /// The export's raw vertices of a mesh, when there is one per vertex.
-fn raw_vertices(mesh: &crate::scene::Mesh, n: usize) -> Option<Vec<mdl::Vertex>> {
-    mesh.extras
-        .get("mdl_vertices")
-        .and_then(Value::as_str)
-        .and_then(raw64::decode_f32)
-        .filter(|f| f.len() == n * 17)
-        .map(|f| bytemuck::pod_collect_to_vec::<f32, mdl::Vertex>(&f))
+fn raw_vertices(
+    mesh: &crate::scene::Mesh,
+    blobs: &[Vec<u8>],
+    n: usize,
+) -> Option<Vec<mdl::Vertex>> {
+    let bytes = raw64::bytes(blobs, mesh.extras.get("mdl_vertices")?)?;
+    binio::pod::vec_from_bytes::<mdl::Vertex>(&bytes).filter(|v| v.len() == n)
 }
 
 /// Material runs: the export's (empty runs included) while their non-empty runs are the

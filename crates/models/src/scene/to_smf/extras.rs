@@ -3,8 +3,10 @@
 
 use super::super::mirror_z;
 use super::Ctx;
+use crate::scene::blob;
 use selene_smf as smf;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// A float (JSON `null`, which is how a non-finite float was written, is NaN).
 fn float(v: &Value) -> Option<f32> {
@@ -88,6 +90,16 @@ const HEX: [u8; 256] = {
     }
     t
 };
+
+/// The file's raw bytes kept in `extras[key]` (`smf_*_hex`): a blob of the scene, or hex text
+/// (every large array of earlier exports, and small ones still).
+pub(super) fn raw_bytes<'a>(
+    extras: &Map<String, Value>,
+    key: &str,
+    blobs: &'a [Vec<u8>],
+) -> Option<Cow<'a, [u8]>> {
+    blob::bytes_or(blobs, extras.get(key)?, unhex)
+}
 
 /// Bytes from lowercase or uppercase hex; `None` on an odd length or another character.
 /// Branch-free per pair (a bad digit is remembered and checked once at the end): the large

@@ -2,11 +2,10 @@
 //! [`MAX_BONE_COUNT`](super::MAX_BONE_COUNT).
 
 use super::super::{mirror_z_matrix, Skin, IDENTITY};
-use super::extras::unhex;
+use super::extras::raw_bytes;
 use super::{aabb, replace_name, to_i32, Ctx, MAX_BONE_COUNT};
 use crate::Error;
 use selene_smf as smf;
-use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
 /// Two influences per vertex: skin joint ids and the weight of the first.
@@ -49,7 +48,7 @@ pub(super) fn skin(
         ));
     }
     let inf = influences(place, mesh, skin.joints.len(), ctx);
-    if let Some((raw_bones, raw_blend)) = raw(mesh, &bones, &inf) {
+    if let Some((raw_bones, raw_blend)) = raw(mesh, &bones, &inf, ctx.blobs) {
         out.bones = Some(raw_bones);
         out.blend = Some(raw_blend);
         return Ok(vec![out]);
@@ -145,8 +144,9 @@ fn raw(
     mesh: &super::super::Mesh,
     bones: &[smf::Bone],
     inf: &Influences,
+    blobs: &[Vec<u8>],
 ) -> Option<(Vec<smf::Bone>, Vec<smf::BlendVertex>)> {
-    let hex = |k: &str| mesh.extras.get(k).and_then(Value::as_str).and_then(unhex);
+    let hex = |k: &str| raw_bytes(&mesh.extras, k, blobs);
     let raw_bones: Vec<smf::Bone> = binio::pod::vec_from_bytes(&hex("smf_bones_hex")?)?;
     let raw_blend: Vec<smf::BlendVertex> = binio::pod::vec_from_bytes(&hex("smf_blend_hex")?)?;
     if raw_blend.len() != inf.ids.len() {
