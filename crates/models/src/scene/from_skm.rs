@@ -424,8 +424,7 @@ fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
             json!(super::raw64::encode_f32(&normals)),
         );
     }
-    let position = |i: u32| doc.vertices.get(i as usize).map(|v| v.position);
-    if super::to_skm::adjacency(position, &doc.triangles) != doc.adjacency {
+    if !super::to_skm::adjacency_matches(&doc.vertices, &doc.triangles, &doc.adjacency) {
         let words: Vec<u32> = doc.adjacency.iter().flatten().copied().collect();
         extras.insert(
             "skm_adjacency".into(),

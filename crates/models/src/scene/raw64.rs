@@ -40,8 +40,8 @@ pub(crate) fn decode_u32(text: &str) -> Option<Vec<u32>> {
 /// The base64 text of the floats' little-endian bytes (ELEM's exact `f64` rows).
 #[cfg(feature = "elem")]
 pub(crate) fn encode_f64(values: &[f64]) -> String {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    encode(&bytes)
+    // Borrowed as they are (binio builds on little-endian hosts only).
+    encode(binio::pod::as_bytes(values))
 }
 
 /// The floats of a base64 text made by [`encode_f64`]; `None` for anything else.

@@ -47,10 +47,12 @@ use crate::{Error, Format};
 use serde_json::Value;
 use skm_text::{Encoding, Material, Name, Skm};
 
+mod adjacency;
 mod bones;
 mod geometry;
 
-pub(crate) use geometry::adjacency;
+pub(crate) use adjacency::adjacency;
+pub(crate) use adjacency::matches as adjacency_matches;
 
 /// Builds an SKM document from a validated scene; see the module docs.
 pub(crate) fn convert(
@@ -124,7 +126,7 @@ pub(crate) fn convert(
     let vertices = std::mem::take(&mut geometry.vertices);
     let adjacency = match geometry.adjacency.take() {
         Some(a) if written == 1 => a,
-        _ => adjacency(|i| vertices.get(i as usize).map(|v| v.position), &triangles),
+        _ => adjacency(&vertices, &triangles),
     };
     let mut doc = Skm {
         encoding,

@@ -122,18 +122,16 @@ pub(crate) fn sparse_rows<const N: usize>(
     changed: impl Fn(&[f64; N]) -> bool,
 ) -> Option<Value> {
     let mut index = Vec::new();
-    let mut values = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         if !r.iter().all(|&x| survives(x)) || changed(r) {
             index.push(u32::try_from(i).ok()?);
-            values.extend_from_slice(r);
         }
     }
     if index.is_empty() {
         return None;
     }
     let mut out = Map::new();
-    out.insert("values".into(), json!(raw64::encode_f64(&values)));
+    out.insert("values".into(), json!(kept_values(rows, &index)));
     if index.len() * 4 * 8 > rows.len() {
         let mut bitmap = vec![0u8; rows.len().div_ceil(8)];
         for &i in &index {
@@ -146,6 +144,27 @@ pub(crate) fn sparse_rows<const N: usize>(
         out.insert("rows".into(), json!(raw64::encode_u32(&index)));
     }
     Some(Value::Object(out))
+}
+
+/// [`raw64::encode_f64`] of the rows `index` names, one after the other, made a few rows at a
+/// time into a string of its exact final size: on the large models that is nearly every row,
+/// and a copy of them plus its bytes was the peak of the ELEM conversion (issue 18). Groups of
+/// three rows are whole base64 quads (`24 × N` bytes), so the pieces join into the same text.
+fn kept_values<const N: usize>(rows: &[[f64; N]], index: &[u32]) -> String {
+    const GROUP: usize = 3 * 1024;
+    let bytes = index.len().saturating_mul(N * 8);
+    let mut text = String::with_capacity(bytes.div_ceil(3).saturating_mul(4));
+    let mut values: Vec<f64> = Vec::with_capacity(GROUP * N);
+    for group in index.chunks(GROUP) {
+        values.clear();
+        for &i in group {
+            if let Some(r) = rows.get(i as usize) {
+                values.extend_from_slice(r);
+            }
+        }
+        text.push_str(&raw64::encode_f64(&values));
+    }
+    text
 }
 
 /// The kept rows of a [`sparse_rows`] value, read in row order ([`Kept::row`]).
