@@ -50,12 +50,12 @@
 
 use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
-use super::MDL_BINORMAL_NOTE;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
     quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
     Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform, Vertices,
 };
+use super::{Known, MDL_BINORMAL_NOTE};
 use crate::Error;
 use mdl_format as mdl;
 use serde_json::{json, Map};
@@ -186,9 +186,10 @@ pub(crate) fn convert(
         }
     }
     if binormals {
-        warnings.push(note(format!(
-            "{MDL_BINORMAL_NOTE} (glTF has no binormal; tangents are not derived)"
-        )));
+        warnings.push(note(
+            MDL_BINORMAL_NOTE,
+            " (glTF has no binormal; tangents are not derived)",
+        ));
     }
 
     // Animations: one per clip. Each source is resampled once, by the first clip that plays
@@ -1267,10 +1268,10 @@ fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
     SceneWarning::other(place, message)
 }
 
-/// A note (what the conversion always does with a part glTF has no place for): its text starts
-/// with its place, the format's name (`mdl: …`), as the note constants do.
-fn note(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// A known warning (a note: what the conversion always does with a part glTF has no place for,
+/// or the tick-rate guess), at the format's name (`mdl`), with the rest of its message.
+fn note(known: Known, rest: impl std::fmt::Display) -> SceneWarning {
+    SceneWarning::known(known, rest)
 }
 
 /// The one place this module makes a counted warning: `{place}: {count} {what}`.

@@ -89,7 +89,7 @@ impl Ctx<'_> {
     /// The one place this module makes a warning.
     fn warn(&mut self, place: &str, message: String) {
         self.warnings
-            .push(SceneWarning::from_text(format!("mdl {place}: {message}")));
+            .push(SceneWarning::other(format!("mdl {place}"), message));
     }
 
     /// Frames per second of key times, checked.

@@ -162,7 +162,7 @@ impl Builder<'_> {
             Transform::Matrix(m) => {
                 let (tr, q, s, err) = decompose(m);
                 if !matrix_is_trs(&m, err) {
-                    self.warn(format!("{label}: {}", not_trs_message(err)));
+                    self.warn(label, not_trs_message(err));
                 }
                 (tr, normalize_quat(q), s)
             }
@@ -200,22 +200,26 @@ impl Builder<'_> {
                             Some(s) if *skinned && matches!(skins.get(s), Some(Some(_))) => {
                                 out.skin = Some(Index::new(u32_of(s, "skins")?));
                             }
-                            Some(s) => self.warn(format!(
-                                "{label}: skin {s} not written (it is invalid, or mesh {m} has no joints and weights)"
+                            Some(s) => self.warn(&label, format!(
+                                "skin {s} not written (it is invalid, or mesh {m} has no joints and weights)"
                             )),
                             None => {}
                         }
                     }
-                    Some(None) => self.warn(format!(
-                        "{label}: mesh {m} has no drawable triangles and is not written"
-                    )),
-                    None => self.warn(format!(
-                        "{label}: mesh index {m} out of range ({} meshes); dropped",
-                        scene.meshes.len()
-                    )),
+                    Some(None) => self.warn(
+                        &label,
+                        format!("mesh {m} has no drawable triangles and is not written"),
+                    ),
+                    None => self.warn(
+                        &label,
+                        format!(
+                            "mesh index {m} out of range ({} meshes); dropped",
+                            scene.meshes.len()
+                        ),
+                    ),
                 }
             } else if node.skin.is_some() {
-                self.warn(format!("{label}: a skin without a mesh; dropped"));
+                self.warn(&label, "a skin without a mesh; dropped");
             }
             push(&mut self.root.nodes, out)?;
         }
