@@ -120,13 +120,16 @@ pub(crate) fn convert(
 
     // Bones → nodes.
     let mut rests = Vec::with_capacity(doc.bones.len());
+    let mut bone_tally = BoneTally::default();
     for (i, bone) in doc.bones.iter().enumerate() {
         let (order, order_warning) = rotation_order(bone.rotation_order.0);
         if let Some(w) = order_warning {
             let name = names.get(i).map_or("", String::as_str);
-            warnings.push(warning(&format!("mdl bone {i} ({name:?})"), w));
+            // Keyed by the message: each raw order is its own kind.
+            let key = w.clone();
+            bone_tally.add(key, format!("mdl bone {i} ({name:?})"), w);
         }
-        let (transform, rest) = bone_transform(i, bone, order, &animated, &mut warnings);
+        let (transform, rest) = bone_transform(i, bone, order, &animated, &mut bone_tally);
         rests.push(rest);
         scene.nodes.push(Node {
             name: names.get(i).cloned().unwrap_or_default(),
@@ -144,15 +147,17 @@ pub(crate) fn convert(
             }
             None => {
                 if bone.parent != -1 {
-                    warnings.push(warning(
-                        &format!("mdl bone {i}"),
+                    bone_tally.add(
+                        "invalid parent".into(),
+                        format!("mdl bone {i}"),
                         format!("invalid parent {}; made a root", bone.parent),
-                    ));
+                    );
                 }
                 scene.roots.push(i);
             }
         }
     }
+    bone_tally.report(&mut warnings);
     // Every bone's root, computed once (a parent always comes before its child).
     let mut roots: Vec<usize> = Vec::with_capacity(doc.bones.len());
     for (i, bone) in doc.bones.iter().enumerate() {
@@ -423,7 +428,7 @@ pub(super) fn bone_transform(
     bone: &mdl::Bone,
     order: Order,
     animated: &[bool],
-    warnings: &mut Vec<SceneWarning>,
+    tally: &mut BoneTally,
 ) -> (Transform, Rest) {
     let finite3 = |v: [f32; 3], d: f32| v.map(|x| if x.is_finite() { x } else { d });
     let euler_of = |q: [f32; 4]| match order {
@@ -448,22 +453,24 @@ pub(super) fn bone_transform(
                 };
                 (tr, rest(t, q, s))
             } else if !err.is_finite() {
-                warnings.push(warning(
-                    &format!("mdl bone {i}"),
-                    "non-finite local matrix; identity used",
-                ));
+                tally.add(
+                    "non-finite matrix".into(),
+                    format!("mdl bone {i}"),
+                    "non-finite local matrix; identity used".into(),
+                );
                 (
                     Transform::default(),
                     rest([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
                 )
             } else if animated.get(i).copied().unwrap_or(false) {
-                warnings.push(warning(
-                    &format!("mdl bone {i}"),
+                tally.add(
+                    "not TRS".into(),
+                    format!("mdl bone {i}"),
                     format!(
                         "local matrix is not translation·rotation·scale (error {err:e}); \
                      the nearest TRS is used because the bone is animated"
                     ),
-                ));
+                );
                 let tr = Transform::Trs {
                     translation: t,
                     rotation: q,
@@ -1105,6 +1112,36 @@ impl CurveIssue {
             }
             Self::WIgnored => "'.w' curves ignored (only quaternion/axis-angle bones use w)",
             Self::RotationSkipped => "quaternion/axis-angle bones' rotation curves not converted",
+        }
+    }
+}
+
+/// The bone problems (rotation orders, invalid parents, matrices), one warning per kind rather
+/// than one per bone: a rig of a hundred bones with the same order says it once.
+#[derive(Default)]
+pub(super) struct BoneTally {
+    /// Per kind, in the order first seen: its key, the first bone's place and message, and
+    /// how many bones had it.
+    seen: Vec<(String, String, String, usize)>,
+}
+
+impl BoneTally {
+    /// A problem of kind `key` at bone `place`, saying `message`.
+    fn add(&mut self, key: String, place: String, message: String) {
+        match self.seen.iter_mut().find(|e| e.0 == key) {
+            Some(e) => e.3 += 1,
+            None => self.seen.push((key, place, message, 1)),
+        }
+    }
+
+    /// One warning per kind: the bone's own when only one bone has it, else a counted one at
+    /// the first bone, with its message.
+    fn report(&self, warnings: &mut Vec<SceneWarning>) {
+        for (_, place, message, count) in &self.seen {
+            warnings.push(match count {
+                1 => warning(place, message.as_str()),
+                n => counted(place, *n, &format!("bones (this is the first): {message}")),
+            });
         }
     }
 }
