@@ -123,6 +123,23 @@ impl Transform {
             Transform::Matrix(m) => m,
         }
     }
+
+    /// This transform as translation, rotation and scale, and for a matrix how far it is from
+    /// that nearest TRS (`None` for a TRS, which is exact): the one decomposition of the
+    /// writers that need TRS (glTF nodes, MDL version 2 bones), each judging the error itself.
+    pub(crate) fn to_trs(self) -> ([f32; 3], [f32; 4], [f32; 3], Option<f32>) {
+        match self {
+            Transform::Trs {
+                translation,
+                rotation,
+                scale,
+            } => (translation, rotation, scale, None),
+            Transform::Matrix(m) => {
+                let (t, q, s, err) = decompose(m);
+                (t, q, s, Some(err))
+            }
+        }
+    }
 }
 
 impl Default for Transform {

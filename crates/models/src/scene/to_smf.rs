@@ -500,31 +500,11 @@ fn layout(
     ctx: &mut Ctx<'_>,
 ) -> Result<Layout, Error> {
     let n = mesh.vertices.positions.len();
-    // Each primitive's whole triangles in file winding, dropping those past the vertices.
-    let mut dropped = 0usize;
-    let prims: Vec<(Option<usize>, Vec<[u32; 3]>)> = mesh
-        .primitives
-        .iter()
-        .map(|p| {
-            let tris = p
-                .indices
-                .chunks_exact(3)
-                .filter_map(|t| match *t {
-                    [a, b, c] if [a, b, c].iter().all(|&x| (x as usize) < n) => Some([a, c, b]),
-                    _ => {
-                        dropped += 1;
-                        None
-                    }
-                })
-                .collect();
-            dropped += p.indices.len() % 3;
-            (p.material, tris)
-        })
-        .collect();
+    let (prims, dropped) = super::shared::clockwise_triangles(mesh);
     if dropped > 0 {
         ctx.warn(
             &format!("smf {place}"),
-            format!("{dropped} indices past the vertices or of incomplete triangles dropped"),
+            format!("{dropped} triangles use a vertex past the {n} vertices; dropped"),
         );
     }
     if let Some(result) = smf_layout(place, mesh, scene, &prims, ctx)? {

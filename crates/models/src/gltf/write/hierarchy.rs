@@ -6,7 +6,7 @@ use super::skin::SkinPlan;
 use super::{extras, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
 use crate::scene::validate::{matrix_is_trs, not_trs_message};
-use crate::scene::{decompose, normalize_quat, Scene, Transform};
+use crate::scene::{normalize_quat, Scene, Transform};
 use gltf_json as json;
 use json::Index;
 use std::collections::HashSet;
@@ -153,18 +153,14 @@ impl Builder<'_> {
     /// A node's transform as TRS. Validation made it finite with a unit rotation; a matrix
     /// is written as its nearest TRS (a glTF-only choice), with a warning when it is not one.
     pub(super) fn node_transform(&mut self, label: &str, t: &Transform) -> json::Node {
-        let (tr, q, s) = match *t {
-            Transform::Trs {
-                translation,
-                rotation,
-                scale,
-            } => (translation, rotation, scale),
-            Transform::Matrix(m) => {
-                let (tr, q, s, err) = decompose(m);
-                if !matrix_is_trs(&m, err) {
+        let (tr, q, s, err) = t.to_trs();
+        let q = match err {
+            None => q,
+            Some(err) => {
+                if !matrix_is_trs(&t.to_matrix(), err) {
                     self.warn(label, not_trs_message(err));
                 }
-                (tr, normalize_quat(q), s)
+                normalize_quat(q)
             }
         };
         json::Node {
