@@ -3,6 +3,8 @@
 //! back byte for byte; vertex kinds, the u16 split, clip choice and concatenation, and hostile
 //! scenes.
 
+mod common;
+
 use models::bmf::{self, VertexKind};
 use models::gltf::{self, GltfOptions};
 use models::scene::{
@@ -27,15 +29,10 @@ fn round_trip(
     base: Option<&Document>,
     options: &ImportOptions,
 ) -> (bmf::Bmf, Vec<String>) {
-    let scene = Scene::from_document(doc).unwrap().scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
-    let read = gltf::read_glb(&glb).unwrap();
-    let valid = scene::validate(read.scene);
-    let imported = Document::from_scene(Format::Bmf, &valid.scene, base, options).unwrap();
-    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
-    match imported.document {
-        Document::Bmf(b) => (b, warnings),
-        other => panic!("not a BMF: {:?}", other.format()),
+    let valid = common::through_glb(doc);
+    match common::import_as(Format::Bmf, &valid, base, options).unwrap() {
+        (Document::Bmf(b), warnings) => (b, warnings),
+        (other, _) => panic!("not a BMF: {:?}", other.format()),
     }
 }
 
@@ -268,11 +265,9 @@ fn quad_scene(tangents: bool, skinned: bool) -> Scene {
 
 fn import(scene: Scene, options: &ImportOptions) -> Result<(bmf::Bmf, Vec<String>), models::Error> {
     let valid = scene::validate(scene).scene;
-    let imported = Document::from_scene(Format::Bmf, &valid, None, options)?;
-    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
-    match imported.document {
-        Document::Bmf(b) => Ok((b, warnings)),
-        other => panic!("not a BMF: {:?}", other.format()),
+    match common::import_as(Format::Bmf, &valid, None, options)? {
+        (Document::Bmf(b), warnings) => Ok((b, warnings)),
+        (other, _) => panic!("not a BMF: {:?}", other.format()),
     }
 }
 

@@ -3,9 +3,11 @@
 //! summary; every fixture of every format converts into an ELEM our reader accepts, with every
 //! triangle and every joint name; names ELEM cannot hold are refused or replaced by name.
 
+mod common;
+
+use common::through_glb;
 use models::elem::{self as elfreina_elem, Elem};
-use models::gltf::{self, GltfOptions};
-use models::scene::{self, ImportOptions, Scene, SceneOptions};
+use models::scene::{self, ImportOptions, Scene};
 use models::{Document, Error, Format, Model};
 use std::path::PathBuf;
 
@@ -16,19 +18,10 @@ fn inputs() -> Vec<PathBuf> {
 }
 
 /// The scene as it comes back from our own `.glb`.
-fn through_glb(doc: &Document) -> scene::ValidScene {
-    let scene = Scene::from_document_with(doc, &SceneOptions::default())
-        .unwrap()
-        .scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
-    let read = gltf::read_glb(&glb).unwrap();
-    scene::validate(read.scene).scene
-}
-
 fn import(scene: &scene::ValidScene, base: Option<&Document>) -> (Elem, Vec<String>) {
-    let out = Document::from_scene(Format::Elem, scene, base, &ImportOptions::default()).unwrap();
-    let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
-    match out.document {
+    let (doc, warnings) =
+        common::import_as(Format::Elem, scene, base, &ImportOptions::default()).unwrap();
+    match doc {
         Document::Elem(e) => (e, warnings),
         other => panic!("not an ELEM: {:?}", other.format()),
     }

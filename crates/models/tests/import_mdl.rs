@@ -4,10 +4,12 @@
 //! skins beyond the engine's 32 connectors are divided, and every fixture of every format
 //! imports into an MDL the reader takes.
 
+mod common;
+
+use common::through_glb;
 use mdl_format::Mdl;
-use models::gltf::{self, GltfOptions};
 use models::mdl as mdl_format;
-use models::scene::{self, ImportOptions, Scene, SceneOptions};
+use models::scene::{self, ImportOptions, Scene};
 use models::{Document, Format, Model};
 use std::path::PathBuf;
 
@@ -30,23 +32,13 @@ fn mdl_of(doc: &Document) -> &Mdl {
 }
 
 /// The scene as it comes back from our own `.glb`.
-fn through_glb(doc: &Document) -> scene::ValidScene {
-    let scene = Scene::from_document_with(doc, &SceneOptions::default())
-        .unwrap()
-        .scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
-    let read = gltf::read_glb(&glb).unwrap();
-    scene::validate(read.scene).scene
-}
-
 fn import_with(
     scene: &scene::ValidScene,
     base: Option<&Document>,
     options: &ImportOptions,
 ) -> (Mdl, Vec<String>) {
-    let out = Document::from_scene(Format::Mdl, scene, base, options).unwrap();
-    let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
-    match out.document {
+    let (doc, warnings) = common::import_as(Format::Mdl, scene, base, options).unwrap();
+    match doc {
         Document::Mdl(m) => {
             // Every output is a file our reader takes.
             let bytes = m.to_bytes().unwrap();

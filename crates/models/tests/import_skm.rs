@@ -4,6 +4,8 @@
 //! ranges, repeated palette entries, raw names); D3DX adjacency; every other format's fixtures
 //! into SKM; limits and hostile scenes.
 
+mod common;
+
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene, SceneOptions};
 use models::skm::{self, AttributeRange, Encoding, Name, Skm};
@@ -25,12 +27,10 @@ fn skm_of(doc: Document) -> Skm {
 
 /// SKM → scene → (validate) → glb → scene → validate → SKM.
 fn through_glb(doc: &Skm, base: Option<&Document>) -> (Skm, Vec<String>) {
-    let scene = Scene::from_document(&Document::Skm(doc.clone()))
-        .unwrap()
-        .scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
-    let read = gltf::read_glb(&glb).unwrap();
-    import(read.scene, base, &ImportOptions::default())
+    let valid = common::through_glb(&Document::Skm(doc.clone()));
+    let (out, warnings) =
+        common::import_as(Format::Skm, &valid, base, &ImportOptions::default()).unwrap();
+    (skm_of(out), warnings)
 }
 
 fn import(scene: Scene, base: Option<&Document>, options: &ImportOptions) -> (Skm, Vec<String>) {

@@ -3,6 +3,9 @@
 //! patching an unedited export onto its base gives the base byte for byte, and the format's
 //! limits (names, bones per mesh, 16-bit indices) are kept or refused by name.
 
+mod common;
+
+use common::through_glb;
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene, SceneOptions};
 use models::smf as selene_smf;
@@ -24,19 +27,10 @@ fn smf_of(doc: &Document) -> &Smf {
 }
 
 /// The scene as it comes back from our own `.glb`.
-fn through_glb(doc: &Document) -> scene::ValidScene {
-    let scene = Scene::from_document_with(doc, &SceneOptions::default())
-        .unwrap()
-        .scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
-    let read = gltf::read_glb(&glb).unwrap();
-    scene::validate(read.scene).scene
-}
-
 fn import(scene: &scene::ValidScene, base: Option<&Document>) -> (Smf, Vec<String>) {
-    let out = Document::from_scene(Format::Smf, scene, base, &ImportOptions::default()).unwrap();
-    let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
-    match out.document {
+    let (doc, warnings) =
+        common::import_as(Format::Smf, scene, base, &ImportOptions::default()).unwrap();
+    match doc {
         Document::Smf(s) => (s, warnings),
         other => panic!("not an SMF: {:?}", other.format()),
     }

@@ -661,6 +661,39 @@ fn mdl_quirks_are_reported() {
 }
 
 #[test]
+fn mdl_bone_problems_are_one_counted_warning_per_kind() {
+    let path = test_support::workspace_root().join("fixtures/mdl/quirks_v2.mdl");
+    let (doc, _, _) = open(&path);
+    let Document::Mdl(mut mdl) = doc else {
+        panic!("not mdl")
+    };
+    let n = mdl.bones.len();
+    assert!(n > 1, "the fixture needs several bones");
+    for b in &mut mdl.bones {
+        b.rotation_order = mdl_format::RotationOrder(14);
+        b.parent = 1000;
+    }
+    let conv = Scene::from_document(&Document::Mdl(mdl)).unwrap();
+    for needle in ["rotation order 14", "invalid parent"] {
+        let found: Vec<_> = conv
+            .warnings
+            .iter()
+            .filter(|w| w.message().contains(needle))
+            .collect();
+        assert_eq!(found.len(), 1, "{needle}: {found:?}");
+        assert_eq!(found[0].count(), Some(n as u64), "{needle}: {found:?}");
+        assert_eq!(
+            found[0].place(),
+            if needle == "invalid parent" {
+                "mdl bone 0".to_owned()
+            } else {
+                format!("mdl bone 0 ({:?})", conv.scene.nodes[0].name)
+            }
+        );
+    }
+}
+
+#[test]
 fn mdl_quirky_curves_are_reported_when_played() {
     let path = test_support::workspace_root().join("fixtures/mdl/quirks_v2.mdl");
     let (doc, _, _) = open(&path);

@@ -52,12 +52,12 @@
 use super::budget::{Budget, Place, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
-use super::BMF_TANGENT_NOTE;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_weights,
     Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
     Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
 };
+use super::{Known, BMF_TANGENT_NOTE};
 use crate::{Error, Position};
 use serde_json::{json, Map};
 use std::borrow::Cow;
@@ -150,10 +150,13 @@ pub(crate) fn convert(
         &mut warnings,
     )?;
     if tangents_dropped > 0 {
-        warnings.push(note(format!(
-            "{BMF_TANGENT_NOTE}{tangents_dropped} mesh(es) not exported (raw FBX values, \
+        warnings.push(note(
+            BMF_TANGENT_NOTE,
+            format!(
+                "{tangents_dropped} mesh(es) not exported (raw FBX values, \
              not in the file's coordinate system)"
-        )));
+            ),
+        ));
     }
     if !animation.channels.is_empty() {
         warnings.push(warning(
@@ -880,8 +883,8 @@ fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
     SceneWarning::other(place, message)
 }
 
-/// A note (what the conversion always does with a part glTF has no place for): its text starts
-/// with its place, the format's name (`bmf: …`), as the note constants do.
-fn note(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// A known warning (a note: what the conversion always does with a part glTF has no place for,
+/// or the tick-rate guess), at the format's name (`bmf`), with the rest of its message.
+fn note(known: Known, rest: impl std::fmt::Display) -> SceneWarning {
+    SceneWarning::known(known, rest)
 }

@@ -51,12 +51,12 @@
 use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, release, take_list};
-use super::MDL_BINORMAL_NOTE;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
     quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
     Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform, Vertices,
 };
+use super::{Known, MDL_BINORMAL_NOTE};
 use crate::Error;
 use mdl_format as mdl;
 use serde_json::{json, Map};
@@ -124,13 +124,16 @@ pub(crate) fn convert(
 
     // Bones → nodes.
     let mut rests = Vec::with_capacity(doc.bones.len());
+    let mut bone_tally = BoneTally::default();
     for (i, bone) in doc.bones.iter().enumerate() {
         let (order, order_warning) = rotation_order(bone.rotation_order.0);
         if let Some(w) = order_warning {
             let name = names.get(i).map_or("", String::as_str);
-            warnings.push(warning(&format!("mdl bone {i} ({name:?})"), w));
+            // Keyed by the message: each raw order is its own kind.
+            let key = w.clone();
+            bone_tally.add(key, format!("mdl bone {i} ({name:?})"), w);
         }
-        let (transform, rest) = bone_transform(i, bone, order, &animated, &mut warnings);
+        let (transform, rest) = bone_transform(i, bone, order, &animated, &mut bone_tally);
         rests.push(rest);
         scene.nodes.push(Node {
             name: names.get(i).cloned().unwrap_or_default(),
@@ -148,15 +151,17 @@ pub(crate) fn convert(
             }
             None => {
                 if bone.parent != -1 {
-                    warnings.push(warning(
-                        &format!("mdl bone {i}"),
+                    bone_tally.add(
+                        "invalid parent".into(),
+                        format!("mdl bone {i}"),
                         format!("invalid parent {}; made a root", bone.parent),
-                    ));
+                    );
                 }
                 scene.roots.push(i);
             }
         }
     }
+    bone_tally.report(&mut warnings);
     // Every bone's root, computed once (a parent always comes before its child).
     let mut roots: Vec<usize> = Vec::with_capacity(doc.bones.len());
     for (i, bone) in doc.bones.iter().enumerate() {
@@ -191,9 +196,10 @@ pub(crate) fn convert(
         }
     }
     if binormals {
-        warnings.push(note(format!(
-            "{MDL_BINORMAL_NOTE} (glTF has no binormal; tangents are not derived)"
-        )));
+        warnings.push(note(
+            MDL_BINORMAL_NOTE,
+            " (glTF has no binormal; tangents are not derived)",
+        ));
     }
 
     // Animations: one per clip. Each source is resampled once, by the first clip that plays
@@ -427,7 +433,7 @@ pub(super) fn bone_transform(
     bone: &mdl::Bone,
     order: Order,
     animated: &[bool],
-    warnings: &mut Vec<SceneWarning>,
+    tally: &mut BoneTally,
 ) -> (Transform, Rest) {
     let finite3 = |v: [f32; 3], d: f32| v.map(|x| if x.is_finite() { x } else { d });
     let euler_of = |q: [f32; 4]| match order {
@@ -452,22 +458,24 @@ pub(super) fn bone_transform(
                 };
                 (tr, rest(t, q, s))
             } else if !err.is_finite() {
-                warnings.push(warning(
-                    &format!("mdl bone {i}"),
-                    "non-finite local matrix; identity used",
-                ));
+                tally.add(
+                    "non-finite matrix".into(),
+                    format!("mdl bone {i}"),
+                    "non-finite local matrix; identity used".into(),
+                );
                 (
                     Transform::default(),
                     rest([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
                 )
             } else if animated.get(i).copied().unwrap_or(false) {
-                warnings.push(warning(
-                    &format!("mdl bone {i}"),
+                tally.add(
+                    "not TRS".into(),
+                    format!("mdl bone {i}"),
                     format!(
                         "local matrix is not translation·rotation·scale (error {err:e}); \
                      the nearest TRS is used because the bone is animated"
                     ),
-                ));
+                );
                 let tr = Transform::Trs {
                     translation: t,
                     rotation: q,
@@ -1120,6 +1128,36 @@ impl CurveIssue {
     }
 }
 
+/// The bone problems (rotation orders, invalid parents, matrices), one warning per kind rather
+/// than one per bone: a rig of a hundred bones with the same order says it once.
+#[derive(Default)]
+pub(super) struct BoneTally {
+    /// Per kind, in the order first seen: its key, the first bone's place and message, and
+    /// how many bones had it.
+    seen: Vec<(String, String, String, usize)>,
+}
+
+impl BoneTally {
+    /// A problem of kind `key` at bone `place`, saying `message`.
+    fn add(&mut self, key: String, place: String, message: String) {
+        match self.seen.iter_mut().find(|e| e.0 == key) {
+            Some(e) => e.3 += 1,
+            None => self.seen.push((key, place, message, 1)),
+        }
+    }
+
+    /// One warning per kind: the bone's own when only one bone has it, else a counted one at
+    /// the first bone, with its message.
+    fn report(&self, warnings: &mut Vec<SceneWarning>) {
+        for (_, place, message, count) in &self.seen {
+            warnings.push(match count {
+                1 => warning(place, message.as_str()),
+                n => counted(place, *n, &format!("bones (this is the first): {message}")),
+            });
+        }
+    }
+}
+
 /// The curve problems of every animation source, reported once per kind (a count, the first
 /// source it was seen in and how many sources) rather than once per source: a file with a
 /// hundred clips of the same rig would otherwise say the same thing a hundred times.
@@ -1279,10 +1317,10 @@ fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
     SceneWarning::other(place, message)
 }
 
-/// A note (what the conversion always does with a part glTF has no place for): its text starts
-/// with its place, the format's name (`mdl: …`), as the note constants do.
-fn note(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// A known warning (a note: what the conversion always does with a part glTF has no place for,
+/// or the tick-rate guess), at the format's name (`mdl`), with the rest of its message.
+fn note(known: Known, rest: impl std::fmt::Display) -> SceneWarning {
+    SceneWarning::known(known, rest)
 }
 
 /// The one place this module makes a counted warning: `{place}: {count} {what}`.

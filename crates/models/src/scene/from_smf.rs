@@ -50,7 +50,7 @@ use super::{
     Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform,
     Vertices,
 };
-use super::{SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
+use super::{Known, SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
@@ -176,14 +176,15 @@ pub(crate) fn convert(doc: Cow<'_, smf::Smf>, options: &SceneOptions) -> Convers
         convert_mesh(i, mesh, &doc, frames, &mut scene, &mut warnings);
     }
     if tangents_dropped > 0 {
-        warnings.push(note(format!(
-            "{SMF_VB_NOTE}{tangents_dropped} mesh(es) not exported (no handedness sign stored)"
-        )));
+        warnings.push(note(
+            SMF_VB_NOTE,
+            format!("{tangents_dropped} mesh(es) not exported (no handedness sign stored)"),
+        ));
     }
     if obbs > 0 {
-        warnings.push(warning(
-            &format!("{SMF_OBB_NOTE} (smf_obb; no glTF meaning)"),
-            format!("{obbs}"),
+        warnings.push(note(
+            SMF_OBB_NOTE,
+            format!(" (smf_obb; no glTF meaning): {obbs}"),
         ));
     }
 
@@ -204,9 +205,10 @@ pub(crate) fn convert(doc: Cow<'_, smf::Smf>, options: &SceneOptions) -> Convers
         convert_animation(a, set, frame_count, tps, &mut scene, &mut warnings);
     }
     if !doc.animation_sets.is_empty() {
-        warnings.push(note(format!(
-            "{SMF_RATE_GUESS} and the file stores no rate; {tps} ticks per second is a guess"
-        )));
+        warnings.push(note(
+            SMF_RATE_GUESS,
+            format!(" and the file stores no rate; {tps} ticks per second is a guess"),
+        ));
     }
     for u in &doc.unknown {
         warnings.push(unknown_warning("top level", u));
@@ -1096,8 +1098,8 @@ fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
     SceneWarning::other(place, message)
 }
 
-/// A note (what the conversion always does with a part glTF has no place for): its text starts
-/// with its place, the format's name (`smf: …`), as the note constants do.
-fn note(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// A known warning (a note: what the conversion always does with a part glTF has no place for,
+/// or the tick-rate guess), at the format's name (`smf`), with the rest of its message.
+fn note(known: Known, rest: impl std::fmt::Display) -> SceneWarning {
+    SceneWarning::known(known, rest)
 }

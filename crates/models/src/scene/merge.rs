@@ -63,10 +63,10 @@ pub fn merge_clips(inputs: Vec<ClipSource>, budget: &mut Budget) -> Result<Conve
             });
         }
         if source.scene.animations.is_empty() {
-            warnings.push(warning(format!(
-                "{:?}: no animation; no clip added",
-                source.clip
-            )));
+            warnings.push(warning(
+                &format!("{:?}", source.clip),
+                "no animation; no clip added",
+            ));
         }
         let several = source.scene.animations.len() > 1;
         for mut animation in source.scene.animations {
@@ -77,9 +77,10 @@ pub fn merge_clips(inputs: Vec<ClipSource>, budget: &mut Budget) -> Result<Conve
             };
             let name = unique_name(&wanted, &mut names);
             if name != wanted {
-                warnings.push(warning(format!(
-                    "clip name {wanted:?} repeats; this one is named {name:?}"
-                )));
+                warnings.push(warning(
+                    "",
+                    format!("clip name {wanted:?} repeats; this one is named {name:?}"),
+                ));
             }
             animation.name = name;
             merged.animations.push(animation);
@@ -194,7 +195,7 @@ fn difference(first: &Scene, other: &Scene) -> Option<String> {
     None
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
 }

@@ -128,6 +128,23 @@ impl Transform {
             Transform::Matrix(m) => m,
         }
     }
+
+    /// This transform as translation, rotation and scale, and for a matrix how far it is from
+    /// that nearest TRS (`None` for a TRS, which is exact): the one decomposition of the
+    /// writers that need TRS (glTF nodes, MDL version 2 bones), each judging the error itself.
+    pub(crate) fn to_trs(self) -> ([f32; 3], [f32; 4], [f32; 3], Option<f32>) {
+        match self {
+            Transform::Trs {
+                translation,
+                rotation,
+                scale,
+            } => (translation, rotation, scale, None),
+            Transform::Matrix(m) => {
+                let (t, q, s, err) = decompose(m);
+                (t, q, s, Some(err))
+            }
+        }
+    }
 }
 
 impl Default for Transform {
@@ -460,22 +477,25 @@ pub struct SceneWarning {
     message: String,
 }
 
-/// The start of the warning an SMF conversion gives when it guessed the tick rate.
-pub(crate) const SMF_RATE_GUESS: &str = "smf: animation key times are raw ticks";
+/// A warning recognised by where it is and how its message starts: (place, start).
+pub(crate) type Known = (&'static str, &'static str);
 
-/// The starts of the warnings that say what a conversion always does with a part of the
-/// format glTF has no place for: true of every file that has that part, not a sign that
-/// something is wrong with this one (see [`SceneWarningKind::Note`]).
-pub(crate) const NOTES: [&str; 4] = [
+/// The warning an SMF conversion gives when it guessed the tick rate.
+pub(crate) const SMF_RATE_GUESS: Known = ("smf", "animation key times are raw ticks");
+
+/// The warnings that say what a conversion always does with a part of the format glTF has no
+/// place for: true of every file that has that part, not a sign that something is wrong with
+/// this one (see [`SceneWarningKind::Note`]).
+pub(crate) const NOTES: [Known; 4] = [
     SMF_VB_NOTE,
     SMF_OBB_NOTE,
     MDL_BINORMAL_NOTE,
     BMF_TANGENT_NOTE,
 ];
-pub(crate) const SMF_VB_NOTE: &str = "smf: V_B tangents of ";
-pub(crate) const SMF_OBB_NOTE: &str = "smf: OBB(s) kept only in extras";
-pub(crate) const MDL_BINORMAL_NOTE: &str = "mdl: vertex binormals not exported";
-pub(crate) const BMF_TANGENT_NOTE: &str = "bmf: stored tangents of ";
+pub(crate) const SMF_VB_NOTE: Known = ("smf", "V_B tangents of ");
+pub(crate) const SMF_OBB_NOTE: Known = ("smf", "OBB(s) kept only in extras");
+pub(crate) const MDL_BINORMAL_NOTE: Known = ("mdl", "vertex binormals not exported");
+pub(crate) const BMF_TANGENT_NOTE: Known = ("bmf", "stored tangents of ");
 
 /// What a [`SceneWarning`] is about, for front ends that group warnings or add their own
 /// advice (such as the name of their option for a guessed rate).
@@ -495,7 +515,8 @@ impl SceneWarning {
     /// A warning at `place` (the mesh, node, … it concerns, with its index and name, or a
     /// format name such as `smf`; may be empty) saying `message`. Its kind is
     /// [`SceneWarningKind::Other`], except for the systematic notes and the SMF tick-rate
-    /// guess, which are recognised by their text wherever they are made.
+    /// guess, which are recognised by their place and the start of their message wherever
+    /// they are made.
     pub fn other(place: impl Into<String>, message: impl Into<String>) -> Self {
         let mut w = Self {
             place: place.into(),
@@ -503,10 +524,10 @@ impl SceneWarning {
             count: None,
             message: message.into(),
         };
-        let text = w.to_string();
-        w.kind = if text.starts_with(SMF_RATE_GUESS) {
+        let is = |(place, start): Known| w.place == place && w.message.starts_with(start);
+        w.kind = if is(SMF_RATE_GUESS) {
             SceneWarningKind::SmfRateGuess
-        } else if NOTES.iter().any(|n| text.starts_with(n)) {
+        } else if NOTES.into_iter().any(is) {
             SceneWarningKind::Note
         } else {
             SceneWarningKind::Other
@@ -514,13 +535,9 @@ impl SceneWarning {
         w
     }
 
-    /// A warning written as one text `{place}: {message}`, split at the first `: ` (no place
-    /// when there is none): for the converters, whose messages start with their place.
-    pub(crate) fn from_text(text: String) -> Self {
-        match text.split_once(": ") {
-            Some((place, message)) => Self::other(place, message),
-            None => Self::other("", text),
-        }
+    /// The known warning `known` (a note or the SMF rate guess) with the rest of its message.
+    pub(crate) fn known(known: Known, rest: impl std::fmt::Display) -> Self {
+        Self::other(known.0, format!("{}{rest}", known.1))
     }
 
     /// `count` repairs of one kind at `place`: `{place}: {count} {what}`.

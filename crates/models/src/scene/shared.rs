@@ -7,7 +7,7 @@
 //! and each primitive is a range of it ([`Indices::shared`]). Dropping a triangle keeps every
 //! source range contiguous in the list, so a range stays a range.
 
-use super::Indices;
+use super::{Indices, Mesh};
 use std::sync::Arc;
 
 /// A mesh's converted triangles, addressable by source triangle number.
@@ -116,6 +116,36 @@ pub(crate) fn release<T: Clone>(source: &mut std::borrow::Cow<'_, T>, free: impl
     if let std::borrow::Cow::Owned(x) = source {
         free(x);
     }
+}
+
+/// Each primitive's material and its triangles.
+pub(crate) type Triangles = Vec<(Option<usize>, Vec<[u32; 3]>)>;
+
+/// Each primitive's material and triangles in the file winding of SMF and SKM (clockwise: the
+/// second and third index swapped), and how many triangles were dropped for an index past the
+/// vertices (none on a validated scene; the writers warn if ever).
+pub(crate) fn clockwise_triangles(mesh: &Mesh) -> (Triangles, usize) {
+    let n = mesh.vertices.positions.len();
+    let mut dropped = 0usize;
+    let prims = mesh
+        .primitives
+        .iter()
+        .map(|p| {
+            let tris = p
+                .indices
+                .chunks_exact(3)
+                .filter_map(|t| match *t {
+                    [a, b, c] if [a, b, c].iter().all(|&x| (x as usize) < n) => Some([a, c, b]),
+                    _ => {
+                        dropped += 1;
+                        None
+                    }
+                })
+                .collect();
+            (p.material, tris)
+        })
+        .collect();
+    (prims, dropped)
 }
 
 #[cfg(test)]

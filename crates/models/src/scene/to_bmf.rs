@@ -102,12 +102,15 @@ pub(crate) fn convert(
             .filter(|&n| scene.nodes.get(n).and_then(|x| x.mesh) == Some(i))
             .collect();
         if nodes.len() > 1 {
-            warnings.push(warning(format!(
-                "bmf: mesh {i} ({:?}) is drawn by {} nodes; BMF has no instancing, written once \
+            warnings.push(warning(
+                "bmf",
+                format!(
+                    "mesh {i} ({:?}) is drawn by {} nodes; BMF has no instancing, written once \
                  (at the first node)",
-                mesh.name,
-                nodes.len()
-            )));
+                    mesh.name,
+                    nodes.len()
+                ),
+            ));
         }
         let ctx = MeshContext {
             scene,
@@ -128,14 +131,17 @@ pub(crate) fn convert(
     notes(scene, &skeleton, &track, &baked, &mut warnings);
     for b in baked.values() {
         if b.replaced > 0 {
-            warnings.push(warning(format!(
-                "bmf: skin {}: {} of {} skinning matrices were baked from the animation \
+            warnings.push(warning(
+                "bmf",
+                format!(
+                    "skin {}: {} of {} skinning matrices were baked from the animation \
                  channels (they differ from the exact matrices the export kept, or there were \
                  none)",
-                b.skin,
-                b.replaced,
-                b.matrices.len()
-            )));
+                    b.skin,
+                    b.replaced,
+                    b.matrices.len()
+                ),
+            ));
         }
     }
     let mut doc = Bmf::new(meshes);
@@ -182,11 +188,14 @@ fn header(scene: &Scene, mesh_count: usize, warnings: &mut Vec<SceneWarning>) ->
     match raw.or(named) {
         Some(h) if fits(&h) => h,
         Some(h) => {
-            warnings.push(warning(format!(
-                "bmf: the scene's header {} cannot hold {mesh_count} meshes; {} written",
-                h.version().as_str(),
-                tool.version().as_str()
-            )));
+            warnings.push(warning(
+                "bmf",
+                format!(
+                    "the scene's header {} cannot hold {mesh_count} meshes; {} written",
+                    h.version().as_str(),
+                    tool.version().as_str()
+                ),
+            ));
             tool
         }
         None => tool,
@@ -238,7 +247,7 @@ fn convert_mesh(
     let kind = vertex_kind(ctx, &label, warnings);
     let slots = material_slots(scene, i, &label, warnings);
     if slots.iter().all(|s| s.triangles.is_empty()) {
-        warnings.push(warning(format!("{label}: no triangles; not written")));
+        warnings.push(warning(&label, "no triangles; not written"));
         return Ok(Vec::new());
     }
     let mut vertices = bmf_vertices(ctx, kind, &slots, &label, warnings);
@@ -258,12 +267,15 @@ fn convert_mesh(
         .unwrap_or(0);
     let pieces = split::split(vertices.len(), &slots);
     if pieces.len() > 1 {
-        warnings.push(warning(format!(
-            "{label}: {} vertices are more than u16 indices reach ({MAX_VERTICES}); split into \
+        warnings.push(warning(
+            &label,
+            format!(
+                "{} vertices are more than u16 indices reach ({MAX_VERTICES}); split into \
              {} BMF meshes",
-            vertices.len(),
-            pieces.len()
-        )));
+                vertices.len(),
+                pieces.len()
+            ),
+        ));
     }
     // An unsplit mesh with the export's odd index layout gets that layout back.
     let exact_layout = match pieces.as_slice() {
@@ -333,17 +345,19 @@ fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarni
     let skinned = match skin {
         Some(s) if has_influences && !s.joints.is_empty() => true,
         Some(_) => {
-            warnings.push(warning(format!(
-                "{label}: its node has a skin but the mesh has no joints and weights (or the \
-                 skin no joint); written static"
-            )));
+            warnings.push(warning(
+                label,
+                "its node has a skin but the mesh has no joints and weights (or the \
+                 skin no joint); written static",
+            ));
             false
         }
         None if has_influences => {
-            warnings.push(warning(format!(
-                "{label}: joints and weights but no skin on its node; written static, \
-                 weights dropped"
-            )));
+            warnings.push(warning(
+                label,
+                "joints and weights but no skin on its node; written static, \
+                 weights dropped",
+            ));
             false
         }
         None => false,
@@ -362,11 +376,14 @@ fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarni
     };
     if let Some(stored) = stored {
         if stored != kind.name() {
-            warnings.push(warning(format!(
-                "{label}: extras.bmf_vertex_kind is {stored}, but the mesh's content makes it \
+            warnings.push(warning(
+                label,
+                format!(
+                    "extras.bmf_vertex_kind is {stored}, but the mesh's content makes it \
                  {}",
-                kind.name()
-            )));
+                    kind.name()
+                ),
+            ));
         }
     }
     kind
@@ -441,9 +458,10 @@ fn material_slots(
         }
     }
     if bad > 0 {
-        warnings.push(warning(format!(
-            "{label}: {bad} triangles index past the {vertex_count} vertices; dropped"
-        )));
+        warnings.push(warning(
+            label,
+            format!("{bad} triangles index past the {vertex_count} vertices; dropped"),
+        ));
     }
     slots
 }
@@ -468,10 +486,11 @@ fn bmf_vertices(
     };
     let moved = transform != IDENTITY;
     if moved {
-        warnings.push(warning(format!(
-            "{label}: its node's transform is applied to the vertices (BMF has no node \
-             transforms)"
-        )));
+        warnings.push(warning(
+            label,
+            "its node's transform is applied to the vertices (BMF has no node \
+             transforms)",
+        ));
     }
     // Normals transform by the inverse transpose of the linear part.
     let normal_matrix = invert(transform).map(super::transpose).unwrap_or(IDENTITY);
@@ -479,17 +498,16 @@ fn bmf_vertices(
     let normals: &[[f32; 3]] = match &v.normals {
         Some(list) => list,
         None => {
-            warnings.push(warning(format!(
-                "{label}: no normals; smooth normals computed from the triangles"
-            )));
+            warnings.push(warning(
+                label,
+                "no normals; smooth normals computed from the triangles",
+            ));
             computed = smooth_normals(&v.positions, slots);
             &computed
         }
     };
     if v.uv0.is_none() {
-        warnings.push(warning(format!(
-            "{label}: no TEXCOORD_0; UVs written as (0, 0)"
-        )));
+        warnings.push(warning(label, "no TEXCOORD_0; UVs written as (0, 0)"));
     }
     let blobs = &ctx.scene.blobs;
     let stored_tangents = mesh
@@ -662,9 +680,10 @@ fn skin_block(
         _ => b.bones,
     };
     if bones > MAX_SHADER_BONES {
-        warnings.push(warning(format!(
-            "{label}: {bones} bones; BaseCross's shader holds {MAX_SHADER_BONES}"
-        )));
+        warnings.push(warning(
+            label,
+            format!("{bones} bones; BaseCross's shader holds {MAX_SHADER_BONES}"),
+        ));
     }
     let bone_count = u32::try_from(bones).map_err(|_| Error::FormatLimit {
         format: Format::Bmf,
@@ -721,12 +740,15 @@ fn convert_material(
         }
     }
     if !lost.is_empty() {
-        warnings.push(warning(format!(
-            "{label}: material {:?}: BMF holds four colours and one texture name; {} not \
+        warnings.push(warning(
+            label,
+            format!(
+                "material {:?}: BMF holds four colours and one texture name; {} not \
              written",
-            m.name,
-            lost.join(", ")
-        )));
+                m.name,
+                lost.join(", ")
+            ),
+        ));
     }
     bmf_block::Material {
         start_index: start,
@@ -747,11 +769,14 @@ fn texture_name(m: &Material, label: &str, warnings: &mut Vec<SceneWarning>) -> 
     };
     let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
     if file.len() != path.len() {
-        warnings.push(warning(format!(
-            "{label}: material {:?}: texture {path:?} written as its file name {file:?} (BMF \
+        warnings.push(warning(
+            label,
+            format!(
+                "material {:?}: texture {path:?} written as its file name {file:?} (BMF \
              stores no folder; the game prepends its own)",
-            m.name
-        )));
+                m.name
+            ),
+        ));
     }
     let stem = |s: &str| {
         s.rsplit_once('.')
@@ -792,22 +817,27 @@ fn notes(
     };
     let uv1 = count(&|v| v.uv1.is_some());
     if uv1 > 0 {
-        warnings.push(warning(format!(
-            "bmf: {uv1} mesh(es) have a second UV set (TEXCOORD_1); BMF holds one, not written"
-        )));
+        warnings.push(warning(
+            "bmf",
+            format!("{uv1} mesh(es) have a second UV set (TEXCOORD_1); BMF holds one, not written"),
+        ));
     }
     let colors = count(&|v| v.colors.is_some());
     if colors > 0 {
-        warnings.push(warning(format!(
-            "bmf: {colors} mesh(es) have vertex colours; BMF has none, not written"
-        )));
+        warnings.push(warning(
+            "bmf",
+            format!("{colors} mesh(es) have vertex colours; BMF has none, not written"),
+        ));
     }
     if baked.len() > 1 {
-        warnings.push(warning(format!(
-            "bmf: {} skins; BMF has no skeleton, each mesh carries its own bone list and \
+        warnings.push(warning(
+            "bmf",
+            format!(
+                "{} skins; BMF has no skeleton, each mesh carries its own bone list and \
              baked matrices",
-            baked.len()
-        )));
+                baked.len()
+            ),
+        ));
     }
     // Nodes BMF keeps something of: mesh nodes (their transform baked into static vertices),
     // joints and the ancestors of joints (baked into the matrices).
@@ -834,12 +864,15 @@ fn notes(
         .map(|(n, _)| n.name.as_str())
         .collect();
     if !dropped.is_empty() {
-        warnings.push(warning(format!(
-            "bmf: {} leaf node(s) with a transform but no mesh and no joint role are not held \
+        warnings.push(warning(
+            "bmf",
+            format!(
+                "{} leaf node(s) with a transform but no mesh and no joint role are not held \
              (BMF has no node hierarchy): {}",
-            dropped.len(),
-            preview(&dropped)
-        )));
+                dropped.len(),
+                preview(&dropped)
+            ),
+        ));
     }
     // Joints and their ancestors: their motion is baked into the matrices.
     let mut moves_joints = vec![false; scene.nodes.len()];
@@ -863,10 +896,13 @@ fn notes(
         .filter(|c| !moves_joints.get(c.node).copied().unwrap_or(false))
         .count();
     if animated_others > 0 {
-        warnings.push(warning(format!(
-            "bmf: {animated_others} animation channel(s) target nodes that deform no skinned \
+        warnings.push(warning(
+            "bmf",
+            format!(
+                "{animated_others} animation channel(s) target nodes that deform no skinned \
              mesh; BMF animates bones only, not written"
-        )));
+            ),
+        ));
     }
 }
 
@@ -886,7 +922,7 @@ impl Track<'_> {
     }
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
 }

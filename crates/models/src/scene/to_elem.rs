@@ -46,9 +46,11 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The one place this module makes a warning: `elem: {place}: {message}`, the place
+    /// naming the mesh, material, bone, … (its warnings have always printed that way).
     fn warn(&mut self, place: &str, message: String) {
         self.warnings
-            .push(SceneWarning::from_text(format!("elem: {place}: {message}")));
+            .push(SceneWarning::other(format!("elem: {place}"), message));
     }
 
     /// A name the ELEM writer can write (no `"`, CR or LF): as it is, replaced with a

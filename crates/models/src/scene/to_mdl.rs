@@ -89,7 +89,7 @@ impl Ctx<'_> {
     /// The one place this module makes a warning.
     fn warn(&mut self, place: &str, message: String) {
         self.warnings
-            .push(SceneWarning::from_text(format!("mdl {place}: {message}")));
+            .push(SceneWarning::other(format!("mdl {place}"), message));
     }
 
     /// Frames per second of key times, checked.
@@ -350,26 +350,16 @@ fn trs_of(
     cx: &mut Ctx<'_>,
 ) -> mdl::BoneTransform {
     use super::from_mdl::Order;
-    let (tr, q, s) = match *t {
-        Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        } => (translation, rotation, scale),
-        Transform::Matrix(m) => {
-            let (tr, q, s, err) = super::decompose(m);
-            if err > 1e-4 {
-                cx.warn(
-                    &format!("node {i}"),
-                    format!(
-                        "matrix is not translation·rotation·scale (error {err:e}); the \
-                         nearest is written (version 2 bones are TRS)"
-                    ),
-                );
-            }
-            (tr, q, s)
-        }
-    };
+    let (tr, q, s, err) = t.to_trs();
+    if let Some(err) = err.filter(|&e| e > 1e-4) {
+        cx.warn(
+            &format!("node {i}"),
+            format!(
+                "matrix is not translation·rotation·scale (error {err:e}); the nearest is \
+                 written (version 2 bones are TRS)"
+            ),
+        );
+    }
     let rotation = match kind {
         Order::Euler(o) => {
             let e = super::quat_to_euler(q, o).map(f32::to_degrees);

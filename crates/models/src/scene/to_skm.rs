@@ -157,9 +157,11 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// The one place that makes this module's warnings.
+    /// `skm: {place}: {message}`, the place naming the mesh, material, skin, … (its warnings
+    /// have always printed that way).
     fn warn(&mut self, place: &str, message: String) {
         self.warnings
-            .push(SceneWarning::from_text(format!("skm: {place}: {message}")));
+            .push(SceneWarning::other(format!("skm: {place}"), message));
     }
 
     fn limit(&self, place: &str, what: String) -> Error {

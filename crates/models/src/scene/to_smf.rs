@@ -117,8 +117,10 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub(super) fn warn(&mut self, message: String) {
-        self.warnings.push(warning(message));
+    /// The one place this module makes a warning: `{place}: {message}`, the place naming the
+    /// format and the frame, mesh, material or animation (`smf mesh 2 "body"`).
+    pub(super) fn warn(&mut self, place: &str, message: impl Into<String>) {
+        self.warnings.push(SceneWarning::other(place, message));
     }
 
     /// `text` as a 64-byte CP932 field; see the module docs.
@@ -139,9 +141,10 @@ impl Ctx<'_> {
             });
         }
         let replaced = replace_name(text);
-        self.warn(format!(
-            "smf {place}: name {text:?} {why}; replaced by {replaced:?}"
-        ));
+        self.warn(
+            &format!("smf {place}"),
+            format!("name {text:?} {why}; replaced by {replaced:?}"),
+        );
         Ok(smf::name(&replaced).unwrap_or_default())
     }
 
@@ -213,9 +216,10 @@ fn build_frames(scene: &ValidScene, ctx: &mut Ctx<'_>) -> Result<Frames, Error> 
             Some(p) => match node_frame.get(p).copied().flatten() {
                 Some(f) => to_i32(f),
                 None => {
-                    ctx.warn(format!(
-                        "smf {place}: its parent is a mesh holder, not a frame; made a root"
-                    ));
+                    ctx.warn(
+                        &format!("smf {place}"),
+                        "its parent is a mesh holder, not a frame; made a root",
+                    );
                     -1
                 }
             },
@@ -315,10 +319,13 @@ fn build_meshes(
         }
     }
     if computed_obbs > 0 {
-        ctx.warn(format!(
-            "smf: {computed_obbs} mesh OBB(s) made as the axis-aligned box of the vertices (no \
+        ctx.warn(
+            "smf",
+            format!(
+                "{computed_obbs} mesh OBB(s) made as the axis-aligned box of the vertices (no \
              smf_obb in extras; the original converter's OBB algorithm is unknown)"
-        ));
+            ),
+        );
     }
     Ok(())
 }
@@ -461,16 +468,20 @@ fn tangents(
         let raw = raw_bytes(&mesh.extras, "smf_tangents_hex", ctx.blobs);
         match raw.and_then(|b| binio::pod::vec_from_bytes::<smf::Vec3>(&b)) {
             Some(t) if t.len() == n => return Some(t),
-            _ => ctx.warn(format!(
-                "smf {place}: extras.smf_tangents_hex does not fit the mesh's {n} vertices; \
+            _ => ctx.warn(
+                &format!("smf {place}"),
+                format!(
+                    "extras.smf_tangents_hex does not fit the mesh's {n} vertices; \
                  V_B not written from it"
-            )),
+                ),
+            ),
         }
     }
     let t = mesh.vertices.tangents.as_ref()?;
-    ctx.warn(format!(
-        "smf {place}: glTF tangents written as V_B without their handedness sign (w)"
-    ));
+    ctx.warn(
+        &format!("smf {place}"),
+        "glTF tangents written as V_B without their handedness sign (w)",
+    );
     Some(
         (0..n)
             .map(|k| {
@@ -505,31 +516,12 @@ fn layout(
     ctx: &mut Ctx<'_>,
 ) -> Result<Layout, Error> {
     let n = mesh.vertices.positions.len();
-    // Each primitive's whole triangles in file winding, dropping those past the vertices.
-    let mut dropped = 0usize;
-    let prims: Vec<(Option<usize>, Vec<[u32; 3]>)> = mesh
-        .primitives
-        .iter()
-        .map(|p| {
-            let tris = p
-                .indices
-                .chunks_exact(3)
-                .filter_map(|t| match *t {
-                    [a, b, c] if [a, b, c].iter().all(|&x| (x as usize) < n) => Some([a, c, b]),
-                    _ => {
-                        dropped += 1;
-                        None
-                    }
-                })
-                .collect();
-            dropped += p.indices.len() % 3;
-            (p.material, tris)
-        })
-        .collect();
+    let (prims, dropped) = super::shared::clockwise_triangles(mesh);
     if dropped > 0 {
-        ctx.warn(format!(
-            "smf {place}: {dropped} indices past the vertices or of incomplete triangles dropped"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            format!("{dropped} triangles use a vertex past the {n} vertices; dropped"),
+        );
     }
     if let Some(result) = smf_layout(place, mesh, scene, &prims, ctx)? {
         return Ok(result);
@@ -544,9 +536,10 @@ fn layout(
         let mut mtrl = match material.and_then(|m| scene.materials.get(m)) {
             Some(m) => build_material(m, &mplace, ctx)?,
             None => {
-                ctx.warn(format!(
-                    "smf {mplace}: no material; a default white MTRL is written"
-                ));
+                ctx.warn(
+                    &format!("smf {mplace}"),
+                    "no material; a default white MTRL is written",
+                );
                 build_material(&Material::default(), &mplace, ctx)?
             }
         };
@@ -602,10 +595,11 @@ fn smf_layout(
     // A range the primitives cannot back is not believed (no more slots than triangles given).
     let given: usize = prims.iter().map(|(_, t)| t.len()).sum();
     if total > given.saturating_mul(own.len().max(1)) {
-        ctx.warn(format!(
-            "smf {place}: the primitives no longer fit the exported triangle ranges; one MTRL \
-             per primitive is written"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            "the primitives no longer fit the exported triangle ranges; one MTRL \
+             per primitive is written",
+        );
         return Ok(None);
     }
     if let Some(indices) = tiled(scene, &own, prims, total) {
@@ -638,10 +632,11 @@ fn smf_layout(
         *slot = loose.next();
     }
     if !fits || loose.next().is_some() || slots.iter().any(Option::is_none) {
-        ctx.warn(format!(
-            "smf {place}: the primitives no longer fit the exported triangle ranges; one MTRL \
-             per primitive is written"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            "the primitives no longer fit the exported triangle ranges; one MTRL \
+             per primitive is written",
+        );
         return Ok(None);
     }
     let mut indices: Vec<u32> = Vec::with_capacity(slots.len() * 3);
@@ -756,18 +751,22 @@ fn build_material(m: &Material, place: &str, ctx: &mut Ctx<'_>) -> Result<smf::M
     let z_test = state("smf_z_test", "ZTES 1", 1);
     let z_write = state("smf_z_write", "ZWRI 1", 1);
     if !from_smf {
-        ctx.warn(format!(
-            "smf {place}: no SMF render states in the material; defaults used ({}, ATES {alpha_test}, \
+        ctx.warn(
+            &format!("smf {place}"),
+            format!(
+                "no SMF render states in the material; defaults used ({}, ATES {alpha_test}, \
              ABND {alpha_threshold}, CULL {cull}, LGT {lighting})",
-            guessed.join(", ")
-        ));
+                guessed.join(", ")
+            ),
+        );
     }
     let specular = match m.specular {
         Some((c, power)) => {
             let roughness = f32_at(x, "smf_specular_roughness").unwrap_or_else(|| {
-                ctx.warn(format!(
-                    "smf {place}: specular without SPEC roughness (fRoughly); 0 written"
-                ));
+                ctx.warn(
+                    &format!("smf {place}"),
+                    "specular without SPEC roughness (fRoughly); 0 written",
+                );
                 0.0
             });
             Some(smf::Specular {
@@ -840,7 +839,7 @@ fn build_animations(
     let tps = if tps.is_finite() && tps > 0.0 {
         tps
     } else {
-        ctx.warn(format!("smf: invalid ticks per second {tps}; using 4800"));
+        ctx.warn("smf", format!("invalid ticks per second {tps}; using 4800"));
         4800.0
     };
     let mut sets: Vec<(u64, smf::AnimationSet)> = Vec::new();
@@ -860,7 +859,7 @@ fn build_animations(
     for (k, e) in empty.into_iter().flatten().enumerate() {
         let place = format!("empty animation {k}");
         let Some(obj) = e.as_object() else {
-            ctx.warn(format!("smf {place}: not an object in extras; skipped"));
+            ctx.warn(&format!("smf {place}"), "not an object in extras; skipped");
             continue;
         };
         let name = obj.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -973,21 +972,28 @@ fn animation_set(
         }
     }
     if skipped > 0 {
-        ctx.warn(format!(
-            "smf {place}: {skipped} channel(s) animate mesh holders, not frames; skipped"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            format!("{skipped} channel(s) animate mesh holders, not frames; skipped"),
+        );
     }
     if cubic > 0 {
-        ctx.warn(format!(
-            "smf {place}: {cubic} CUBICSPLINE channel(s) written as their key values (SMF \
+        ctx.warn(
+            &format!("smf {place}"),
+            format!(
+                "{cubic} CUBICSPLINE channel(s) written as their key values (SMF \
              interpolates linearly; tangents lost)"
-        ));
+            ),
+        );
     }
     if clamped > 0 {
-        ctx.warn(format!(
-            "smf {place}: {clamped} key time(s) outside 0..{} ticks clamped",
-            i32::MAX
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            format!(
+                "{clamped} key time(s) outside 0..{} ticks clamped",
+                i32::MAX
+            ),
+        );
     }
     let last_time = anim
         .extras
@@ -1002,9 +1008,4 @@ fn animation_set(
         animations: anis,
         unknown: unknown_from(anim.extras.get("smf_unknown"), place, ctx),
     })
-}
-
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
 }

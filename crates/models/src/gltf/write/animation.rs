@@ -124,9 +124,10 @@ impl Builder<'_> {
         }
         if channels.is_empty() {
             // Not a repair: glTF has no empty animation, so it is left out (and said).
-            self.warn(format!(
-                "{label}: no channel with keys; glTF cannot hold an empty animation, not written"
-            ));
+            self.warn(
+                &label,
+                "no channel with keys; glTF cannot hold an empty animation, not written",
+            );
             return Ok(());
         }
         push(

@@ -6,7 +6,7 @@ use super::skin::SkinPlan;
 use super::{extras, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
 use crate::scene::validate::{matrix_is_trs, not_trs_message};
-use crate::scene::{decompose, normalize_quat, Scene, Transform};
+use crate::scene::{normalize_quat, Scene, Transform};
 use gltf_json as json;
 use json::Index;
 use std::collections::HashSet;
@@ -153,18 +153,14 @@ impl Builder<'_> {
     /// A node's transform as TRS. Validation made it finite with a unit rotation; a matrix
     /// is written as its nearest TRS (a glTF-only choice), with a warning when it is not one.
     pub(super) fn node_transform(&mut self, label: &str, t: &Transform) -> json::Node {
-        let (tr, q, s) = match *t {
-            Transform::Trs {
-                translation,
-                rotation,
-                scale,
-            } => (translation, rotation, scale),
-            Transform::Matrix(m) => {
-                let (tr, q, s, err) = decompose(m);
-                if !matrix_is_trs(&m, err) {
-                    self.warn(format!("{label}: {}", not_trs_message(err)));
+        let (tr, q, s, err) = t.to_trs();
+        let q = match err {
+            None => q,
+            Some(err) => {
+                if !matrix_is_trs(&t.to_matrix(), err) {
+                    self.warn(label, not_trs_message(err));
                 }
-                (tr, normalize_quat(q), s)
+                normalize_quat(q)
             }
         };
         json::Node {
@@ -200,22 +196,26 @@ impl Builder<'_> {
                             Some(s) if *skinned && matches!(skins.get(s), Some(Some(_))) => {
                                 out.skin = Some(Index::new(u32_of(s, "skins")?));
                             }
-                            Some(s) => self.warn(format!(
-                                "{label}: skin {s} not written (it is invalid, or mesh {m} has no joints and weights)"
+                            Some(s) => self.warn(&label, format!(
+                                "skin {s} not written (it is invalid, or mesh {m} has no joints and weights)"
                             )),
                             None => {}
                         }
                     }
-                    Some(None) => self.warn(format!(
-                        "{label}: mesh {m} has no drawable triangles and is not written"
-                    )),
-                    None => self.warn(format!(
-                        "{label}: mesh index {m} out of range ({} meshes); dropped",
-                        scene.meshes.len()
-                    )),
+                    Some(None) => self.warn(
+                        &label,
+                        format!("mesh {m} has no drawable triangles and is not written"),
+                    ),
+                    None => self.warn(
+                        &label,
+                        format!(
+                            "mesh index {m} out of range ({} meshes); dropped",
+                            scene.meshes.len()
+                        ),
+                    ),
                 }
             } else if node.skin.is_some() {
-                self.warn(format!("{label}: a skin without a mesh; dropped"));
+                self.warn(&label, "a skin without a mesh; dropped");
             }
             push(&mut self.root.nodes, out)?;
         }

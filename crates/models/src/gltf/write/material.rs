@@ -69,7 +69,7 @@ impl Builder<'_> {
                 return None;
             }
             Err(e) => {
-                self.warn(format!("{owner}: {}", e.reason));
+                self.warn(owner, e.reason.to_string());
                 return None;
             }
         };
@@ -79,7 +79,7 @@ impl Builder<'_> {
         match textures::load(&file, raw) {
             Embedded::Image(bytes, mime) => Some(FoundImage::New(file, bytes, mime)),
             Embedded::Refused(reason) => {
-                self.warn(format!("{owner}: {reason}"));
+                self.warn(owner, reason.to_string());
                 None
             }
         }
@@ -100,11 +100,14 @@ impl Builder<'_> {
         } else {
             " and in the GltfOptions::texture_dirs folders".to_owned()
         };
-        self.warn(format!(
-            "{} texture file(s) not found beside the model{dirs} (kept in the materials' extras): {}",
+        let message = format!(
+            "{} texture file(s) not found beside the model{dirs} (kept in the materials' \
+             extras): {}",
             list.len(),
             list.join(", ")
-        ));
+        );
+        // Several materials: the place is the list, so the warning is the whole scene's.
+        self.warn("", message);
     }
 
     /// The texture for the file `raw` names, once per real file: embedded (`folder` `None`),
@@ -183,9 +186,10 @@ impl Builder<'_> {
         owner: &str,
     ) -> Result<Option<Index<json::Texture>>, Error> {
         let Some((uri, absolute)) = textures::relative_uri(raw) else {
-            self.warn(format!(
-                "{owner}: texture path {raw:?} names no file; not referenced"
-            ));
+            self.warn(
+                owner,
+                format!("texture path {raw:?} names no file; not referenced"),
+            );
             return Ok(None);
         };
         let ext = uri
@@ -196,15 +200,16 @@ impl Builder<'_> {
         if !matches!(ext.as_str(), "png" | "jpg" | "jpeg") {
             // glTF allows only PNG and JPEG images: a .tga URI fails the validator and
             // viewers. The path stays in the material's extras.
-            self.warn(format!(
-                "{owner}: texture {raw:?} is not PNG or JPEG, which a glTF URI cannot name; not referenced (embed it, or write it beside the output, to convert it)"
+            self.warn(owner, format!(
+                "texture {raw:?} is not PNG or JPEG, which a glTF URI cannot name; not referenced (embed it, or write it beside the output, to convert it)"
             ));
             return Ok(None);
         }
         if absolute {
-            self.warn(format!(
-                "{owner}: absolute texture path {raw:?} written as the relative URI {uri:?}"
-            ));
+            self.warn(
+                owner,
+                format!("absolute texture path {raw:?} written as the relative URI {uri:?}"),
+            );
         }
         if let Some(t) = self.texture_files.get(std::path::Path::new(&uri)) {
             return Ok(Some(*t));

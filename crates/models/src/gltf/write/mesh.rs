@@ -42,9 +42,10 @@ impl<'a> Builder<'a> {
         let total_indices: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
         if n == 0 {
             if total_indices > 0 {
-                self.warn(format!(
-                    "{label}: {total_indices} indices but no vertices; not written"
-                ));
+                self.warn(
+                    &label,
+                    format!("{total_indices} indices but no vertices; not written"),
+                );
             }
             return Ok(None);
         }
@@ -60,7 +61,7 @@ impl<'a> Builder<'a> {
             }
         }
         if plan.prims.is_empty() {
-            self.warn(format!("{label}: no drawable triangles; not written"));
+            self.warn(&label, "no drawable triangles; not written");
             return Ok(None);
         }
 
@@ -175,14 +176,17 @@ impl<'a> Builder<'a> {
         let uv0 = match v.uv0.as_deref() {
             Some(uv) => Some(Chunk::Bytes(f32_bytes(uv))),
             None if uv1.is_some() || needs_uv => {
-                self.warn(format!(
-                    "{label}: {} but no first UV set; TEXCOORD_0 written as zeros",
-                    if uv1.is_some() {
-                        "a second UV set"
-                    } else {
-                        "a textured material"
-                    }
-                ));
+                self.warn(
+                    label,
+                    format!(
+                        "{} but no first UV set; TEXCOORD_0 written as zeros",
+                        if uv1.is_some() {
+                            "a second UV set"
+                        } else {
+                            "a textured material"
+                        }
+                    ),
+                );
                 // 0.0f32 is four zero bytes.
                 Some(Chunk::Zeros(n.saturating_mul(8)))
             }
@@ -269,9 +273,10 @@ impl<'a> Builder<'a> {
                 attributes.insert(Valid(Semantic::Weights(0)), acc);
                 skinned = true;
             }
-            (Some(_), Some(_), None) => self.warn(format!(
-                "{label}: has joints and weights but no node draws it with a valid skin; skinning dropped"
-            )),
+            (Some(_), Some(_), None) => self.warn(
+                label,
+                "has joints and weights but no node draws it with a valid skin; skinning dropped",
+            ),
             // Validation drops joints without weights and weights without joints.
             _ => {}
         }

@@ -151,8 +151,10 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
-    fn warn(&mut self, message: String) {
-        self.warnings.push(warning(message));
+    /// A warning at `place` (the mesh, node, material, … with its index and name; empty for
+    /// the whole scene).
+    fn warn(&mut self, place: &str, message: impl Into<String>) {
+        self.warnings.push(warning(place, message));
     }
 }
 
@@ -183,7 +185,7 @@ fn push<T>(vec: &mut Vec<T>, value: T) -> Result<Index<T>, Error> {
     Ok(Index::new(i))
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
 }

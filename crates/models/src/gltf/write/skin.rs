@@ -27,22 +27,24 @@ impl Builder<'_> {
         for (i, skin) in scene.skins.iter().enumerate() {
             let label = label("skin", i, &skin.name);
             if skin.joints.is_empty() {
-                self.warn(format!("{label}: no joints; skin not written"));
+                self.warn(&label, "no joints; skin not written");
                 plans.push(None);
                 continue;
             }
             if let Some(&j) = skin.joints.iter().find(|&&j| j >= n) {
-                self.warn(format!(
-                    "{label}: joint node {j} out of range ({n} nodes); skin not written"
-                ));
+                self.warn(
+                    &label,
+                    format!("joint node {j} out of range ({n} nodes); skin not written"),
+                );
                 plans.push(None);
                 continue;
             }
             let mut seen = HashSet::with_capacity(skin.joints.len());
             if let Some(&j) = skin.joints.iter().find(|&&j| !seen.insert(j)) {
-                self.warn(format!(
-                    "{label}: joint node {j} listed twice; skin not written"
-                ));
+                self.warn(
+                    &label,
+                    format!("joint node {j} listed twice; skin not written"),
+                );
                 plans.push(None);
                 continue;
             }
@@ -66,8 +68,8 @@ impl Builder<'_> {
                         &skin.name
                     }
                 );
-                self.warn(format!(
-                    "{label}: its joints lie in {} separate trees; a common root node {name:?} was added above them",
+                self.warn(&label, format!(
+                    "its joints lie in {} separate trees; a common root node {name:?} was added above them",
                     roots.len()
                 ));
                 h.adopt(&roots, name);
@@ -77,9 +79,10 @@ impl Builder<'_> {
                     Some(s)
                 }
                 Some(s) => {
-                    self.warn(format!(
-                        "{label}: skeleton node {s} is not a common root of the joints; omitted"
-                    ));
+                    self.warn(
+                        &label,
+                        format!("skeleton node {s} is not a common root of the joints; omitted"),
+                    );
                     None
                 }
                 None => None,

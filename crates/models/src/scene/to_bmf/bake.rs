@@ -206,20 +206,23 @@ impl<'a> Track<'a> {
                 .get("bmf_samples_per_second")
                 .and_then(Value::as_f64);
             if let Some(rate) = stored.filter(|&r| r as f32 != fps) {
-                warnings.push(warning(format!(
-                    "bmf: clip {:?} was exported at {rate} samples per second and is baked at \
+                warnings.push(warning(
+                    "bmf",
+                    format!(
+                        "clip {:?} was exported at {rate} samples per second and is baked at \
                      {fps} (option bmf_fps): its samples are resampled",
-                    c.animation.name
-                )));
+                        c.animation.name
+                    ),
+                ));
             }
         }
         if track.clips.len() > 1 {
-            warnings.push(warning(track.ranges()));
+            warnings.push(warning("bmf", track.ranges()));
         }
         Ok(track)
     }
 
-    /// The warning that lists each clip's time range on the concatenated track.
+    /// The warning (at `bmf`) that lists each clip's time range on the concatenated track.
     fn ranges(&self) -> String {
         let mut first = 0usize;
         let mut parts = Vec::new();
@@ -234,7 +237,7 @@ impl<'a> Track<'a> {
             first = last + 1;
         }
         format!(
-            "bmf: BMF holds one animation; {} clips played one after the other at {} samples \
+            "BMF holds one animation; {} clips played one after the other at {} samples \
              per second (play a clip by its time range, or choose one with the clip option): {}",
             self.clips.len(),
             self.fps,
@@ -497,7 +500,7 @@ pub(crate) fn close(e: &[f32; 16], m: &[f32; 16]) -> bool {
         .all(|(a, b)| (a - b).abs() <= tol * a.abs().max(1.0))
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
 }

@@ -14,11 +14,14 @@ const TOLERANCE: f32 = 1e-5;
 /// the rebuilt ones are the same in value; warns what was taken from the base.
 pub(crate) fn patch(doc: &mut Bmf, base: &Bmf, warnings: &mut Vec<SceneWarning>) {
     if doc.meshes.len() != base.meshes.len() {
-        warnings.push(warning(format!(
-            "bmf: the scene makes {} meshes, the base has {}: nothing taken from the base",
-            doc.meshes.len(),
-            base.meshes.len()
-        )));
+        warnings.push(warning(
+            "bmf",
+            format!(
+                "the scene makes {} meshes, the base has {}: nothing taken from the base",
+                doc.meshes.len(),
+                base.meshes.len()
+            ),
+        ));
         return;
     }
     let mut taken = Vec::new();
@@ -28,12 +31,15 @@ pub(crate) fn patch(doc: &mut Bmf, base: &Bmf, warnings: &mut Vec<SceneWarning>)
     }
     for (m, (mine, theirs)) in doc.meshes.iter_mut().zip(&base.meshes).enumerate() {
         if mine.vertices.kind() != theirs.vertices.kind() {
-            warnings.push(warning(format!(
-                "bmf: mesh {m} is {} in the scene and {} in the base: nothing of it taken from \
+            warnings.push(warning(
+                "bmf",
+                format!(
+                    "mesh {m} is {} in the scene and {} in the base: nothing of it taken from \
                  the base",
-                mine.vertices.kind().name(),
-                theirs.vertices.kind().name()
-            )));
+                    mine.vertices.kind().name(),
+                    theirs.vertices.kind().name()
+                ),
+            ));
             continue;
         }
         let parts = patch_mesh(mine, theirs);
@@ -42,10 +48,13 @@ pub(crate) fn patch(doc: &mut Bmf, base: &Bmf, warnings: &mut Vec<SceneWarning>)
         }
     }
     if !taken.is_empty() {
-        warnings.push(warning(format!(
-            "bmf: taken from the base where the scene has the same values: {}",
-            taken.join("; ")
-        )));
+        warnings.push(warning(
+            "bmf",
+            format!(
+                "taken from the base where the scene has the same values: {}",
+                taken.join("; ")
+            ),
+        ));
     }
 }
 
@@ -238,7 +247,7 @@ fn same_vertex(a: &VertexView, b: &VertexView, referenced: bool, bones: usize) -
         && influences
 }
 
-/// The one place this module makes a warning: `text` is `{place}: {message}`.
-fn warning(text: String) -> SceneWarning {
-    SceneWarning::from_text(text)
+/// The one place this module makes a warning: `{place}: {message}`.
+fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
+    SceneWarning::other(place, message)
 }

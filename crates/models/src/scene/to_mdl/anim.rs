@@ -140,7 +140,8 @@ fn unedited(scene: &ValidScene, table: &Table, bones: &Bones, fps: f32) -> bool 
         by_name.entry(n.as_str()).or_insert(i);
     }
     let all = vec![true; bones.list.len()];
-    let mut ignored = Vec::new();
+    // Only the rest poses are wanted here; the import already warned about the bones.
+    let mut ignored = from_mdl::BoneTally::default();
     let rests: Vec<from_mdl::Rest> = bones
         .list
         .iter()

@@ -164,25 +164,7 @@ impl Geometry {
 /// an index past the vertices are dropped (warning).
 fn triangles(cx: &mut Ctx<'_>, mesh: &Mesh, place: &str) -> Vec<(Option<usize>, Vec<[u32; 3]>)> {
     let n = mesh.vertices.positions.len();
-    let mut bad = 0usize;
-    let out = mesh
-        .primitives
-        .iter()
-        .map(|p| {
-            let tris = p
-                .indices
-                .chunks_exact(3)
-                .filter_map(|t| match *t {
-                    [a, b, c] if [a, b, c].iter().all(|&i| (i as usize) < n) => Some([a, c, b]),
-                    _ => {
-                        bad += 1;
-                        None
-                    }
-                })
-                .collect();
-            (p.material, tris)
-        })
-        .collect();
+    let (out, bad) = crate::scene::shared::clockwise_triangles(mesh);
     if bad > 0 {
         cx.warn(
             place,

@@ -90,10 +90,13 @@ pub(super) fn apply(doc: &mut smf::Smf, base: &smf::Smf, ctx: &mut Ctx<'_>) {
         taken.push(format!("{} top-level unknown chunk(s)", base.unknown.len()));
     }
     if !taken.is_empty() {
-        ctx.warn(format!(
-            "smf: taken from the base (the scene does not carry them): {}",
-            taken.join("; ")
-        ));
+        ctx.warn(
+            "smf",
+            format!(
+                "taken from the base (the scene does not carry them): {}",
+                taken.join("; ")
+            ),
+        );
     }
 }
 

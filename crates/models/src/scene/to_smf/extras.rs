@@ -65,9 +65,10 @@ pub(super) fn obb_from(v: &Value, place: &str, ctx: &mut Ctx<'_>) -> Option<smf:
         })
     })();
     if parsed.is_none() {
-        ctx.warn(format!(
-            "smf {place}: extras.smf_obb is malformed; no OBB written"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            "extras.smf_obb is malformed; no OBB written",
+        );
     }
     parsed
 }
@@ -164,9 +165,10 @@ pub(super) fn unknown_from(
         }
     }
     if bad > 0 {
-        ctx.warn(format!(
-            "smf {place}: {bad} malformed entr(ies) of extras.smf_unknown left out"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            format!("{bad} malformed entr(ies) of extras.smf_unknown left out"),
+        );
     }
     out
 }
@@ -251,9 +253,10 @@ pub(super) fn collision_from(v: Option<&Value>, place: &str, ctx: &mut Ctx<'_>) 
             .collect()
     });
     if bad > 0 {
-        ctx.warn(format!(
-            "smf {place}: {bad} malformed entr(ies) of extras.smf_collision left out"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            format!("{bad} malformed entr(ies) of extras.smf_collision left out"),
+        );
     }
     (runs, faces, verts)
 }

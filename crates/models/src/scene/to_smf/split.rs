@@ -43,9 +43,10 @@ pub(super) fn skin(
         })
         .collect();
     if unframed > 0 {
-        ctx.warn(format!(
-            "smf {place}: {unframed} joint(s) are not frames; their BONE frame is -1"
-        ));
+        ctx.warn(
+            &format!("smf {place}"),
+            format!("{unframed} joint(s) are not frames; their BONE frame is -1"),
+        );
     }
     let inf = influences(place, mesh, skin.joints.len(), ctx);
     if let Some((raw_bones, raw_blend)) = raw(mesh, &bones, &inf, ctx.blobs) {
@@ -119,10 +120,13 @@ fn influences(
         out.weights.push(weight);
     }
     if reduced > 0 {
-        ctx.warn(format!(
-            "smf {place}: {reduced} vertices had more than two influences; reduced to the two \
+        ctx.warn(
+            &format!("smf {place}"),
+            format!(
+                "{reduced} vertices had more than two influences; reduced to the two \
              largest (V_A holds two)"
-        ));
+            ),
+        );
     }
     out
 }
@@ -237,13 +241,16 @@ fn split(
         meshes.push(part(&out, k, (a, b), &indices, bones, inf));
     }
     let names: Vec<String> = meshes.iter().map(|m| m.name.text().into_owned()).collect();
-    ctx.warn(format!(
-        "smf {place}: its skin has {} joints, more than the engine's {MAX_BONE_COUNT} bones per \
+    ctx.warn(
+        &format!("smf {place}"),
+        format!(
+            "its skin has {} joints, more than the engine's {MAX_BONE_COUNT} bones per \
          mesh; split into {count} meshes ({}), each on its own frame; their OBBs are \
          axis-aligned boxes",
-        bones.len(),
-        names.join(", ")
-    ));
+            bones.len(),
+            names.join(", ")
+        ),
+    );
     meshes
 }
 

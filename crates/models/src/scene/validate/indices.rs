@@ -6,7 +6,7 @@
 //! together: the list is cleaned once and each of them becomes a range of the cleaned list
 //! ([`SharedTriangles`]), so that the writer still writes it once.
 
-use super::label;
+use super::{label, warn};
 use crate::scene::shared::SharedTriangles;
 use crate::scene::{Indices, Mesh, SceneWarning};
 use std::collections::HashMap;
@@ -35,10 +35,14 @@ pub(super) fn mesh_indices(
         let len = prim.indices.len();
         let whole = len / 3 * 3;
         if whole != len {
-            warnings.push(SceneWarning::from_text(format!(
-                "{label} primitive {p}: {len} indices is not a multiple of 3; the last {} dropped",
-                len - whole
-            )));
+            warn(
+                warnings,
+                &format!("{label} primitive {p}"),
+                format!(
+                    "{len} indices is not a multiple of 3; the last {} dropped",
+                    len - whole
+                ),
+            );
         }
         let list = Arc::clone(prim.indices.list());
         let range = prim.indices.range();
@@ -74,14 +78,20 @@ pub(super) fn mesh_indices(
             bad
         };
         if bad > 0 {
-            warnings.push(SceneWarning::from_text(format!(
-                "{label} primitive {p}: {bad} triangles refer to vertices beyond the {n} vertices; dropped"
-            )));
+            warn(
+                warnings,
+                &format!("{label} primitive {p}"),
+                format!("{bad} triangles refer to vertices beyond the {n} vertices; dropped"),
+            );
         }
         if let Some(m) = prim.material.filter(|&m| m >= material_count) {
-            warnings.push(SceneWarning::from_text(format!(
-                "{label} primitive {p}: material {m} out of range ({material_count} materials); default material used"
-            )));
+            warn(
+                warnings,
+                &format!("{label} primitive {p}"),
+                format!(
+                    "material {m} out of range ({material_count} materials); default material used"
+                ),
+            );
             prim.material = None;
         }
     }
