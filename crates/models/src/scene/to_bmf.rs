@@ -285,13 +285,10 @@ fn convert_mesh(
     let whole = pieces.len() == 1;
     let mut out = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        let picked: Vec<BmfVertex> = match &piece.map {
-            Some(map) => map
-                .iter()
-                .map(|&v| vertices.get(v as usize).copied().unwrap_or_default())
-                .collect(),
+        let mut vertices = match &piece.map {
+            Some(map) => pick(&vertices, map),
             // The one piece of an unsplit mesh takes the vertices (no copy of the array).
-            None if whole => std::mem::take(&mut vertices),
+            None if whole => std::mem::replace(&mut vertices, Vertices::Plain(Vec::new())),
             None => vertices.clone(),
         };
         let mut indices = Vec::new();
@@ -313,7 +310,6 @@ fn convert_mesh(
                 m.index_count = count;
             }
         }
-        let mut vertices = layout(kind, &picked);
         if piece.map.is_none() {
             let p = &mesh.vertices.positions;
             exact::restore_unreferenced(&mesh.extras, &scene.blobs, p, &indices, &mut vertices);
@@ -474,9 +470,9 @@ fn bmf_vertices(
     slots: &[Slot],
     label: &str,
     warnings: &mut Vec<SceneWarning>,
-) -> Vec<BmfVertex> {
+) -> Vertices {
     let Some(mesh) = ctx.scene.meshes.get(ctx.index) else {
-        return Vec::new();
+        return lay_out(kind, 0, |_| BmfVertex::default());
     };
     let v = &mesh.vertices;
     let n = v.positions.len();
@@ -520,8 +516,8 @@ fn bmf_vertices(
         .get("bmf_normals")
         .and_then(|t| super::raw64::floats(blobs, t))
         .filter(|t| t.len() == n * 3);
-    let mut out = Vec::with_capacity(n);
-    for k in 0..n {
+    // One pass: each vertex is made on the stack and written in the kind's final layout.
+    let vertex = |k: usize| {
         let mut p = v.positions.get(k).copied().unwrap_or_default();
         let mut normal = normals.get(k).copied().unwrap_or([0.0, 1.0, 0.0]);
         if moved {
@@ -562,7 +558,7 @@ fn bmf_vertices(
                 normalize3(mirror_z(f))
                     .is_some_and(|u| u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6))
             });
-        out.push(BmfVertex {
+        BmfVertex {
             position: mirror_z(p),
             normal: exact.unwrap_or(mirror_z(normal)),
             tangent,
@@ -573,9 +569,9 @@ fn bmf_vertices(
                 .unwrap_or([0.0; 2]),
             joints,
             weights,
-        });
-    }
-    out
+        }
+    };
+    lay_out(kind, n, vertex)
 }
 
 /// Area-weighted vertex normals of the triangles (in the scene's winding: the slots hold BMF
@@ -606,51 +602,69 @@ fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-/// The vertices laid out as `kind`.
-fn layout(kind: VertexKind, v: &[BmfVertex]) -> Vertices {
+/// Vertices `0..n` (made by `vertex`) laid out as `kind`, in one pass.
+fn lay_out(kind: VertexKind, n: usize, vertex: impl Fn(usize) -> BmfVertex) -> Vertices {
     match kind {
-        VertexKind::Plain => Vertices::Plain(
-            v.iter()
-                .map(|v| Vertex {
-                    position: v.position,
-                    normal: v.normal,
-                    uv: v.uv,
-                })
-                .collect(),
-        ),
-        VertexKind::Tangent => Vertices::Tangent(
-            v.iter()
-                .map(|v| TangentVertex {
-                    position: v.position,
-                    normal: v.normal,
-                    tangent: v.tangent,
-                    uv: v.uv,
-                })
-                .collect(),
-        ),
-        VertexKind::Skinned => Vertices::Skinned(
-            v.iter()
-                .map(|v| SkinnedVertex {
-                    position: v.position,
-                    normal: v.normal,
-                    uv: v.uv,
-                    bone_indices: v.joints,
-                    weights: v.weights,
-                })
-                .collect(),
-        ),
-        VertexKind::SkinnedTangent => Vertices::SkinnedTangent(
-            v.iter()
-                .map(|v| SkinnedTangentVertex {
-                    position: v.position,
-                    normal: v.normal,
-                    tangent: v.tangent,
-                    uv: v.uv,
-                    bone_indices: v.joints,
-                    weights: v.weights,
-                })
-                .collect(),
-        ),
+        VertexKind::Plain => Vertices::Plain((0..n).map(|k| plain(vertex(k))).collect()),
+        VertexKind::Tangent => Vertices::Tangent((0..n).map(|k| tangent(vertex(k))).collect()),
+        VertexKind::Skinned => Vertices::Skinned((0..n).map(|k| skinned(vertex(k))).collect()),
+        VertexKind::SkinnedTangent => {
+            Vertices::SkinnedTangent((0..n).map(|k| skinned_tangent(vertex(k))).collect())
+        }
+    }
+}
+
+/// The vertices of `all` that `map` lists, in its order (a piece of a split mesh); an index
+/// past them gives a default vertex (split makes none).
+fn pick(all: &Vertices, map: &[u32]) -> Vertices {
+    fn each<T: Copy + Default>(list: &[T], map: &[u32]) -> Vec<T> {
+        map.iter()
+            .map(|&v| list.get(v as usize).copied().unwrap_or_default())
+            .collect()
+    }
+    match all {
+        Vertices::Plain(l) => Vertices::Plain(each(l, map)),
+        Vertices::Tangent(l) => Vertices::Tangent(each(l, map)),
+        Vertices::Skinned(l) => Vertices::Skinned(each(l, map)),
+        Vertices::SkinnedTangent(l) => Vertices::SkinnedTangent(each(l, map)),
+    }
+}
+
+fn plain(v: BmfVertex) -> Vertex {
+    Vertex {
+        position: v.position,
+        normal: v.normal,
+        uv: v.uv,
+    }
+}
+
+fn tangent(v: BmfVertex) -> TangentVertex {
+    TangentVertex {
+        position: v.position,
+        normal: v.normal,
+        tangent: v.tangent,
+        uv: v.uv,
+    }
+}
+
+fn skinned(v: BmfVertex) -> SkinnedVertex {
+    SkinnedVertex {
+        position: v.position,
+        normal: v.normal,
+        uv: v.uv,
+        bone_indices: v.joints,
+        weights: v.weights,
+    }
+}
+
+fn skinned_tangent(v: BmfVertex) -> SkinnedTangentVertex {
+    SkinnedTangentVertex {
+        position: v.position,
+        normal: v.normal,
+        tangent: v.tangent,
+        uv: v.uv,
+        bone_indices: v.joints,
+        weights: v.weights,
     }
 }
 

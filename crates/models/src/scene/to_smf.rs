@@ -62,6 +62,7 @@ use crate::{Error, Format};
 use binio::sjis::SjisField;
 use selene_smf as smf;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 mod base;
@@ -516,7 +517,30 @@ fn layout(
     ctx: &mut Ctx<'_>,
 ) -> Result<Layout, Error> {
     let n = mesh.vertices.positions.len();
-    let (prims, dropped) = super::shared::clockwise_triangles(mesh);
+    // Each primitive's whole triangles, dropping those past the vertices. A primitive with
+    // nothing to drop (the usual case) is borrowed, not copied.
+    let mut dropped = 0usize;
+    let prims: Vec<(Option<usize>, Tris<'_>)> = mesh
+        .primitives
+        .iter()
+        .map(|p| {
+            let list: &[u32] = &p.indices;
+            let whole = list.len() % 3 == 0 && list.iter().all(|&x| (x as usize) < n);
+            if whole {
+                return (p.material, Tris(Cow::Borrowed(list)));
+            }
+            let mut kept = Vec::with_capacity(list.len());
+            for t in list.chunks_exact(3) {
+                if t.iter().all(|&x| (x as usize) < n) {
+                    kept.extend_from_slice(t);
+                } else {
+                    dropped += 1;
+                }
+            }
+            dropped += list.len() % 3;
+            (p.material, Tris(Cow::Owned(kept)))
+        })
+        .collect();
     if dropped > 0 {
         ctx.warn(
             &format!("smf {place}"),
@@ -531,7 +555,7 @@ fn layout(
     let mut mtrls = Vec::new();
     for (k, (material, tris)) in prims.iter().enumerate() {
         let start = indices.len() / 3;
-        indices.extend(tris.iter().flatten());
+        tris.push_to(&mut indices);
         let mplace = format!("{place} primitive {k}");
         let mut mtrl = match material.and_then(|m| scene.materials.get(m)) {
             Some(m) => build_material(m, &mplace, ctx)?,
@@ -549,13 +573,46 @@ fn layout(
     Ok((indices, mtrls))
 }
 
+/// A primitive's whole triangles in range, as the scene's flat list (glTF winding): borrowed
+/// from the scene unless triangles had to be dropped.
+struct Tris<'a>(Cow<'a, [u32]>);
+
+impl Tris<'_> {
+    /// The number of triangles.
+    fn len(&self) -> usize {
+        self.0.len() / 3
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The triangles in file winding (the glTF export swapped the last two corners).
+    fn iter(&self) -> impl Iterator<Item = [u32; 3]> + '_ {
+        self.0.chunks_exact(3).map(|t| match *t {
+            [a, b, c] => [a, c, b],
+            _ => [0; 3], // chunks_exact: never
+        })
+    }
+
+    /// Appends the triangles in file winding to `out`, in one pass.
+    fn push_to(&self, out: &mut Vec<u32>) {
+        out.reserve(self.0.len());
+        for t in self.0.chunks_exact(3) {
+            if let [a, b, c] = *t {
+                out.extend_from_slice(&[a, c, b]);
+            }
+        }
+    }
+}
+
 /// An MTRL's triangle range, and its vertex range (`stored` when given, else the used span).
-fn set_ranges(mtrl: &mut smf::Material, start: usize, tris: &[[u32; 3]], stored: Option<[i32; 2]>) {
+fn set_ranges(mtrl: &mut smf::Material, start: usize, tris: &Tris<'_>, stored: Option<[i32; 2]>) {
     mtrl.polygon_start = to_i32(start);
     mtrl.polygon_count = to_i32(tris.len());
     let (lo, hi) = tris
+        .0
         .iter()
-        .flatten()
         .fold((u32::MAX, 0u32), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     let [vs, vc] = stored.unwrap_or(if tris.is_empty() {
         [0, 0]
@@ -573,7 +630,7 @@ fn smf_layout(
     place: &str,
     mesh: &super::Mesh,
     scene: &ValidScene,
-    prims: &[(Option<usize>, Vec<[u32; 3]>)],
+    prims: &[(Option<usize>, Tris<'_>)],
     ctx: &mut Ctx<'_>,
 ) -> Result<Option<Layout>, Error> {
     let (Some(id), Some(total)) = (
@@ -614,12 +671,12 @@ fn smf_layout(
             .and_then(|m| scene.materials.get(m))
             .and_then(|m| i32_pair(m.extras.get("smf_polygons")));
         match (material, range) {
-            (None, _) => loose.extend(tris),
+            (None, _) => loose.extend(tris.iter()),
             (Some(_), Some([s, c])) if usize::try_from(c).ok() == Some(tris.len()) => {
                 let s = usize::try_from(s).unwrap_or(usize::MAX);
                 for (k, t) in tris.iter().enumerate() {
                     match s.checked_add(k).and_then(|x| slots.get_mut(x)) {
-                        Some(slot) if slot.is_none() || *slot == Some(*t) => *slot = Some(*t),
+                        Some(slot) if slot.is_none() || *slot == Some(t) => *slot = Some(t),
                         _ => fits = false,
                     }
                 }
@@ -652,10 +709,10 @@ fn smf_layout(
 fn tiled(
     scene: &ValidScene,
     own: &[usize],
-    prims: &[(Option<usize>, Vec<[u32; 3]>)],
+    prims: &[(Option<usize>, Tris<'_>)],
     total: usize,
 ) -> Option<Vec<u32>> {
-    let mut ranges: Vec<(usize, &[[u32; 3]])> = Vec::with_capacity(prims.len());
+    let mut ranges: Vec<(usize, &Tris<'_>)> = Vec::with_capacity(prims.len());
     for (material, tris) in prims {
         let m = material.filter(|m| own.contains(m))?;
         let [s, c] = i32_pair(scene.materials.get(m)?.extras.get("smf_polygons"))?;
@@ -677,7 +734,7 @@ fn tiled(
     }
     let mut indices = Vec::with_capacity(total.checked_mul(3)?);
     for (_, tris) in ranges {
-        indices.extend(tris.iter().flatten());
+        tris.push_to(&mut indices);
     }
     Some(indices)
 }

@@ -374,7 +374,7 @@ fn arrays<const N: usize>(flat: Vec<f32>) -> Vec<[f32; N]> {
 fn append(mesh: &mut Vertices, block: Vertices, filled: &mut Vec<&'static str>) {
     let before = mesh.positions.len();
     let added = block.positions.len();
-    mesh.positions.extend(block.positions);
+    take_or_extend(&mut mesh.positions, block.positions);
     let mut fill = |name: &'static str| {
         if !filled.contains(&name) {
             filled.push(name);
@@ -428,6 +428,15 @@ fn append(mesh: &mut Vertices, block: Vertices, filled: &mut Vec<&'static str>) 
     );
 }
 
+/// `src` appended to `dst`; moved when `dst` is empty (no copy of a large attribute).
+fn take_or_extend<T>(dst: &mut Vec<T>, src: Vec<T>) {
+    if dst.is_empty() {
+        *dst = src;
+    } else {
+        dst.extend(src);
+    }
+}
+
 fn merge<T: Copy>(
     dst: &mut Option<Vec<T>>,
     src: Option<Vec<T>>,
@@ -437,15 +446,15 @@ fn merge<T: Copy>(
     mut filled: impl FnMut(),
 ) {
     match (dst.as_mut(), src) {
-        (Some(d), Some(s)) => d.extend(s),
+        (Some(d), Some(s)) => take_or_extend(d, s),
         (Some(d), None) => {
             filled();
             d.resize(before + added, default);
         }
+        // The first block (the only one of a one-primitive mesh) is moved, not copied.
+        (None, Some(s)) if before == 0 => *dst = Some(s),
         (None, Some(s)) => {
-            if before > 0 {
-                filled();
-            }
+            filled();
             let mut d = vec![default; before];
             d.extend(s);
             *dst = Some(d);
