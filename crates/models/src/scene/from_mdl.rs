@@ -626,8 +626,10 @@ fn convert_divided(
     let (mut js, mut ws) = (Vec::new(), Vec::new());
     let (mut bad_pos, mut bad_normal, mut bad_weight) = (0usize, 0usize, 0usize);
     let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
+    // (raw bone indices, raw weights) → (joints, weights, repaired).
+    type Raw = ([u8; 4], [u8; 4]);
     type Weighted = ([u16; 4], [f32; 4], bool);
-    let mut last_weights: Option<(([u8; 4], [u8; 4]), Weighted)> = None;
+    let mut last_weights: Option<(Raw, Weighted)> = None;
     for x in &part.vertices {
         if !x.position.iter().all(|c| c.is_finite()) {
             bad_pos += 1;
