@@ -634,6 +634,10 @@ fn convert_divided(
     let (mut js, mut ws) = (Vec::new(), Vec::new());
     let (mut bad_pos, mut bad_normal, mut bad_weight) = (0usize, 0usize, 0usize);
     let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
+    // (raw bone indices, raw weights) → (joints, weights, repaired).
+    type Raw = ([u8; 4], [u8; 4]);
+    type Weighted = ([u16; 4], [f32; 4], bool);
+    let mut last_weights: Option<(Raw, Weighted)> = None;
     for x in &part.vertices {
         if !x.position.iter().all(|c| c.is_finite()) {
             bad_pos += 1;
@@ -656,21 +660,32 @@ fn convert_divided(
             c.push(x.color.map(|b| f32::from(b) / 255.0));
         }
         if !joints.is_empty() {
-            let map = |i: u8| {
-                conn_to_joint
-                    .get(usize::from(i))
-                    .copied()
-                    .unwrap_or(u32::MAX)
+            // Neighbouring vertices mostly share their influences (a rigid part: all of
+            // them): the last vertex's result is reused while the raw bytes are the same.
+            let raw = (x.bone_indices, x.weights);
+            let (j, w, fixed) = match last_weights {
+                Some((from, out)) if from == raw => out,
+                _ => {
+                    let map = |i: u8| {
+                        conn_to_joint
+                            .get(usize::from(i))
+                            .copied()
+                            .unwrap_or(u32::MAX)
+                    };
+                    let (j, w, fixes) = normalize_weights(
+                        x.bone_indices
+                            .map(map)
+                            .into_iter()
+                            .zip(x.weights.map(|b| f32::from(b) / 255.0)),
+                        joints.len(),
+                        SlotOrder::Source,
+                    );
+                    let out = (j, w, fixes.any());
+                    last_weights = Some((raw, out));
+                    out
+                }
             };
-            let (j, w, fixes) = normalize_weights(
-                x.bone_indices
-                    .map(map)
-                    .into_iter()
-                    .zip(x.weights.map(|b| f32::from(b) / 255.0)),
-                joints.len(),
-                SlotOrder::Source,
-            );
-            if fixes.any() {
+            if fixed {
                 bad_weight += 1;
             }
             js.push(j);

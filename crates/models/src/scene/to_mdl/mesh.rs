@@ -628,9 +628,7 @@ fn finish(
         .colors
         .as_ref()
         .and_then(|l| l.get(k))
-        .map_or([255; 4], |c| {
-            c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
-        });
+        .map_or([255; 4], |c| c.map(unit_byte));
     let (weights, bone_indices, original) = if pal.rigid {
         if pal.connectors.is_empty() {
             ([0; 4], [0; 4], [0; 4])
@@ -676,12 +674,28 @@ fn finish(
     }
 }
 
+/// `(x.clamp(0.0, 1.0) * 255.0).round() as u8` without the `roundf` call (once per colour
+/// channel of every vertex): the fraction of a value in 0..=255 is exact, halves go up.
+fn unit_byte(x: f32) -> u8 {
+    let y = x.clamp(0.0, 1.0) * 255.0;
+    let whole = y as u8;
+    if y - f32::from(whole) >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
+    }
+}
+
 /// Weights as bytes summing to 255 (largest remainders get the rounding), with their
 /// connector and original (skin joint) indices; no influence: all on connector 0.
 fn quantize(slots: &[(u8, u8, f32)]) -> ([u8; 4], [u8; 4], [u8; 4]) {
     let sum: f32 = slots.iter().map(|s| s.2).sum();
     if slots.is_empty() || sum.is_nan() || sum <= 0.0 {
         return ([255, 0, 0, 0], [0; 4], [0; 4]);
+    }
+    // One influence (every vertex of a rigid part) gets all 255, as the rounding below gives.
+    if let [(conn, orig, _)] = *slots {
+        return ([255, 0, 0, 0], [conn, 0, 0, 0], [orig, 0, 0, 0]);
     }
     // At most four slots, kept on the stack (no allocation per vertex).
     let mut scaled = [0f32; 4];

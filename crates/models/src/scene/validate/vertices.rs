@@ -168,10 +168,26 @@ fn skinning(
         return;
     };
     let mut stats = SkinStats::default();
+    // Neighbouring vertices mostly share their influences (a rigid part: all of them): the
+    // last vertex's result is reused while the input is the same to the bit.
+    type Influences = ([u16; 4], [f32; 4]);
+    let bits = |(j, w): &Influences| (*j, w.map(f32::to_bits));
+    let mut last: Option<(Influences, Influences, WeightFixes)> = None;
     for (j, w) in joints.iter_mut().zip(weights.iter_mut()) {
-        let slots = j.map(u32::from).into_iter().zip(*w);
-        let fixes;
-        (*j, *w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
+        let input = (*j, *w);
+        let fixes = match &last {
+            Some((from, to, fixes)) if bits(from) == bits(&input) => {
+                (*j, *w) = *to;
+                *fixes
+            }
+            _ => {
+                let slots = j.map(u32::from).into_iter().zip(*w);
+                let fixes;
+                (*j, *w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
+                last = Some((input, (*j, *w), fixes));
+                fixes
+            }
+        };
         stats.add(fixes);
     }
     stats.report(label, count, warnings);
