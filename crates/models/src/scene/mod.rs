@@ -10,6 +10,20 @@
 //! Data that glTF cannot carry is never dropped silently: a converter puts what fits into an
 //! `extras` map and returns a [`Warning`](SceneWarning) for the rest.
 
+// A build with some formats leaves the other formats' shared helpers unused; only the full
+// build (the one CI lints with `-D warnings`) is expected to be free of dead code.
+#![cfg_attr(
+    not(all(
+        feature = "bmf",
+        feature = "smf",
+        feature = "mdl",
+        feature = "elem",
+        feature = "skm",
+        feature = "gltf"
+    )),
+    allow(dead_code, unused_imports)
+)]
+
 use serde_json::{Map, Value};
 use std::ops::Range;
 use std::sync::Arc;
@@ -132,6 +146,7 @@ impl Transform {
     /// This transform as translation, rotation and scale, and for a matrix how far it is from
     /// that nearest TRS (`None` for a TRS, which is exact): the one decomposition of the
     /// writers that need TRS (glTF nodes, MDL version 2 bones), each judging the error itself.
+    #[cfg(any(feature = "mdl", feature = "gltf"))]
     pub(crate) fn to_trs(self) -> ([f32; 3], [f32; 4], [f32; 3], Option<f32>) {
         match self {
             Transform::Trs {

@@ -112,6 +112,7 @@ pub(crate) fn take_list<'a, D: Clone, T>(
 
 /// Frees part of `source` once it is converted, when the conversion owns it (a borrowed
 /// source is left as it is).
+#[cfg(any(feature = "smf", feature = "mdl"))]
 pub(crate) fn release<T: Clone>(source: &mut std::borrow::Cow<'_, T>, free: impl FnOnce(&mut T)) {
     if let std::borrow::Cow::Owned(x) = source {
         free(x);
@@ -119,11 +120,13 @@ pub(crate) fn release<T: Clone>(source: &mut std::borrow::Cow<'_, T>, free: impl
 }
 
 /// Each primitive's material and its triangles.
+#[cfg(feature = "skm")]
 pub(crate) type Triangles = Vec<(Option<usize>, Vec<[u32; 3]>)>;
 
-/// Each primitive's material and triangles in the file winding of SMF and SKM (clockwise: the
-/// second and third index swapped), and how many triangles were dropped for an index past the
+/// Each primitive's material and triangles in SKM's file winding (clockwise: the second and
+/// third index swapped; `to_smf::layout` does the same while borrowing the lists), and how many triangles were dropped for an index past the
 /// vertices (none on a validated scene; the writers warn if ever).
+#[cfg(feature = "skm")]
 pub(crate) fn clockwise_triangles(mesh: &Mesh) -> (Triangles, usize) {
     let n = mesh.vertices.positions.len();
     let mut dropped = 0usize;
