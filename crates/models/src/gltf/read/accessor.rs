@@ -68,7 +68,7 @@ impl<'a> Reader<'a> {
         let layout = self.layout(index, at, types)?;
         let (c, n) = (layout.component, layout.normalized);
         if c == ComponentType::F32 {
-            if let Some(tight) = layout.tight::<f32>() {
+            if let Some(tight) = layout.tight::<f32>(layout.comps) {
                 return Ok((tight, layout.comps));
             }
         }
@@ -86,7 +86,7 @@ impl<'a> Reader<'a> {
         let layout = self.layout(index, at, types)?;
         let (c, n) = (layout.component, layout.normalized);
         if c == ComponentType::F32 {
-            if let Some(tight) = layout.tight::<[f32; N]>() {
+            if let Some(tight) = layout.tight::<[f32; N]>(1) {
                 return Ok(tight);
             }
         }
@@ -117,7 +117,7 @@ impl<'a> Reader<'a> {
             ));
         }
         if c == ComponentType::U32 {
-            if let Some(tight) = layout.tight::<u32>() {
+            if let Some(tight) = layout.tight::<u32>(layout.comps) {
                 return Ok((tight, layout.comps));
             }
         }
@@ -318,7 +318,9 @@ impl Layout<'_> {
     /// the component type matches `T`'s), tightly packed, no sparse substitution, on a
     /// little-endian machine. `None`: decode element by element instead. The bytes were
     /// checked against the view in [`Reader::elements`]; `get` keeps that from panicking.
-    fn tight<T: bytemuck::Pod>(&self) -> Option<Vec<T>> {
+    /// `per_element`: how many `T` make one element (the components for a flat `Vec<f32>`,
+    /// 1 for `[f32; N]` elements).
+    fn tight<T: bytemuck::Pod>(&self, per_element: usize) -> Option<Vec<T>> {
         let elem = self.comps * self.component.size();
         let (bytes, stride) = self.base?;
         let whole = self.count.checked_mul(elem)?;
@@ -326,7 +328,7 @@ impl Layout<'_> {
             && self.sparse.is_none()
             && stride == elem
             && self.component.size() == 4
-            && whole == self.count.checked_mul(std::mem::size_of::<T>())?;
+            && elem == per_element.checked_mul(std::mem::size_of::<T>())?;
         if !fits {
             return None;
         }
