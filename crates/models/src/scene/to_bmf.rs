@@ -298,7 +298,7 @@ fn convert_mesh(
                 continue;
             }
             let start = u32::try_from(indices.len()).unwrap_or(u32::MAX);
-            indices.extend(tris.iter().flatten());
+            indices.extend_from_slice(tris.as_flattened());
             let count = u32::try_from(tris.len() * 3).unwrap_or(u32::MAX);
             let material = slot.material.and_then(|m| scene.materials.get(m));
             materials.push(convert_material(material, start, count, &label, warnings));
