@@ -309,18 +309,24 @@ pub(crate) fn convert(
     Ok(Conversion { scene, warnings })
 }
 
-/// What a bone's node cannot say in glTF terms, for `to_mdl`: the raw rotation order and the
-/// transform exactly as stored (base64 of the f32 bits: 16 matrix floats in version 1,
-/// translation, rotation and scale in version 2), used back while the node still agrees.
-fn bone_extras(bone: &mdl::Bone) -> Map<String, serde_json::Value> {
-    let raw: Vec<f32> = match bone.transform {
+/// A bone's transform as stored: 16 matrix floats (version 1) or translation, rotation and
+/// scale (version 2). The layout of `mdl_transform`, which `to_mdl::base` compares against.
+pub(crate) fn transform_floats(t: &mdl::BoneTransform) -> Vec<f32> {
+    match t {
         mdl::BoneTransform::Matrix(m) => m.0.to_vec(),
         mdl::BoneTransform::Trs {
             translation: t,
             rotation: r,
             scaling: s,
         } => vec![t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z],
-    };
+    }
+}
+
+/// What a bone's node cannot say in glTF terms, for `to_mdl`: the raw rotation order and the
+/// transform exactly as stored (base64 of the f32 bits: 16 matrix floats in version 1,
+/// translation, rotation and scale in version 2), used back while the node still agrees.
+fn bone_extras(bone: &mdl::Bone) -> Map<String, serde_json::Value> {
+    let raw = transform_floats(&bone.transform);
     let mut extras = Map::new();
     extras.insert("mdl_rotation_order".into(), json!(bone.rotation_order.0));
     extras.insert("mdl_transform".into(), json!(raw64::encode_f32(&raw)));

@@ -51,25 +51,14 @@ fn floats_eq(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| close(*x, *y))
 }
 
-fn transform_floats(t: &mdl::BoneTransform) -> Vec<f32> {
-    match t {
-        mdl::BoneTransform::Matrix(m) => m.0.to_vec(),
-        mdl::BoneTransform::Trs {
-            translation: t,
-            rotation: r,
-            scaling: s,
-        } => vec![t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z],
-    }
-}
-
 fn bone_eq(a: &mdl::Bone, b: &mdl::Bone) -> bool {
     a.name == b.name
         && a.parent == b.parent
         && a.rotation_order == b.rotation_order
         && std::mem::discriminant(&a.transform) == std::mem::discriminant(&b.transform)
         && floats_eq(
-            &transform_floats(&a.transform),
-            &transform_floats(&b.transform),
+            &super::super::from_mdl::transform_floats(&a.transform),
+            &super::super::from_mdl::transform_floats(&b.transform),
         )
 }
 
