@@ -115,36 +115,23 @@ impl Scan<'_> {
 
     /// One number of the specification's grammar
     /// (`[+-] (digits [. [digits]] | . digits) [(e|E) [+-] digits]`), followed by a space, a
-    /// tab, `:` or the end. The scan only finds the token's end and checks the
-    /// grammar; `fast-float2` computes the value, so the bits are those of
-    /// [`parse_f64`](crate::number::parse_f64).
+    /// tab, `:` or the end. `fast-float2` reads the token and says where it ends, in one pass
+    /// (a scan of our own before it read every number twice); its grammar is the
+    /// specification's, except that it also reads `inf` and `nan`, which start with a letter
+    /// and are refused first. The bits are those of [`parse_f64`](crate::number::parse_f64),
+    /// which runs the same parser on the same token.
     fn number(&mut self) -> Option<f64> {
-        let start = self.i;
-        if matches!(self.peek(), Some(b'-' | b'+')) {
-            self.i += 1;
-        }
-        let mut digits = self.digit_run();
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            digits += self.digit_run();
-        }
-        if digits == 0 {
+        let rest = self.b.get(self.i..)?;
+        let first = match rest {
+            [b'+' | b'-', c, ..] | [c, ..] => *c,
+            [] => return None,
+        };
+        if !(first.is_ascii_digit() || first == b'.') {
             return None;
         }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.peek(), Some(b'-' | b'+')) {
-                self.i += 1;
-            }
-            if self.digit_run() == 0 {
-                return None;
-            }
-        }
-        if !matches!(self.peek(), None | Some(b' ' | b'\t' | b':')) {
-            return None;
-        }
-        let text = self.b.get(start..self.i)?;
-        fast_float2::parse::<f64, _>(text).ok()
+        let (value, len) = fast_float2::parse_partial::<f64, _>(rest).ok()?;
+        self.i += len;
+        matches!(self.peek(), None | Some(b' ' | b'\t' | b':')).then_some(value)
     }
 
     /// `N` numbers separated by `:`.
@@ -183,6 +170,14 @@ mod tests {
             "a:b:c",
             "1:2:3 {",
             "1:2:3e",
+            "1:2:3e+",
+            "1:2:inf",
+            "1:2:-nan",
+            "1:2:+infinity",
+            "1:2:.",
+            "1:2:.e5",
+            "1:2:+-3",
+            "1:2:3.5.1",
             "",
         ] {
             assert!(row::<3>(bad).is_none(), "{bad:?}");
@@ -205,6 +200,8 @@ mod tests {
             "0.000000",
             "-0.000000",
             "+3.25E+02",
+            "1.e5",
+            "-.5e-3",
             "1.7976931348623157e308",
         ] {
             let [a, b] = row::<2>(&format!("{text}:{text}")).unwrap();

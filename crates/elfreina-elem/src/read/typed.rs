@@ -190,15 +190,17 @@ impl<'a> DataLines<'a> {
         self.len() == 0
     }
 
-    fn iter(&self) -> impl Iterator<Item = Data<'a>> + '_ {
-        self.items.iter().flat_map(|item| {
-            let (one, run) = match item {
-                Item::Data(d) => (Some(*d), None),
-                Item::Lines(r) => (None, Some(r.iter())),
-                _ => (None, None),
-            };
-            one.into_iter().chain(run.into_iter().flatten())
-        })
+    /// Calls `f` with each data line, in order; stops at the first error. Loops rather than
+    /// an iterator: the `flat_map`/`chain`/`flatten` it replaces cost a branch ladder per row.
+    fn each(&self, mut f: impl FnMut(Data<'a>) -> Result<()>) -> Result<()> {
+        for item in &self.items {
+            match item {
+                Item::Data(d) => f(*d)?,
+                Item::Lines(r) => r.each(&mut f)?,
+                Item::Scope(_) | Item::Entry(_) => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -449,9 +451,10 @@ impl Ctx<'_> {
         let lines = self.data_lines(s)?;
         // Exact: every line is a row (or an error).
         let mut out = Vec::with_capacity(lines.len());
-        for d in lines.iter() {
+        lines.each(|d| {
             out.push(self.row::<N>(&d.values, d.pos, tag)?);
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -460,10 +463,11 @@ impl Ctx<'_> {
         let lines = self.data_lines(s)?;
         let mut out = Vec::new();
         let mut pos = Vec::new();
-        for d in lines.iter() {
+        lines.each(|d| {
             out.push(self.raw_row(&d.values, d.pos, tag)?);
             pos.push(d.pos);
-        }
+            Ok(())
+        })?;
         Ok((out, pos))
     }
 
@@ -471,13 +475,14 @@ impl Ctx<'_> {
         let tag = s.tag;
         let mut buf = Vec::new();
         let mut out = Vec::new();
-        for d in self.data_lines(s)?.iter() {
+        self.data_lines(s)?.each(|d| {
             d.values.split_into(&mut buf)?;
             match buf.as_slice() {
                 [one] => out.push(one.text.to_owned()),
                 atoms => return Err(bad_width(d.pos, tag, "1 string", atoms.len())),
             }
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -899,9 +904,7 @@ impl Ctx<'_> {
         // no growth.
         m.face_indices
             .reserve_exact(face_rows.len().saturating_mul(3));
-        for d in face_rows.iter() {
-            self.face(&d, v, &mut m)?;
-        }
+        face_rows.each(|d| self.face(&d, v, &mut m))?;
         let f = m.face_sizes.len();
 
         // Attributes (optional; an empty scope is the same as none).
@@ -918,11 +921,11 @@ impl Ctx<'_> {
                 ));
             }
             m.attributes.reserve_exact(lines.len());
-            for d in lines.iter() {
+            lines.each(|d| {
                 let fast = d.values.text().and_then(scan::index);
                 if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
                     m.attributes.push(i);
-                    continue;
+                    return Ok(());
                 }
                 match d.values.atoms()?.as_slice() {
                     [a] => m
@@ -930,7 +933,8 @@ impl Ctx<'_> {
                         .push(self.index(a, "material index", materials)?),
                     atoms => return Err(bad_width(d.pos, "Attributes", "1 value", atoms.len())),
                 }
-            }
+                Ok(())
+            })?;
         }
         if m.attributes.is_empty() && f > 0 {
             self.warn(s.pos, WarningKind::NoAttributes);
@@ -1044,7 +1048,7 @@ impl Ctx<'_> {
                 Item::Scope(sc) if sc.tag == "VertexBlend" => {
                     seen.once("VertexBlend", sc.pos)?;
                     let mut buf = Vec::new();
-                    for d in self.data_lines(sc)?.iter() {
+                    self.data_lines(sc)?.each(|d| {
                         d.values.split_into(&mut buf)?;
                         let atoms = buf.as_slice();
                         let (Some(vertex), Some(weight), 2) =
@@ -1068,7 +1072,8 @@ impl Ctx<'_> {
                         let vertex = self.index(vertex, "vertex index", vertices)?;
                         let weight = self.num(weight)?;
                         p.vertex_blends.push(VertexBlend { vertex, weight });
-                    }
+                        Ok(())
+                    })?;
                 }
                 other => self.unknown(other, known::BLEND_PART, &mut p.extra)?,
             }
