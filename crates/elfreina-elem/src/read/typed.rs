@@ -194,15 +194,30 @@ impl<'a> DataLines<'a> {
     /// an iterator: the `flat_map`/`chain`/`flatten` it replaces cost a branch ladder per row.
     fn each(&self, mut f: impl FnMut(Data<'a>) -> Result<()>) -> Result<()> {
         for item in &self.items {
-            match item {
-                Item::Data(d) => f(*d)?,
-                Item::Lines(r) => r.each(&mut f)?,
-                Item::Scope(_) | Item::Entry(_) => {}
-            }
+            each_line(item, &mut f)?;
         }
         Ok(())
     }
 }
+
+/// Calls `f` with each data line of one item of [`DataLines`].
+fn each_line<'a>(item: &Item<'a>, mut f: impl FnMut(Data<'a>) -> Result<()>) -> Result<()> {
+    match item {
+        Item::Data(d) => f(*d),
+        Item::Lines(r) => r.each(f),
+        Item::Scope(_) | Item::Entry(_) => Ok(()),
+    }
+}
+
+/// The text of a run of data lines, for the bulk readings of [`scan`].
+fn run_text<'a>(item: &Item<'a>) -> Option<&'a str> {
+    match item {
+        Item::Lines(r) => Some(r.text),
+        _ => None,
+    }
+}
+
+impl DataLines<'_> {}
 
 /// A declared count with the position of its key.
 type Count = Option<(u64, Pos)>;
@@ -451,10 +466,16 @@ impl Ctx<'_> {
         let lines = self.data_lines(s)?;
         // Exact: every line is a row (or an error).
         let mut out = Vec::with_capacity(lines.len());
-        lines.each(|d| {
-            out.push(self.row::<N>(&d.values, d.pos, tag)?);
-            Ok(())
-        })?;
+        for item in &lines.items {
+            if run_text(item).is_some_and(|t| scan::rows::<N>(t, &mut out).is_some()) {
+                continue;
+            }
+            // Not plain: line by line, which gives the exact error or warning.
+            each_line(item, |d| {
+                out.push(self.row::<N>(&d.values, d.pos, tag)?);
+                Ok(())
+            })?;
+        }
         Ok(out)
     }
 
@@ -904,7 +925,13 @@ impl Ctx<'_> {
         // no growth.
         m.face_indices
             .reserve_exact(face_rows.len().saturating_mul(3));
-        face_rows.each(|d| self.face(&d, v, &mut m))?;
+        for item in &face_rows.items {
+            let (indices, sizes) = (&mut m.face_indices, &mut m.face_sizes);
+            if run_text(item).is_some_and(|t| scan::faces(t, v, indices, sizes).is_some()) {
+                continue;
+            }
+            each_line(item, |d| self.face(&d, v, &mut m))?;
+        }
         let f = m.face_sizes.len();
 
         // Attributes (optional; an empty scope is the same as none).
@@ -921,20 +948,13 @@ impl Ctx<'_> {
                 ));
             }
             m.attributes.reserve_exact(lines.len());
-            lines.each(|d| {
-                let fast = d.values.text().and_then(scan::index);
-                if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
-                    m.attributes.push(i);
-                    return Ok(());
+            for item in &lines.items {
+                let out = &mut m.attributes;
+                if run_text(item).is_some_and(|t| scan::indices(t, materials, out).is_some()) {
+                    continue;
                 }
-                match d.values.atoms()?.as_slice() {
-                    [a] => m
-                        .attributes
-                        .push(self.index(a, "material index", materials)?),
-                    atoms => return Err(bad_width(d.pos, "Attributes", "1 value", atoms.len())),
-                }
-                Ok(())
-            })?;
+                self.attributes(item, materials, &mut m.attributes)?;
+            }
         }
         if m.attributes.is_empty() && f > 0 {
             self.warn(s.pos, WarningKind::NoAttributes);
@@ -945,6 +965,23 @@ impl Ctx<'_> {
             m.blend_list = self.blend_list(sc, v, bone_names, bones)?;
         }
         Ok(m)
+    }
+
+    /// The `Attributes` lines of one item onto `out`, line by line (plain ones read straight
+    /// from the line, see [`scan`]; others atom by atom, which gives the exact error).
+    fn attributes(&mut self, item: &Item<'_>, materials: usize, out: &mut Vec<u32>) -> Result<()> {
+        each_line(item, |d| {
+            let fast = d.values.text().and_then(scan::index);
+            if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
+                out.push(i);
+                return Ok(());
+            }
+            match d.values.atoms()?.as_slice() {
+                [a] => out.push(self.index(a, "material index", materials)?),
+                atoms => return Err(bad_width(d.pos, "Attributes", "1 value", atoms.len())),
+            }
+            Ok(())
+        })
     }
 
     /// One `n,i0:i1:…` line of `VertexIndices` onto the mesh: read straight from the line
