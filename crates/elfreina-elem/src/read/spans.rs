@@ -72,9 +72,9 @@ impl<'a> Run<'a> {
     }
 
     /// Calls `f` with each data line, in order, with the position the lexer gave it; stops at
-    /// the first error. A plain loop, not an iterator chain: this is the reader's hot loop
-    /// (millions of rows), and the chain of `enumerate`/`filter_map`/`flatten` it replaces did
-    /// not optimise to one.
+    /// the first error. A plain loop, not an iterator chain: a run that is not read whole by
+    /// [`super::scan`] can hold millions of rows, and the chain of
+    /// `enumerate`/`filter_map`/`flatten` this replaces did not optimise to one.
     pub(crate) fn each(&self, mut f: impl FnMut(Data<'a>) -> Result<()>) -> Result<()> {
         let mut lines = LineSplit::new(self.text, self.pos.line.saturating_sub(1));
         // The run starts at the first value, so its first line's column is the run's.
@@ -152,9 +152,8 @@ impl<'a> Iterator for LineSplit<'a> {
             return None;
         }
         let bytes = self.rest.as_bytes();
-        // memchr's word-at-a-time search instead of a byte loop: every line of the file is
-        // split twice (lexer, then typed reader), so this search is one of the reader's
-        // hottest loops.
+        // memchr's word-at-a-time search instead of a byte loop: the lexer splits every line
+        // of the file here, so this search is one of the reader's hottest loops.
         let end = memchr::memchr2(b'\r', b'\n', bytes).unwrap_or(bytes.len());
         let (ending, len) = match (bytes.get(end), bytes.get(end + 1)) {
             (Some(b'\r'), Some(b'\n')) => (Some(LineEnding::CrLf), 2),
@@ -402,8 +401,8 @@ impl<'a> Vals<'a> {
 /// Whether [`split`] accepts `text` (values text of a data line or an entry). The lexer checks
 /// every line of the file with this: one pass over the bytes with no column arithmetic and
 /// no atom made. Only a line it refuses goes through [`split`], for the error and its
-/// position (columns are counted only then). Keep the two in step: the lexer test
-/// `valid_agrees_with_split` compares them.
+/// position (columns are counted only then). Keep the two in step: the test
+/// `valid_agrees_with_split` below compares them.
 pub(crate) fn valid(text: &str) -> bool {
     // Without quotes, a byte decides alone: one pass with a flag for "a value must come".
     // The class table makes it one load and one four-way branch per byte.

@@ -217,8 +217,6 @@ fn run_text<'a>(item: &Item<'a>) -> Option<&'a str> {
     }
 }
 
-impl DataLines<'_> {}
-
 /// A declared count with the position of its key.
 type Count = Option<(u64, Pos)>;
 
