@@ -5,7 +5,8 @@
 use crate::error::{clip, Error, Warning, WarningKind};
 use crate::number::{parse_f64, Num};
 use crate::read::spans::{
-    char_len, is_ws, split, syntax, trim, Budget, Entry, Item, LineSplit, Run, Scope, Tree, Vals,
+    char_len, is_ws, split, syntax, trim, trim_lead, valid, Budget, Entry, Item, LineSplit, Run,
+    Scope, Tree, Vals,
 };
 use crate::rules::is_ident;
 use crate::tree::{LineEnding, Pos};
@@ -73,8 +74,24 @@ pub(crate) fn lex<'a>(
     let mut top: Vec<Item<'_>> = Vec::new();
     let mut stack: Vec<Scope<'_>> = Vec::new();
     for (line, offset, content, _) in lines {
-        let (column, t) = trim(content);
+        let (lead, t) = trim_lead(content);
         if t.is_empty() {
+            continue;
+        }
+        let column = u32::try_from(lead).unwrap_or(u32::MAX).saturating_add(1);
+        if valid(t) {
+            // A data line, the bulk of a file: values that `split` accepts cannot start with
+            // `}`, end with `{` or hold `=` outside quotes, so none of the checks below
+            // applies; this skips them and the column arithmetic of `split`.
+            let list = match stack.last_mut() {
+                Some(parent) => &mut parent.items,
+                None => &mut top,
+            };
+            let start = offset + lead;
+            let pos = Pos::new(line, column);
+            if let Some(item) = data_line(list, text, start..start + t.len(), pos) {
+                budget.push(list, item, line, column)?;
+            }
             continue;
         }
         if t == "}" {
@@ -135,9 +152,10 @@ pub(crate) fn lex<'a>(
                 values,
             })
         } else {
+            // Values `valid` refused: `split` gives the error and its position.
             checked(t, line, column)?;
-            // The line's values, as offsets in `text`.
-            let start = offset + (content.len() - content.trim_start_matches(is_ws).len());
+            // Not reached unless `valid` and `split` disagree; then `split` is the rule.
+            let start = offset + lead;
             let list = match stack.last_mut() {
                 Some(parent) => &mut parent.items,
                 None => &mut top,

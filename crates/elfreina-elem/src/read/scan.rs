@@ -9,6 +9,102 @@
 //!
 //! [`parse_f64`]: crate::number::parse_f64
 
+/// Every line of a run of data lines ([`super::spans::Run`]'s text: lines already checked
+/// by the lexer, blank lines between them), each `N` numbers separated by `:`, appended to
+/// `out`; `None`, with `out` as it was, as soon as one line is not what [`row`] takes.
+///
+/// One pass over the run: no line split, trim or closure per line (the typed reader's hot
+/// loop: a million rows per scope in the large model). A line here is what [`row`] reads
+/// from the line alone, so the caller's fallback, line by line, reads the same values or
+/// gives the error.
+pub(crate) fn rows<const N: usize>(text: &str, out: &mut Vec<[f64; N]>) -> Option<()> {
+    let before = out.len();
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let done = loop {
+        match s.row::<N>() {
+            Some(r) => out.push(r),
+            None => break None,
+        }
+        s.ws();
+        match s.next_line() {
+            Some(true) => {}
+            Some(false) => break Some(()),
+            None => break None,
+        }
+    };
+    if done.is_none() {
+        out.truncate(before);
+    }
+    done
+}
+
+/// Every line of a run of faces (see [`rows`] and [`face`]), each corner below `vertices`:
+/// the corners appended to `indices`, the sizes to `sizes`; `None`, with both as they were,
+/// at the first other line.
+pub(crate) fn faces(
+    text: &str,
+    vertices: usize,
+    indices: &mut Vec<u32>,
+    sizes: &mut Vec<u32>,
+) -> Option<()> {
+    let (before, faces_before) = (indices.len(), sizes.len());
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let done = loop {
+        let start = indices.len();
+        let Some(n) = s.face(indices) else {
+            break None;
+        };
+        let corners = indices.get(start..).unwrap_or_default();
+        if !corners.iter().all(|&i| (i as usize) < vertices) {
+            break None;
+        }
+        sizes.push(n);
+        match s.next_line() {
+            Some(true) => {}
+            Some(false) => break Some(()),
+            None => break None,
+        }
+    };
+    if done.is_none() {
+        indices.truncate(before);
+        sizes.truncate(faces_before);
+    }
+    done
+}
+
+/// Every line of a run of single indices below `len` (see [`rows`] and [`index`]), appended
+/// to `out`; `None`, with `out` as it was, at the first other line.
+pub(crate) fn indices(text: &str, len: usize, out: &mut Vec<u32>) -> Option<()> {
+    let before = out.len();
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let done = loop {
+        s.ws();
+        match s.digits().filter(|&i| (i as usize) < len) {
+            Some(i) => out.push(i),
+            None => break None,
+        }
+        s.ws();
+        match s.next_line() {
+            Some(true) => {}
+            Some(false) => break Some(()),
+            None => break None,
+        }
+    };
+    if done.is_none() {
+        out.truncate(before);
+    }
+    done
+}
+
 /// `N` numbers separated by `:`, the whole line.
 pub(crate) fn row<const N: usize>(text: &str) -> Option<[f64; N]> {
     let mut s = Scan {
@@ -36,21 +132,8 @@ fn face_into(text: &str, indices: &mut Vec<u32>) -> Option<u32> {
         b: text.as_bytes(),
         i: 0,
     };
-    let before = indices.len();
-    s.ws();
-    let n = s.digits()?;
-    s.ws();
-    s.eat(b',')?;
-    loop {
-        s.ws();
-        indices.push(s.digits()?);
-        s.ws();
-        if s.eat(b':').is_none() {
-            break;
-        }
-    }
-    let count = indices.len() - before;
-    (s.end() && n >= 3 && n as usize == count).then_some(n)
+    let n = s.face(indices)?;
+    s.end().then_some(n)
 }
 
 /// One index of 1 to 9 digits, the whole line.
@@ -90,61 +173,87 @@ impl Scan<'_> {
         (self.peek() == Some(c)).then(|| self.i += 1)
     }
 
-    fn digit_run(&mut self) -> usize {
-        let start = self.i;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
+    /// After a line's values and its trailing spaces: `Some(true)` past the line ending and
+    /// any blank lines after it, `Some(false)` at the end of the text, `None` before anything
+    /// else.
+    fn next_line(&mut self) -> Option<bool> {
+        if self.end() {
+            return Some(false);
         }
-        self.i - start
-    }
-
-    /// An unsigned integer of 1 to 9 digits (so it fits `u32` without an overflow check).
-    fn digits(&mut self) -> Option<u32> {
-        let start = self.i;
-        let n = self.digit_run();
-        if n == 0 || n > 9 {
+        if !matches!(self.peek(), Some(b'\r' | b'\n')) {
             return None;
         }
-        let digits = self.b.get(start..self.i)?;
-        Some(
-            digits
-                .iter()
-                .fold(0, |acc, &d| acc * 10 + u32::from(d - b'0')),
-        )
+        while matches!(self.peek(), Some(b'\r' | b'\n' | b' ' | b'\t')) {
+            self.i += 1;
+        }
+        Some(!self.end())
+    }
+
+    /// A face `n,i0:i1:…` with n ≥ 3 and n corners, digits only, and the spaces after it:
+    /// appends the corners to `indices` (the caller truncates on `None`).
+    fn face(&mut self, indices: &mut Vec<u32>) -> Option<u32> {
+        let before = indices.len();
+        self.ws();
+        let n = self.digits()?;
+        self.ws();
+        self.eat(b',')?;
+        loop {
+            self.ws();
+            indices.push(self.digits()?);
+            self.ws();
+            if self.eat(b':').is_none() {
+                break;
+            }
+        }
+        let count = indices.len() - before;
+        (n >= 3 && n as usize == count).then_some(n)
+    }
+
+    /// An unsigned integer of 1 to 9 digits (so it fits `u32` without an overflow check),
+    /// read in one pass; `None` at a tenth digit.
+    fn digits(&mut self) -> Option<u32> {
+        let mut value = 0u32;
+        let mut n = 0;
+        while let Some(d) = self
+            .peek()
+            .map(|c| c.wrapping_sub(b'0'))
+            .filter(|&d| d < 10)
+        {
+            if n == 9 {
+                return None;
+            }
+            value = value * 10 + u32::from(d);
+            n += 1;
+            self.i += 1;
+        }
+        (n > 0).then_some(value)
     }
 
     /// One number of the specification's grammar
     /// (`[+-] (digits [. [digits]] | . digits) [(e|E) [+-] digits]`), followed by a space, a
-    /// tab, `:` or the end. The scan only finds the token's end and checks the
-    /// grammar; `fast-float2` computes the value, so the bits are those of
-    /// [`parse_f64`](crate::number::parse_f64).
+    /// tab, `:` or the end. `fast-float2` reads the token and says where it ends, in one pass
+    /// (a scan of our own before it read every number twice); its grammar is the
+    /// specification's, except that it also reads `inf` and `nan`, which start with a letter
+    /// and are refused first. The bits are those of [`parse_f64`](crate::number::parse_f64),
+    /// which runs the same parser on the same token.
     fn number(&mut self) -> Option<f64> {
-        let start = self.i;
-        if matches!(self.peek(), Some(b'-' | b'+')) {
-            self.i += 1;
-        }
-        let mut digits = self.digit_run();
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            digits += self.digit_run();
-        }
-        if digits == 0 {
+        let rest = self.b.get(self.i..)?;
+        let first = match rest {
+            [b'+' | b'-', c, ..] | [c, ..] => *c,
+            [] => return None,
+        };
+        if !(first.is_ascii_digit() || first == b'.') {
             return None;
         }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.peek(), Some(b'-' | b'+')) {
-                self.i += 1;
-            }
-            if self.digit_run() == 0 {
-                return None;
-            }
-        }
-        if !matches!(self.peek(), None | Some(b' ' | b'\t' | b':')) {
-            return None;
-        }
-        let text = self.b.get(start..self.i)?;
-        fast_float2::parse::<f64, _>(text).ok()
+        let (value, len) = fast_float2::parse_partial::<f64, _>(rest).ok()?;
+        self.i += len;
+        // A line ending only ends a number in a run read whole ([`rows`]); a single line has
+        // none.
+        matches!(
+            self.peek(),
+            None | Some(b' ' | b'\t' | b':' | b'\r' | b'\n')
+        )
+        .then_some(value)
     }
 
     /// `N` numbers separated by `:`.
@@ -183,6 +292,14 @@ mod tests {
             "a:b:c",
             "1:2:3 {",
             "1:2:3e",
+            "1:2:3e+",
+            "1:2:inf",
+            "1:2:-nan",
+            "1:2:+infinity",
+            "1:2:.",
+            "1:2:.e5",
+            "1:2:+-3",
+            "1:2:3.5.1",
             "",
         ] {
             assert!(row::<3>(bad).is_none(), "{bad:?}");
@@ -205,6 +322,8 @@ mod tests {
             "0.000000",
             "-0.000000",
             "+3.25E+02",
+            "1.e5",
+            "-.5e-3",
             "1.7976931348623157e308",
         ] {
             let [a, b] = row::<2>(&format!("{text}:{text}")).unwrap();
@@ -214,6 +333,48 @@ mod tests {
             };
             assert_eq!(a.to_bits(), expected.to_bits(), "{text}");
             assert_eq!(b.to_bits(), expected.to_bits(), "{text}");
+        }
+    }
+
+    /// A run is read whole only when every line is what the line reading takes; otherwise
+    /// nothing is kept, and the caller reads line by line.
+    #[test]
+    fn takes_whole_runs_or_nothing() {
+        let mut v = vec![[0.0; 3]];
+        assert_eq!(
+            rows::<3>("1:2:3 \r\n\r\n\t 4:5:6\r7:8:9\n-1:.5:2e1", &mut v),
+            Some(())
+        );
+        assert_eq!(v.len(), 5);
+        assert_eq!(v[4], [-1.0, 0.5, 20.0]);
+        for bad in [
+            "1:2:3\r\n4:5",
+            "1:2:3\n4:5:6:7",
+            "1:2:3\n4:5:6 x",
+            "1:2:3 4:5:6",
+        ] {
+            assert_eq!(rows::<3>(bad, &mut v), None, "{bad:?}");
+            assert_eq!(v.len(), 5, "{bad:?}: nothing kept");
+        }
+        let (mut idx, mut sizes) = (vec![9], vec![1]);
+        assert_eq!(
+            faces("3,0:1:2\r\n 4,3:2:1:0", 4, &mut idx, &mut sizes),
+            Some(())
+        );
+        assert_eq!(
+            (idx.as_slice(), sizes.as_slice()),
+            (&[9, 0, 1, 2, 3, 2, 1, 0][..], &[1, 3, 4][..])
+        );
+        for bad in ["3,0:1:2\n3,0:1:4", "3,0:1:2\n3,0:1", "3,0:1:2\n3,0:1:2,"] {
+            assert_eq!(faces(bad, 4, &mut idx, &mut sizes), None, "{bad:?}");
+            assert_eq!((idx.len(), sizes.len()), (8, 3), "{bad:?}: nothing kept");
+        }
+        let mut at = vec![7];
+        assert_eq!(indices("0\r\n1 \n\n0", 2, &mut at), Some(()));
+        assert_eq!(at, [7, 0, 1, 0]);
+        for bad in ["0\n2", "0\n1:1", "0\n-1"] {
+            assert_eq!(indices(bad, 2, &mut at), None, "{bad:?}");
+            assert_eq!(at.len(), 4, "{bad:?}: nothing kept");
         }
     }
 

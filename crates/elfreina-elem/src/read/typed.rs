@@ -190,15 +190,30 @@ impl<'a> DataLines<'a> {
         self.len() == 0
     }
 
-    fn iter(&self) -> impl Iterator<Item = Data<'a>> + '_ {
-        self.items.iter().flat_map(|item| {
-            let (one, run) = match item {
-                Item::Data(d) => (Some(*d), None),
-                Item::Lines(r) => (None, Some(r.iter())),
-                _ => (None, None),
-            };
-            one.into_iter().chain(run.into_iter().flatten())
-        })
+    /// Calls `f` with each data line, in order; stops at the first error. Loops rather than
+    /// an iterator: the `flat_map`/`chain`/`flatten` it replaces cost a branch ladder per row.
+    fn each(&self, mut f: impl FnMut(Data<'a>) -> Result<()>) -> Result<()> {
+        for item in &self.items {
+            each_line(item, &mut f)?;
+        }
+        Ok(())
+    }
+}
+
+/// Calls `f` with each data line of one item of [`DataLines`].
+fn each_line<'a>(item: &Item<'a>, mut f: impl FnMut(Data<'a>) -> Result<()>) -> Result<()> {
+    match item {
+        Item::Data(d) => f(*d),
+        Item::Lines(r) => r.each(f),
+        Item::Scope(_) | Item::Entry(_) => Ok(()),
+    }
+}
+
+/// The text of a run of data lines, for the bulk readings of [`scan`].
+fn run_text<'a>(item: &Item<'a>) -> Option<&'a str> {
+    match item {
+        Item::Lines(r) => Some(r.text),
+        _ => None,
     }
 }
 
@@ -449,8 +464,15 @@ impl Ctx<'_> {
         let lines = self.data_lines(s)?;
         // Exact: every line is a row (or an error).
         let mut out = Vec::with_capacity(lines.len());
-        for d in lines.iter() {
-            out.push(self.row::<N>(&d.values, d.pos, tag)?);
+        for item in &lines.items {
+            if run_text(item).is_some_and(|t| scan::rows::<N>(t, &mut out).is_some()) {
+                continue;
+            }
+            // Not plain: line by line, which gives the exact error or warning.
+            each_line(item, |d| {
+                out.push(self.row::<N>(&d.values, d.pos, tag)?);
+                Ok(())
+            })?;
         }
         Ok(out)
     }
@@ -460,10 +482,11 @@ impl Ctx<'_> {
         let lines = self.data_lines(s)?;
         let mut out = Vec::new();
         let mut pos = Vec::new();
-        for d in lines.iter() {
+        lines.each(|d| {
             out.push(self.raw_row(&d.values, d.pos, tag)?);
             pos.push(d.pos);
-        }
+            Ok(())
+        })?;
         Ok((out, pos))
     }
 
@@ -471,13 +494,14 @@ impl Ctx<'_> {
         let tag = s.tag;
         let mut buf = Vec::new();
         let mut out = Vec::new();
-        for d in self.data_lines(s)?.iter() {
+        self.data_lines(s)?.each(|d| {
             d.values.split_into(&mut buf)?;
             match buf.as_slice() {
                 [one] => out.push(one.text.to_owned()),
                 atoms => return Err(bad_width(d.pos, tag, "1 string", atoms.len())),
             }
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -899,8 +923,12 @@ impl Ctx<'_> {
         // no growth.
         m.face_indices
             .reserve_exact(face_rows.len().saturating_mul(3));
-        for d in face_rows.iter() {
-            self.face(&d, v, &mut m)?;
+        for item in &face_rows.items {
+            let (indices, sizes) = (&mut m.face_indices, &mut m.face_sizes);
+            if run_text(item).is_some_and(|t| scan::faces(t, v, indices, sizes).is_some()) {
+                continue;
+            }
+            each_line(item, |d| self.face(&d, v, &mut m))?;
         }
         let f = m.face_sizes.len();
 
@@ -918,18 +946,12 @@ impl Ctx<'_> {
                 ));
             }
             m.attributes.reserve_exact(lines.len());
-            for d in lines.iter() {
-                let fast = d.values.text().and_then(scan::index);
-                if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
-                    m.attributes.push(i);
+            for item in &lines.items {
+                let out = &mut m.attributes;
+                if run_text(item).is_some_and(|t| scan::indices(t, materials, out).is_some()) {
                     continue;
                 }
-                match d.values.atoms()?.as_slice() {
-                    [a] => m
-                        .attributes
-                        .push(self.index(a, "material index", materials)?),
-                    atoms => return Err(bad_width(d.pos, "Attributes", "1 value", atoms.len())),
-                }
+                self.attributes(item, materials, &mut m.attributes)?;
             }
         }
         if m.attributes.is_empty() && f > 0 {
@@ -941,6 +963,23 @@ impl Ctx<'_> {
             m.blend_list = self.blend_list(sc, v, bone_names, bones)?;
         }
         Ok(m)
+    }
+
+    /// The `Attributes` lines of one item onto `out`, line by line (plain ones read straight
+    /// from the line, see [`scan`]; others atom by atom, which gives the exact error).
+    fn attributes(&mut self, item: &Item<'_>, materials: usize, out: &mut Vec<u32>) -> Result<()> {
+        each_line(item, |d| {
+            let fast = d.values.text().and_then(scan::index);
+            if let Some(i) = fast.filter(|&i| (i as usize) < materials) {
+                out.push(i);
+                return Ok(());
+            }
+            match d.values.atoms()?.as_slice() {
+                [a] => out.push(self.index(a, "material index", materials)?),
+                atoms => return Err(bad_width(d.pos, "Attributes", "1 value", atoms.len())),
+            }
+            Ok(())
+        })
     }
 
     /// One `n,i0:i1:…` line of `VertexIndices` onto the mesh: read straight from the line
@@ -1044,7 +1083,7 @@ impl Ctx<'_> {
                 Item::Scope(sc) if sc.tag == "VertexBlend" => {
                     seen.once("VertexBlend", sc.pos)?;
                     let mut buf = Vec::new();
-                    for d in self.data_lines(sc)?.iter() {
+                    self.data_lines(sc)?.each(|d| {
                         d.values.split_into(&mut buf)?;
                         let atoms = buf.as_slice();
                         let (Some(vertex), Some(weight), 2) =
@@ -1068,7 +1107,8 @@ impl Ctx<'_> {
                         let vertex = self.index(vertex, "vertex index", vertices)?;
                         let weight = self.num(weight)?;
                         p.vertex_blends.push(VertexBlend { vertex, weight });
-                    }
+                        Ok(())
+                    })?;
                 }
                 other => self.unknown(other, known::BLEND_PART, &mut p.extra)?,
             }
