@@ -11,12 +11,14 @@ use std::collections::HashMap;
 
 /// Bytes of one vertex's weights, connector and original bone indices.
 type Quantized = ([u8; 4], [u8; 4], [u8; 4]);
+/// One vertex's skin influences as they are compared: joints and weight bits.
+type InfluenceBits = ([u16; 4], [u32; 4]);
 
 /// The last skin influences [`finish`] quantised (joints, weight bits) and their result, for
 /// one connector mapping: neighbouring vertices mostly share their influences (a rigid part:
 /// all of them), so the mapping and rounding run once per run of equal influences.
 #[derive(Default)]
-struct Memo(Cell<Option<(([u16; 4], [u32; 4]), Quantized)>>);
+struct Memo(Cell<Option<(InfluenceBits, Quantized)>>);
 
 /// One drawn mesh: the node that carries it and the mesh.
 #[derive(Clone, Copy)]
