@@ -118,9 +118,21 @@ pub(crate) fn bytes<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<Cow<'a, [
     super::blob::bytes_or(blobs, value, decode)
 }
 
-/// The floats of an extras value made by [`put_f32`] (or base64 text of earlier exports).
-pub(crate) fn floats(blobs: &[Vec<u8>], value: &Value) -> Option<Vec<f32>> {
-    binio::pod::vec_from_bytes(&bytes(blobs, value)?)
+/// The values of an extras value made by [`put`] from `T`s' bytes, borrowed from the blob when
+/// it is aligned for `T` (a blob is its own allocation, so it is), else copied: a large
+/// model's per-vertex arrays are read in place instead of copied once more. `None` when the
+/// byte count is not a multiple of `T`'s size.
+pub(crate) fn pods<'a, T: bytemuck::Pod>(
+    blobs: &'a [Vec<u8>],
+    value: &Value,
+) -> Option<Cow<'a, [T]>> {
+    match bytes(blobs, value)? {
+        Cow::Borrowed(b) => match bytemuck::try_cast_slice::<u8, T>(b) {
+            Ok(items) => Some(Cow::Borrowed(items)),
+            Err(_) => binio::pod::vec_from_bytes(b).map(Cow::Owned),
+        },
+        Cow::Owned(b) => binio::pod::vec_from_bytes(&b).map(Cow::Owned),
+    }
 }
 
 /// Each byte's 6-bit value; `PAD` for `=`, `BAD` for anything outside the alphabet.

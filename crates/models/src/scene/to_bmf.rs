@@ -58,8 +58,8 @@
 //! from the base.
 
 use super::{
-    invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported, Material,
-    Scene, SceneWarning, Transform, ValidScene, IDENTITY,
+    invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported, Indices,
+    Material, Scene, SceneWarning, Transform, ValidScene, IDENTITY,
 };
 use crate::{Error, Format};
 use bmf_block::{
@@ -246,7 +246,7 @@ fn convert_mesh(
     let label = format!("bmf: mesh {i} ({:?})", mesh.name);
     let kind = vertex_kind(ctx, &label, warnings);
     let slots = material_slots(scene, i, &label, warnings);
-    if slots.iter().all(|s| s.triangles.is_empty()) {
+    if slots.iter().all(|s| s.len() == 0) {
         warnings.push(warning(&label, "no triangles; not written"));
         return Ok(Vec::new());
     }
@@ -278,7 +278,7 @@ fn convert_mesh(
         ));
     }
     // An unsplit mesh with the export's odd index layout gets that layout back.
-    let exact_layout = match pieces.as_slice() {
+    let mut exact_layout = match pieces.as_slice() {
         [one] if one.map.is_none() => exact::index_layout(&mesh.extras, &scene.blobs, &slots),
         _ => None,
     };
@@ -291,24 +291,18 @@ fn convert_mesh(
             None if whole => std::mem::replace(&mut vertices, Vertices::Plain(Vec::new())),
             None => vertices.clone(),
         };
-        let mut indices = Vec::new();
-        let mut materials = Vec::new();
-        for (slot, tris) in slots.iter().zip(&piece.triangles) {
-            if piece.map.is_some() && tris.is_empty() {
+        let (indices, ranges) = match (&piece.map, exact_layout.take()) {
+            (None, Some(exact)) => (exact.indices, exact.ranges),
+            (None, None) => whole_indices(&slots),
+            (Some(_), _) => piece_indices(&piece.triangles),
+        };
+        let mut materials = Vec::with_capacity(ranges.len());
+        for (slot, &[start, count]) in slots.iter().zip(&ranges) {
+            if piece.map.is_some() && count == 0 {
                 continue;
             }
-            let start = u32::try_from(indices.len()).unwrap_or(u32::MAX);
-            indices.extend_from_slice(tris.as_flattened());
-            let count = u32::try_from(tris.len() * 3).unwrap_or(u32::MAX);
             let material = slot.material.and_then(|m| scene.materials.get(m));
             materials.push(convert_material(material, start, count, &label, warnings));
-        }
-        if let Some(exact) = &exact_layout {
-            indices.clone_from(&exact.indices);
-            for (m, &[start, count]) in materials.iter_mut().zip(&exact.ranges) {
-                m.start_index = start;
-                m.index_count = count;
-            }
         }
         if piece.map.is_none() {
             let p = &mesh.vertices.positions;
@@ -322,6 +316,49 @@ fn convert_mesh(
         out.push(m);
     }
     Ok(out)
+}
+
+/// The Index block of an unsplit mesh and each slot's `[start, count]`: the slots' triangles
+/// in BMF winding, written straight from the scene's lists (every index is below the mesh's
+/// at most 65 536 vertices, so it fits a u16).
+fn whole_indices(slots: &[Slot]) -> (Vec<u16>, Vec<[u32; 2]>) {
+    let narrow = |i: u32| u16::try_from(i).unwrap_or(u16::MAX);
+    let mut indices = vec![0u16; slots.iter().map(|s| s.len() * 3).sum()];
+    let mut ranges = Vec::with_capacity(slots.len());
+    let mut rest = indices.as_mut_slice();
+    let mut start = 0;
+    for slot in slots {
+        // The output was sized as the sum of these lengths: the split always succeeds.
+        let Some((out, after)) = rest.split_at_mut_checked(slot.len() * 3) else {
+            break;
+        };
+        // Zipped chunks of the sized output: no capacity check per triangle.
+        for (o, t) in out.chunks_exact_mut(3).zip(slot.triangles()) {
+            o.copy_from_slice(&t.map(narrow));
+        }
+        ranges.push(range_of(start, start + out.len()));
+        start += out.len();
+        rest = after;
+    }
+    (indices, ranges)
+}
+
+/// The Index block of one piece of a split mesh and each slot's `[start, count]`.
+fn piece_indices(triangles: &[Vec<[u16; 3]>]) -> (Vec<u16>, Vec<[u32; 2]>) {
+    let mut indices = Vec::with_capacity(triangles.iter().map(|t| t.len() * 3).sum());
+    let mut ranges = Vec::with_capacity(triangles.len());
+    for tris in triangles {
+        let start = indices.len();
+        indices.extend_from_slice(tris.as_flattened());
+        ranges.push(range_of(start, indices.len()));
+    }
+    (indices, ranges)
+}
+
+/// A Material block's `[start, count]` for the indices `start..end`.
+fn range_of(start: usize, end: usize) -> [u32; 2] {
+    let start32 = u32::try_from(start).unwrap_or(u32::MAX);
+    [start32, u32::try_from(end - start).unwrap_or(u32::MAX)]
 }
 
 /// The vertex kind: skinned when the node has a skin and the mesh has joints and weights; with
@@ -385,10 +422,28 @@ fn vertex_kind(ctx: &MeshContext<'_>, label: &str, warnings: &mut Vec<SceneWarni
     kind
 }
 
-/// One Material block to be: a scene material and its triangles (already in BMF winding).
+/// One Material block to be: a scene material and its triangles.
 pub(crate) struct Slot {
     material: Option<usize>,
-    pub(crate) triangles: Vec<[u32; 3]>,
+    /// Whole triangles, every index below the vertex count, in the scene's winding: the
+    /// primitive's own list when nothing had to be dropped (shared, not copied; a large mesh's
+    /// triangles are then read once, by the pass that writes the Index block).
+    indices: Indices,
+}
+
+impl Slot {
+    /// The number of triangles.
+    pub(crate) fn len(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// The triangles in BMF winding (clockwise front faces: `(a, b, c)` → `(a, c, b)`).
+    pub(crate) fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + '_ {
+        self.indices.chunks_exact(3).map(|t| match *t {
+            [a, b, c] => [a, c, b],
+            _ => [0; 3],
+        })
+    }
 }
 
 /// The mesh's Material blocks: one per primitive, in order, or `extras.bmf_materials` (the
@@ -421,23 +476,32 @@ fn material_slots(
         .into_iter()
         .map(|m| Slot {
             material: Some(m),
-            triangles: Vec::new(),
+            indices: Indices::default(),
         })
         .collect();
     let listed_len = slots.len();
     let mut taken = vec![false; listed_len];
     let mut bad = 0usize;
     for p in &mesh.primitives {
-        let mut tris = Vec::with_capacity(p.indices.len() / 3);
-        for t in p.indices.chunks_exact(3) {
-            if let [a, b, c] = *t {
-                if [a, b, c].iter().all(|&x| (x as usize) < vertex_count) {
-                    tris.push([a, c, b]);
+        let in_range = |t: &[u32]| t.iter().all(|&x| (x as usize) < vertex_count);
+        // Validation leaves only whole, in-range triangles: the list is then shared as it is
+        // (its largest index found in one pass that vectorises).
+        let largest = p.indices.iter().fold(0, |m, &x| m.max(x));
+        let tris = if p.indices.len() % 3 == 0
+            && (p.indices.is_empty() || (largest as usize) < vertex_count)
+        {
+            p.indices.clone()
+        } else {
+            let mut kept = Vec::with_capacity(p.indices.len() / 3 * 3);
+            for t in p.indices.chunks_exact(3) {
+                if in_range(t) {
+                    kept.extend_from_slice(t);
                 } else {
                     bad += 1;
                 }
             }
-        }
+            Indices::from(kept)
+        };
         let free = (0..listed_len).find(|&k| {
             !taken.get(k).copied().unwrap_or(true)
                 && slots.get(k).and_then(|s| s.material) == p.material
@@ -445,11 +509,11 @@ fn material_slots(
         match free.and_then(|k| Some((taken.get_mut(k)?, slots.get_mut(k)?))) {
             Some((t, slot)) => {
                 *t = true;
-                slot.triangles = tris;
+                slot.indices = tris;
             }
             None => slots.push(Slot {
                 material: p.material,
-                triangles: tris,
+                indices: tris,
             }),
         }
     }
@@ -506,79 +570,94 @@ fn bmf_vertices(
         warnings.push(warning(label, "no TEXCOORD_0; UVs written as (0, 0)"));
     }
     let blobs = &ctx.scene.blobs;
+    // Read in place from the blobs (no copy of the arrays).
     let stored_tangents = mesh
         .extras
         .get("bmf_tangents")
-        .and_then(|t| super::raw64::floats(blobs, t))
-        .filter(|t| t.len() == n * 4);
+        .and_then(|t| super::raw64::pods::<[f32; 4]>(blobs, t))
+        .filter(|t| t.len() == n);
     let stored_normals = mesh
         .extras
         .get("bmf_normals")
-        .and_then(|t| super::raw64::floats(blobs, t))
-        .filter(|t| t.len() == n * 3);
+        .and_then(|t| super::raw64::pods::<[f32; 3]>(blobs, t))
+        .filter(|t| t.len() == n);
+    // Each attribute resolved to a slice once (empty: absent), not per vertex.
+    let skinned = kind.is_skinned();
+    let sources = Sources {
+        positions: &v.positions,
+        normals,
+        uvs: v.uv0.as_deref().unwrap_or_default(),
+        tangents: match &stored_tangents {
+            Some(t) => t,
+            None => v.tangents.as_deref().unwrap_or_default(),
+        },
+        joints: v.joints.as_deref().filter(|_| skinned).unwrap_or_default(),
+        weights: v.weights.as_deref().filter(|_| skinned).unwrap_or_default(),
+        file_normals: stored_normals.as_deref().unwrap_or_default(),
+        skinned,
+        moved: moved.then_some((transform, normal_matrix)),
+    };
     // One pass: each vertex is made on the stack and written in the kind's final layout.
-    let vertex = |k: usize| {
-        let mut p = v.positions.get(k).copied().unwrap_or_default();
-        let mut normal = normals.get(k).copied().unwrap_or([0.0, 1.0, 0.0]);
-        if moved {
+    lay_out(kind, n, |k| sources.vertex(k))
+}
+
+/// What a mesh's BMF vertices are made of: the scene's attributes (an empty slice for one
+/// that is absent) and the export's stored arrays.
+struct Sources<'a> {
+    positions: &'a [[f32; 3]],
+    normals: &'a [[f32; 3]],
+    uvs: &'a [[f32; 2]],
+    tangents: &'a [[f32; 4]],
+    joints: &'a [[u16; 4]],
+    weights: &'a [[f32; 4]],
+    /// The file's own normals (`extras.bmf_normals`).
+    file_normals: &'a [[f32; 3]],
+    skinned: bool,
+    /// The static mesh's node transform and its normal matrix, when not the identity.
+    moved: Option<([f32; 16], [f32; 16])>,
+}
+
+impl Sources<'_> {
+    /// Vertex `k` in BMF conventions. Inlined into the layout loop: it runs once per vertex.
+    #[inline(always)]
+    fn vertex(&self, k: usize) -> BmfVertex {
+        let mut p = self.positions.get(k).copied().unwrap_or_default();
+        let mut normal = self.normals.get(k).copied().unwrap_or([0.0, 1.0, 0.0]);
+        if let Some((transform, normal_matrix)) = self.moved {
             p = transform_point(transform, p);
             let d = transform_point(normal_matrix, normal);
             let o = transform_point(normal_matrix, [0.0; 3]);
             normal = normalize3([d[0] - o[0], d[1] - o[1], d[2] - o[2]]).unwrap_or(normal);
         }
-        let tangent = match &stored_tangents {
-            Some(t) => match t.get(k * 4..k * 4 + 4) {
-                Some(&[x, y, z, w]) => [x, y, z, w],
-                _ => [0.0; 4],
-            },
-            None => v
-                .tangents
-                .as_ref()
-                .and_then(|t| t.get(k).copied())
-                .unwrap_or([0.0; 4]),
-        };
-        let (joints, weights) = if kind.is_skinned() {
-            let j = v.joints.as_ref().and_then(|j| j.get(k).copied());
-            let w = v.weights.as_ref().and_then(|w| w.get(k).copied());
+        let (joints, weights) = if self.skinned {
             (
-                j.unwrap_or([0; 4]).map(u32::from),
-                w.unwrap_or([1.0, 0.0, 0.0, 0.0]),
+                self.joints.get(k).copied().unwrap_or([0; 4]).map(u32::from),
+                self.weights.get(k).copied().unwrap_or([1.0, 0.0, 0.0, 0.0]),
             )
         } else {
             ([0; 4], [0.0; 4])
         };
         // The file's own normal while the scene's is still that normal renormalised.
-        let exact = stored_normals
-            .as_ref()
-            .and_then(|s| match s.get(k * 3..k * 3 + 3) {
-                Some(&[x, y, z]) => Some([x, y, z]),
-                _ => None,
-            })
-            .filter(|&f| {
-                normalize3(mirror_z(f))
-                    .is_some_and(|u| u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6))
-            });
+        let exact = self.file_normals.get(k).copied().filter(|&f| {
+            normalize3(mirror_z(f))
+                .is_some_and(|u| u.iter().zip(&normal).all(|(a, b)| (a - b).abs() <= 1e-6))
+        });
         BmfVertex {
             position: mirror_z(p),
             normal: exact.unwrap_or(mirror_z(normal)),
-            tangent,
-            uv: v
-                .uv0
-                .as_ref()
-                .and_then(|u| u.get(k).copied())
-                .unwrap_or([0.0; 2]),
+            tangent: self.tangents.get(k).copied().unwrap_or([0.0; 4]),
+            uv: self.uvs.get(k).copied().unwrap_or([0.0; 2]),
             joints,
             weights,
         }
-    };
-    lay_out(kind, n, vertex)
+    }
 }
 
 /// Area-weighted vertex normals of the triangles (in the scene's winding: the slots hold BMF
 /// winding, so the cross product is taken the other way round).
 fn smooth_normals(positions: &[[f32; 3]], slots: &[Slot]) -> Vec<[f32; 3]> {
     let mut acc = vec![[0.0f32; 3]; positions.len()];
-    for t in slots.iter().flat_map(|s| &s.triangles) {
+    for t in slots.iter().flat_map(Slot::triangles) {
         let p = t.map(|i| positions.get(i as usize).copied().unwrap_or_default());
         let e1 = sub(p[2], p[0]);
         let e2 = sub(p[1], p[0]);
@@ -587,7 +666,7 @@ fn smooth_normals(positions: &[[f32; 3]], slots: &[Slot]) -> Vec<[f32; 3]> {
             e1[2] * e2[0] - e1[0] * e2[2],
             e1[0] * e2[1] - e1[1] * e2[0],
         ];
-        for &i in t {
+        for i in t {
             if let Some(a) = acc.get_mut(i as usize) {
                 *a = [a[0] + n[0], a[1] + n[1], a[2] + n[2]];
             }

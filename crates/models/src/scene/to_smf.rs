@@ -347,10 +347,12 @@ fn build_mesh(
 ) -> Result<BuiltMesh, Error> {
     let v = &mesh.vertices;
     let n = v.positions.len();
+    // Attributes resolved to slices once (empty: absent), not per vertex.
+    let colors = v.colors.as_deref().unwrap_or_default();
     let vertices: Vec<smf::VertexPc> = (0..n)
         .map(|k| smf::VertexPc {
             position: mirror_z(v.positions.get(k).copied().unwrap_or_default()),
-            bgra: match v.colors.as_ref().and_then(|c| c.get(k)) {
+            bgra: match colors.get(k) {
                 Some(&[r, g, b, a]) => [byte(b), byte(g), byte(r), byte(a)],
                 None => [0xFF; 4],
             },
@@ -365,19 +367,21 @@ fn build_mesh(
     });
     let uvs = match (&v.uv0, &v.uv1) {
         (None, None) => None,
-        (uv0, uv1) => Some(
+        (uv0, uv1) => Some({
+            let (uv0, uv1) = (uv0.as_deref(), uv1.as_deref());
+            let (uv0, uv1) = (uv0.unwrap_or_default(), uv1.unwrap_or_default());
             (0..n)
                 .map(|k| {
-                    let a = uv0.as_ref().and_then(|u| u.get(k)).copied();
-                    let b = uv1.as_ref().and_then(|u| u.get(k)).copied();
+                    let a = uv0.get(k).copied();
+                    let b = uv1.get(k).copied();
                     let uv = a.or(b).unwrap_or_default();
                     smf::UvVertex {
                         uv,
                         uv2: b.unwrap_or(uv),
                     }
                 })
-                .collect::<Vec<_>>(),
-        ),
+                .collect::<Vec<_>>()
+        }),
     };
     let tangents = tangents(place, mesh, n, ctx);
     let (indices, materials) = layout(place, mesh, scene, ctx)?;

@@ -332,7 +332,9 @@ impl Layout<'_> {
         if !fits {
             return None;
         }
-        Some(bytemuck::pod_collect_to_vec(bytes.get(..whole)?))
+        // One copy into fresh memory (the view is aligned in practice: `bytemuck`'s
+        // `pod_collect_to_vec` would zero the vector first, a second pass over it).
+        binio::pod::vec_from_bytes(bytes.get(..whole)?)
     }
 
     fn collect<T: Copy + Default>(&self, convert: impl Fn(&[u8]) -> T) -> Vec<T> {

@@ -113,7 +113,11 @@ pub(crate) fn mesh(
                 (0..count).collect()
             }
         };
-        if let Some(bad) = local.iter().find(|&&i| i >= count) {
+        // The largest index first, in one pass without an early exit (it vectorises); the
+        // offending index is looked for only when there is one.
+        let largest = local.iter().fold(0, |m, &i| m.max(i));
+        let bad = (largest >= count).then(|| local.iter().find(|&&i| i >= count));
+        if let Some(bad) = bad.flatten() {
             return Err(ReadError::invalid(
                 format!("{prim_at}.indices"),
                 format!("index {bad} beyond the {count} vertices"),

@@ -53,10 +53,10 @@ pub(super) fn index_layout(
             .and_then(|end| indices.get(start..end))
             .unwrap_or_default();
         let triangles = range.chunks_exact(3);
-        triangles.len() == slot.triangles.len()
+        triangles.len() == slot.len()
             && triangles
-                .zip(&slot.triangles)
-                .all(|(t, s)| t.iter().zip(s).all(|(&a, &b)| u32::from(a) == b))
+                .zip(slot.triangles())
+                .all(|(t, s)| t.iter().zip(s).all(|(&a, b)| u32::from(a) == b))
     });
     fits.then_some(IndexLayout { indices, ranges })
 }

@@ -7,7 +7,8 @@ pub(crate) struct Piece {
     /// The scene vertex of each of the piece's vertices; `None` when the piece is the whole
     /// mesh (every vertex kept, unreferenced ones too, in order).
     pub(crate) map: Option<Vec<u32>>,
-    /// Per material slot, the piece's triangles in its own vertex numbers.
+    /// Per material slot, the piece's triangles in its own vertex numbers (empty for the whole
+    /// mesh: its Index block is written from the slots).
     pub(crate) triangles: Vec<Vec<[u16; 3]>>,
 }
 
@@ -15,13 +16,9 @@ pub(crate) struct Piece {
 /// triangle by triangle, in slot order, each with at most [`MAX_VERTICES`] vertices.
 pub(crate) fn split(vertex_count: usize, slots: &[Slot]) -> Vec<Piece> {
     if vertex_count <= MAX_VERTICES {
-        let narrow = |t: &[u32; 3]| t.map(|i| u16::try_from(i).unwrap_or(u16::MAX));
         return vec![Piece {
             map: None,
-            triangles: slots
-                .iter()
-                .map(|s| s.triangles.iter().map(narrow).collect())
-                .collect(),
+            triangles: Vec::new(),
         }];
     }
     let mut pieces = Vec::new();
@@ -32,7 +29,7 @@ pub(crate) fn split(vertex_count: usize, slots: &[Slot]) -> Vec<Piece> {
         triangles: slots.iter().map(|_| Vec::new()).collect(),
     };
     for (k, slot) in slots.iter().enumerate() {
-        for t in &slot.triangles {
+        for t in slot.triangles() {
             let new = t
                 .iter()
                 .filter(|&&i| local.get(i as usize) == Some(&u32::MAX))
@@ -51,7 +48,7 @@ pub(crate) fn split(vertex_count: usize, slots: &[Slot]) -> Vec<Piece> {
                 pieces.push(std::mem::replace(&mut current, next));
             }
             let mut out = [0u16; 3];
-            for (o, &i) in out.iter_mut().zip(t) {
+            for (o, &i) in out.iter_mut().zip(&t) {
                 let Some(l) = local.get_mut(i as usize) else {
                     continue;
                 };

@@ -6,7 +6,19 @@ use crate::scene::{raw64, ValidScene};
 use crate::{Error, Format};
 use mdl_format as mdl;
 use serde_json::Value;
+use std::cell::Cell;
 use std::collections::HashMap;
+
+/// Bytes of one vertex's weights, connector and original bone indices.
+type Quantized = ([u8; 4], [u8; 4], [u8; 4]);
+/// One vertex's skin influences as they are compared: joints and weight bits.
+type InfluenceBits = ([u16; 4], [u32; 4]);
+
+/// The last skin influences [`finish`] quantised (joints, weight bits) and their result, for
+/// one connector mapping: neighbouring vertices mostly share their influences (a rigid part:
+/// all of them), so the mapping and rounding run once per run of equal influences.
+#[derive(Default)]
+struct Memo(Cell<Option<(InfluenceBits, Quantized)>>);
 
 /// One drawn mesh: the node that carries it and the mesh.
 #[derive(Clone, Copy)]
@@ -342,6 +354,8 @@ fn divide(
     if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
         let raw = raw_vertices(mesh, &scene.blobs, v.positions.len());
         let extra = stored(mesh, &scene.blobs, v.positions.len());
+        let conn = |j: usize| pal.conn_of_joint.get(j).copied();
+        let memo = Memo::default();
         let mut vertices = Vec::with_capacity(v.positions.len());
         for k in 0..v.positions.len() {
             let kept = raw
@@ -350,7 +364,7 @@ fn divide(
                 .filter(|r| agrees(r, v, k, &pal));
             vertices.push(match kept {
                 Some(r) => *r,
-                None => derive(v, k, &pal, &|j| pal.conn_of_joint.get(j).copied(), &extra),
+                None => derive(v, k, &pal, &conn, &extra, &memo),
             });
         }
         let faces: Vec<mdl::Face> = tris
@@ -425,9 +439,11 @@ pub(crate) fn needs_raw_vertices(
     // Every raw binormal and normal is kept: read in place rather than copied (a large mesh's
     // conversion peaks here, with the document and the scene alive together).
     let conn = |j: usize| pal.conn_of_joint.get(j).copied();
+    let memo = Memo::default();
     part.vertices.iter().enumerate().any(|(k, raw)| {
         let kept = (Some(raw.normal), Some(raw.binormal));
-        bytemuck::bytes_of(&derive_with(v, k, &pal, &conn, kept)) != bytemuck::bytes_of(raw)
+        let derived = derive_with(v, k, &pal, &conn, kept, &memo);
+        bytemuck::bytes_of(&derived) != bytemuck::bytes_of(raw)
     })
 }
 
@@ -566,9 +582,17 @@ fn derive(
     pal: &Palette,
     conn: &dyn Fn(usize) -> Option<usize>,
     kept: &Stored,
+    memo: &Memo,
 ) -> mdl::Vertex {
     let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    derive_with(v, k, pal, conn, (at3(&kept.normals), at3(&kept.binormals)))
+    derive_with(
+        v,
+        k,
+        pal,
+        conn,
+        (at3(&kept.normals), at3(&kept.binormals)),
+        memo,
+    )
 }
 
 /// [`derive`] with vertex `k`'s kept normal and binormal.
@@ -578,6 +602,7 @@ fn derive_with(
     pal: &Palette,
     conn: &dyn Fn(usize) -> Option<usize>,
     (kept_normal, kept_binormal): (Option<[f32; 3]>, Option<[f32; 3]>),
+    memo: &Memo,
 ) -> mdl::Vertex {
     let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
     let scene_normal = at3(&v.normals);
@@ -594,7 +619,7 @@ fn derive_with(
         (_, n) => n.unwrap_or([0.0; 3]),
     };
     if let Some(b) = kept_binormal {
-        return finish(v, k, pal, conn, normal, b);
+        return finish(v, k, pal, conn, (normal, b), memo);
     }
     // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
     // would derive t = n × b): b = w·(t × n).
@@ -611,7 +636,7 @@ fn derive_with(
             ];
             c.map(|x| x * t[3])
         });
-    finish(v, k, pal, conn, normal, binormal)
+    finish(v, k, pal, conn, (normal, binormal), memo)
 }
 
 /// The rest of [`derive`]: colour, weights and the vertex.
@@ -620,8 +645,8 @@ fn finish(
     k: usize,
     pal: &Palette,
     conn: &dyn Fn(usize) -> Option<usize>,
-    normal: [f32; 3],
-    binormal: [f32; 3],
+    (normal, binormal): ([f32; 3], [f32; 3]),
+    memo: &Memo,
 ) -> mdl::Vertex {
     let at2 = |o: &Option<Vec<[f32; 2]>>| o.as_ref().and_then(|l| l.get(k)).copied();
     let color = v
@@ -648,18 +673,15 @@ fn finish(
             .and_then(|l| l.get(k))
             .copied()
             .unwrap_or_default();
-        // On the stack: this runs once per vertex, on export (to compare) and import.
-        let mut slots = [(0u8, 0u8, 0f32); 4];
-        let mut len = 0;
-        for (j, w) in js.iter().zip(ws) {
-            if let Some(c) = conn(usize::from(*j)).filter(|_| w > 0.0 && w.is_finite()) {
-                if let Some(slot) = slots.get_mut(len) {
-                    *slot = (c as u8, u8::try_from(*j).unwrap_or(u8::MAX), w);
-                    len += 1;
-                }
+        let key = (js, ws.map(f32::to_bits));
+        match memo.0.get() {
+            Some((last, out)) if last == key => out,
+            _ => {
+                let out = influences(js, ws, conn);
+                memo.0.set(Some((key, out)));
+                out
             }
         }
-        quantize(slots.get(..len).unwrap_or_default())
     };
     mdl::Vertex {
         position: v.positions.get(k).copied().unwrap_or_default(),
@@ -672,6 +694,23 @@ fn finish(
         bone_indices,
         original_bone_indices: original,
     }
+}
+
+/// One vertex's skin influences as MDL bytes: each weighted joint's connector (`conn`), then
+/// [`quantize`].
+fn influences(js: [u16; 4], ws: [f32; 4], conn: &dyn Fn(usize) -> Option<usize>) -> Quantized {
+    // On the stack: this runs once per vertex, on export (to compare) and import.
+    let mut slots = [(0u8, 0u8, 0f32); 4];
+    let mut len = 0;
+    for (j, w) in js.iter().zip(ws) {
+        if let Some(c) = conn(usize::from(*j)).filter(|_| w > 0.0 && w.is_finite()) {
+            if let Some(slot) = slots.get_mut(len) {
+                *slot = (c as u8, u8::try_from(*j).unwrap_or(u8::MAX), w);
+                len += 1;
+            }
+        }
+    }
+    quantize(slots.get(..len).unwrap_or_default())
 }
 
 /// `(x.clamp(0.0, 1.0) * 255.0).round() as u8` without the `roundf` call (once per colour
@@ -815,10 +854,11 @@ fn split(
         .into_iter()
         .map(|p| {
             let conn = |j: usize| p.conn.get(&j).copied();
+            let memo = Memo::default();
             let vertices = p
                 .verts
                 .iter()
-                .map(|&k| derive(v, k as usize, pal, &conn, kept))
+                .map(|&k| derive(v, k as usize, pal, &conn, kept, &memo))
                 .collect();
             let connectors = p
                 .joints

@@ -49,7 +49,7 @@ pub(super) fn mesh_indices(
         let bad = if shared.get(p).copied().unwrap_or(false) {
             let triangles = cleaned
                 .entry(Arc::as_ptr(&list))
-                .or_insert_with(|| clean_list(&list, valid));
+                .or_insert_with(|| clean_list(&list, n, valid));
             let first = range.start / 3;
             match triangles {
                 Some(t) => {
@@ -62,7 +62,12 @@ pub(super) fn mesh_indices(
                 }
             }
         } else {
-            let bad = prim.indices.chunks_exact(3).filter(|t| !valid(t)).count();
+            let whole_list = prim.indices.get(..whole).unwrap_or_default();
+            let bad = if below(whole_list, n) {
+                0
+            } else {
+                prim.indices.chunks_exact(3).filter(|t| !valid(t)).count()
+            };
             prim.indices = if bad > 0 {
                 let own: Vec<u32> = prim
                     .indices
@@ -99,8 +104,9 @@ pub(super) fn mesh_indices(
 
 /// `list` without its triangles that fail `valid`, or `None` when every triangle passes (and
 /// the list is kept as it is).
-fn clean_list(list: &[u32], valid: impl Fn(&[u32]) -> bool) -> Option<SharedTriangles> {
-    if list.chunks_exact(3).all(&valid) {
+fn clean_list(list: &[u32], n: usize, valid: impl Fn(&[u32]) -> bool) -> Option<SharedTriangles> {
+    let whole = list.get(..list.len() / 3 * 3).unwrap_or_default();
+    if below(whole, n) {
         return None;
     }
     let (t, _) = SharedTriangles::new(list.len() / 3, |t| match list.get(t * 3..t * 3 + 3) {
@@ -108,6 +114,13 @@ fn clean_list(list: &[u32], valid: impl Fn(&[u32]) -> bool) -> Option<SharedTria
         _ => None,
     });
     Some(t)
+}
+
+/// Whether every index is below `n`: the largest found in one pass without an early exit
+/// (it vectorises; nearly every list passes, so the per-triangle check is the rare case).
+pub(crate) fn below(indices: &[u32], n: usize) -> bool {
+    indices.iter().fold(0, |m, &x| m.max(x)) < u32::try_from(n).unwrap_or(u32::MAX)
+        || indices.iter().all(|&x| (x as usize) < n)
 }
 
 /// The first `whole` indices of `range` of `list`: the same list, no copy.

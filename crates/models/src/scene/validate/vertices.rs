@@ -38,12 +38,7 @@ pub(super) fn mesh_vertices(
     if n == 0 {
         return;
     }
-    let mut bad = 0usize;
-    for p in &mut v.positions {
-        let fixed;
-        (*p, fixed) = finite_or(*p, 0.0);
-        bad += usize::from(fixed);
-    }
+    let bad = fill_non_finite(&mut v.positions);
     if bad > 0 {
         warn(
             warnings,
@@ -55,12 +50,7 @@ pub(super) fn mesh_vertices(
     same_len(&mut v.uv0, &label, "uv0", n, warnings);
     same_len(&mut v.uv1, &label, "uv1", n, warnings);
     for (set, uv) in [(0u32, &mut v.uv0), (1, &mut v.uv1)] {
-        let mut bad = 0usize;
-        for t in uv.iter_mut().flatten() {
-            let fixed;
-            (*t, fixed) = finite_or(*t, 0.0);
-            bad += usize::from(fixed);
-        }
+        let bad = uv.as_mut().map_or(0, |uv| fill_non_finite(uv));
         if bad > 0 {
             warn(
                 warnings,
@@ -71,7 +61,13 @@ pub(super) fn mesh_vertices(
     }
     same_len(&mut v.colors, &label, "colours", n, warnings);
     let mut clamped = 0usize;
-    for c in v.colors.iter_mut().flatten() {
+    let in_unit = |c: &[[f32; 4]]| {
+        let all = c.as_flattened().iter();
+        all.fold(true, |ok, x| ok & (0.0..=1.0).contains(x))
+    };
+    // The repair pass only when the read-only check finds something to repair.
+    let colors = v.colors.as_mut().filter(|c| !in_unit(c));
+    for c in colors.into_iter().flatten() {
         let f = c.map(|x| {
             if x.is_finite() {
                 x.clamp(0.0, 1.0)
@@ -91,6 +87,23 @@ pub(super) fn mesh_vertices(
         "vertex colours outside 0..1 (or not finite) clamped",
     );
     skinning(&label, v, joint_count, warnings);
+}
+
+/// Sets the non-finite coordinates of each item to 0 and returns how many items had one. A
+/// read-only pass first (no early exit, so it vectorises), the repair pass only when it finds
+/// one: a large mesh's valid arrays are read once and not written.
+fn fill_non_finite<const N: usize>(items: &mut [[f32; N]]) -> usize {
+    let all = items.as_flattened().iter();
+    if all.fold(true, |ok, x| ok & x.is_finite()) {
+        return 0;
+    }
+    let mut bad = 0usize;
+    for item in items {
+        let fixed;
+        (*item, fixed) = finite_or(*item, 0.0);
+        bad += usize::from(fixed);
+    }
+    bad
 }
 
 /// Normals unit length (zero or non-finite ones become (0, 1, 0)); tangents unit length (zero
