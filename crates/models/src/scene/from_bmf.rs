@@ -33,8 +33,9 @@
 //!   **sanitised in place**, not removed: position (0, 0, 0), normal (0, 1, 0), uv (0, 0),
 //!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's, and
 //!   their raw bytes go to `extras.bmf_unreferenced`, which `to_bmf` puts back. Referenced
-//!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
-//!   counted in a warning.
+//!   vertices keep their values (z-mirrored): `scene::validate` repairs non-finite positions
+//!   and UVs and renormalises normals, once, with its warnings; bad weights are cleaned here
+//!   (the bone count is the file's) and counted in a warning.
 //! * **For the way back** (`to_bmf.rs`), `extras` keep what glTF has no place for, namespaced
 //!   `bmf_*`: the scene's `bmf_version` (and `bmf_header`, the raw 16 bytes, when they are not
 //!   the tool's); each mesh's `bmf_vertex_kind`, `bmf_tangents` and `bmf_normals` (the stored
@@ -53,9 +54,9 @@ use super::budget::{Budget, Place, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
 use super::{
-    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_weights,
-    Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
-    Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
+    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_weights, Animation,
+    Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene,
+    SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
 };
 use super::{Known, BMF_TANGENT_NOTE};
 use crate::{Error, Position};
@@ -220,10 +221,9 @@ fn convert_mesh(
     let mut weights = Vec::new();
     let mut highest_joint: Option<u16> = None;
     let mut fixed_influences: Vec<(usize, Influences)> = Vec::new();
-    let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
+    let (mut bad_weights, mut sanitised) = (0usize, 0);
     for (i, v) in mesh.vertices.iter().enumerate() {
         let used = referenced.get(i).copied().unwrap_or(false);
-        let finite = v.position.iter().chain(&v.uv).all(|x| x.is_finite());
         if !used {
             sanitised += 1;
             out.positions.push([0.0; 3]);
@@ -235,26 +235,11 @@ fn convert_mesh(
             }
             continue;
         }
-        if finite {
-            out.positions.push(mirror_z(v.position));
-            push(&mut out.uv0, v.uv);
-        } else {
-            repaired += 1;
-            out.positions.push(mirror_z(v.position.map(finite_or_zero)));
-            push(&mut out.uv0, v.uv.map(finite_or_zero));
-        }
-        match normalize3(mirror_z(v.normal)) {
-            Some(n) => {
-                if (len3(v.normal) - 1.0).abs() > 1e-3 {
-                    bad_normals += 1;
-                }
-                push(&mut out.normals, n);
-            }
-            None => {
-                bad_normals += 1;
-                push(&mut out.normals, [0.0, 1.0, 0.0]);
-            }
-        }
+        // Non-finite positions and UVs, and normals that are zero, not finite or not unit
+        // length, are repaired (and said) once, by `scene::validate`.
+        out.positions.push(mirror_z(v.position));
+        push(&mut out.uv0, v.uv);
+        push(&mut out.normals, mirror_z(v.normal));
         if skinned {
             let raw = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
             let slots = raw.0.into_iter().zip(raw.1);
@@ -291,21 +276,6 @@ fn convert_mesh(
             format!(
                 "{sanitised} vertices no triangle uses (uninitialised in the file) were \
              zeroed"
-            ),
-        ));
-    }
-    if repaired > 0 {
-        warnings.push(warning(
-            &format!("bmf mesh {m}"),
-            format!("{repaired} used vertices had non-finite positions or UVs (set to 0)"),
-        ));
-    }
-    if bad_normals > 0 {
-        warnings.push(warning(
-            &format!("bmf mesh {m}"),
-            format!(
-                "{bad_normals} used vertices had zero, non-finite or non-unit normals \
-             (renormalised, or (0, 1, 0))"
             ),
         ));
     }
@@ -872,10 +842,6 @@ fn finite_or_zero(x: f32) -> f32 {
     } else {
         0.0
     }
-}
-
-fn len3(v: [f32; 3]) -> f32 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
 /// The one place this module makes a warning: `{place}: {message}`.

@@ -51,6 +51,7 @@
 use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, release, take_list};
+use super::validate::unit3;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
     quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
@@ -638,29 +639,23 @@ fn convert_divided(
     let has_uv1 = part.vertices.iter().any(|x| x.sub_uv != [0.0; 2]);
     let mut uv1 = Vec::new();
     let (mut js, mut ws) = (Vec::new(), Vec::new());
-    let (mut bad_pos, mut bad_normal, mut bad_weight) = (0usize, 0usize, 0usize);
-    let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
+    let mut bad_weight = 0usize;
     // (raw bone indices, raw weights) → (joints, weights, repaired).
     type Raw = ([u8; 4], [u8; 4]);
     type Weighted = ([u16; 4], [f32; 4], bool);
     let mut last_weights: Option<(Raw, Weighted)> = None;
+    // Non-finite positions and UVs and non-unit normals are repaired (and said) once, by
+    // `scene::validate`.
     for x in &part.vertices {
-        if !x.position.iter().all(|c| c.is_finite()) {
-            bad_pos += 1;
-        }
-        v.positions.push(x.position.map(fin));
-        let nrm = normalize3(x.normal).unwrap_or_else(|| {
-            bad_normal += 1;
-            [0.0, 1.0, 0.0]
-        });
+        v.positions.push(x.position);
         if let Some(ns) = v.normals.as_mut() {
-            ns.push(nrm);
+            ns.push(x.normal);
         }
         if let Some(u) = v.uv0.as_mut() {
-            u.push(x.uv.map(fin));
+            u.push(x.uv);
         }
         if has_uv1 {
-            uv1.push(x.sub_uv.map(fin));
+            uv1.push(x.sub_uv);
         }
         if let Some(c) = v.colors.as_mut() {
             c.push(x.color.map(|b| f32::from(b) / 255.0));
@@ -704,18 +699,6 @@ fn convert_divided(
     if !joints.is_empty() {
         v.joints = Some(js);
         v.weights = Some(ws);
-    }
-    if bad_pos > 0 {
-        warnings.push(warning(
-            &here,
-            format!("{bad_pos} vertices with non-finite positions (set to 0)"),
-        ));
-    }
-    if bad_normal > 0 {
-        warnings.push(warning(
-            &here,
-            format!("{bad_normal} zero or non-finite normals replaced by (0, 1, 0)"),
-        ));
     }
     if bad_weight > 0 {
         warnings.push(warning(
@@ -874,15 +857,28 @@ fn divided_extras(
         let b: Vec<f32> = part.vertices.iter().flat_map(|x| x.binormal).collect();
         extras.insert("mdl_binormals".into(), raw64::put_f32(blobs, &b));
     }
-    if part
-        .vertices
-        .iter()
-        .any(|x| bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal))
-    {
+    // Kept when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a
+    // stored normal would change any: then the file's normals come back bit for bit.
+    let validated = |n: [f32; 3]| unit3(n).unwrap_or([0.0, 1.0, 0.0]);
+    if part.vertices.iter().any(|x| {
+        bits(&validated(x.normal)) != bits(&x.normal)
+            || bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal)
+    }) {
         let n: Vec<f32> = part.vertices.iter().flat_map(|x| x.normal).collect();
         extras.insert("mdl_normals".into(), raw64::put_f32(blobs, &n));
     }
-    if super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count) {
+    // The scene still holds non-finite positions and UVs as read (validation sets them to 0
+    // later), so `needs_raw_vertices` would find them unchanged: they decide here.
+    let finite = |x: &mdl::Vertex| {
+        x.position
+            .iter()
+            .chain(&x.uv)
+            .chain(&x.sub_uv)
+            .all(|c| c.is_finite())
+    };
+    if !part.vertices.iter().all(finite)
+        || super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count)
+    {
         let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();
         extras.insert("mdl_vertices".into(), raw64::put(blobs, vertices));
     }
