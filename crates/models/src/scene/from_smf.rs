@@ -484,7 +484,13 @@ fn convert_mesh(
         }
     };
     let triangles = indices.len() / 3;
-    let (shared, _) = SharedTriangles::new(triangles, |t| triangle(indices, t, n));
+    // Mostly every index is in range: then one bulk pass (no per-triangle check) makes the
+    // list.
+    let shared = if indices.iter().all(|&x| (x as usize) < n) {
+        SharedTriangles::swapped(indices)
+    } else {
+        SharedTriangles::new(triangles, |t| triangle(indices, t, n)).0
+    };
     let mut covered = vec![false; triangles];
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {
