@@ -474,3 +474,41 @@ fn raw_vertices_are_kept_only_when_needed() {
         assert_eq!(raw, 0, "{name}: meshes with raw vertices");
     }
 }
+
+/// Non-finite positions and UVs and non-unit normals: the converter leaves them to validation
+/// (one warning each, none from the converter), and the file still comes back bit for bit
+/// through glTF, because the export keeps the raw vertices and normals that validation changes.
+#[test]
+fn values_validation_repairs_are_repaired_once_and_kept_raw() {
+    let path = test_support::workspace_root().join("fixtures/mdl/static_quad_v1.mdl");
+    let mut doc = open(&path);
+    let Document::Mdl(m) = &mut doc else {
+        panic!("not an MDL")
+    };
+    let part = &mut m.meshes[0].divided[0];
+    part.vertices[0].position[1] = f32::NAN;
+    part.vertices[1].uv[0] = f32::INFINITY;
+    part.vertices[2].normal = [0.0; 3];
+    part.vertices[3].normal = [0.0, 2.0, 0.0];
+    let conv = Scene::from_document(&doc).unwrap();
+    let said = |ws: &[scene::SceneWarning], what: &str| {
+        ws.iter().filter(|w| w.to_string().contains(what)).count()
+    };
+    for what in ["finite", "(0, 1, 0)"] {
+        assert_eq!(
+            said(&conv.warnings, what),
+            0,
+            "the converter repairs {what}"
+        );
+    }
+    let valid = conv.validated();
+    let ws = &valid.warnings;
+    assert_eq!(said(ws, "positions had non-finite"), 1, "{ws:#?}");
+    assert_eq!(said(ws, "texture coordinates of set 0"), 1, "{ws:#?}");
+    assert_eq!(said(ws, "normals were zero"), 1, "{ws:#?}");
+    let v = &valid.scene.meshes[0].vertices;
+    assert_eq!(v.positions[0][1], 0.0);
+    assert_eq!(v.normals.as_ref().unwrap()[3], [0.0, 1.0, 0.0]);
+    let (back, _) = import(&through_glb(&doc), None);
+    assert_same("edited static_quad_v1.mdl", mdl_of(&doc), &back);
+}

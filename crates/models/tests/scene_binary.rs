@@ -9,7 +9,13 @@ use std::path::{Path, PathBuf};
 fn open(path: &Path) -> (Document, Summary, Conversion) {
     let doc = models::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let summary = doc.summary();
-    let conv = Scene::from_document(&doc).unwrap();
+    // The converters leave the repairs glTF needs (non-finite values, non-unit normals) to
+    // `validate`: the scene checked here is the validated one, with both lists of warnings.
+    let valid = Scene::from_document(&doc).unwrap().validated();
+    let conv = Conversion {
+        scene: valid.scene.into_inner(),
+        warnings: valid.warnings,
+    };
     (doc, summary, conv)
 }
 

@@ -33,8 +33,9 @@
 //!   **sanitised in place**, not removed: position (0, 0, 0), normal (0, 1, 0), uv (0, 0),
 //!   joints 0 and weights (1, 0, 0, 0). The vertex count therefore equals the file's, and
 //!   their raw bytes go to `extras.bmf_unreferenced`, which `to_bmf` puts back. Referenced
-//!   vertices with non-finite values, zero normals or bad weights are repaired the same way and
-//!   counted in a warning.
+//!   vertices keep their values (z-mirrored): `scene::validate` repairs non-finite positions
+//!   and UVs and renormalises normals, once, with its warnings; bad weights are cleaned here
+//!   (the bone count is the file's) and counted in a warning.
 //! * **For the way back** (`to_bmf.rs`), `extras` keep what glTF has no place for, namespaced
 //!   `bmf_*`: the scene's `bmf_version` (and `bmf_header`, the raw 16 bytes, when they are not
 //!   the tool's); each mesh's `bmf_vertex_kind`, `bmf_tangents` and `bmf_normals` (the stored
@@ -53,14 +54,27 @@ use super::budget::{Budget, Place, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
 use super::{
-    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize3, normalize_weights,
-    Animation, Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node,
-    Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
+    decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_weights, Animation,
+    Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene,
+    SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
 };
 use super::{Known, BMF_TANGENT_NOTE};
 use crate::{Error, Position};
 use serde_json::{json, Map};
 use std::borrow::Cow;
+
+/// `$body` with `$v` bound to the mesh's vertex slice, whatever its layout (every layout has
+/// `position`, `normal` and `uv` fields).
+macro_rules! each_kind {
+    ($vertices:expr, $v:ident => $body:expr) => {
+        match $vertices {
+            bmf_block::Vertices::Plain($v) => $body,
+            bmf_block::Vertices::Tangent($v) => $body,
+            bmf_block::Vertices::Skinned($v) => $body,
+            bmf_block::Vertices::SkinnedTangent($v) => $body,
+        }
+    };
+}
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
@@ -210,76 +224,55 @@ fn convert_mesh(
         }
     }
 
+    // Positions, normals and UVs an array at a time (exact-size maps, which vectorise); the
+    // per-vertex loop below is for skinning only. Non-finite positions and UVs, and normals
+    // that are zero, not finite or not unit length, are repaired (and said) once, by
+    // `scene::validate`.
+    let (positions, normals, uv0) = each_kind!(&mesh.vertices, v => {
+        columns(v, &referenced, |x| (x.position, x.normal, x.uv))
+    });
+    let sanitised = referenced.iter().filter(|&&r| !r).count();
     let mut out = Vertices {
-        positions: Vec::with_capacity(vertex_count),
-        normals: Some(Vec::with_capacity(vertex_count)),
-        uv0: Some(Vec::with_capacity(vertex_count)),
+        positions,
+        normals: Some(normals),
+        uv0: Some(uv0),
         ..Vertices::default()
     };
-    let mut joints = Vec::new();
-    let mut weights = Vec::new();
+    let skinned_count = if skinned { vertex_count } else { 0 };
+    let mut joints = Vec::with_capacity(skinned_count);
+    let mut weights = Vec::with_capacity(skinned_count);
     let mut highest_joint: Option<u16> = None;
     let mut fixed_influences: Vec<(usize, Influences)> = Vec::new();
-    let (mut repaired, mut bad_normals, mut bad_weights, mut sanitised) = (0usize, 0, 0, 0);
-    for (i, v) in mesh.vertices.iter().enumerate() {
-        let used = referenced.get(i).copied().unwrap_or(false);
-        let finite = v.position.iter().chain(&v.uv).all(|x| x.is_finite());
-        if !used {
-            sanitised += 1;
-            out.positions.push([0.0; 3]);
-            push(&mut out.normals, [0.0, 1.0, 0.0]);
-            push(&mut out.uv0, [0.0, 0.0]);
-            if skinned {
-                joints.push([0u16; 4]);
-                weights.push([1.0, 0.0, 0.0, 0.0]);
-            }
+    let mut bad_weights = 0usize;
+    for (i, v) in mesh.vertices.iter().enumerate().take(skinned_count) {
+        if !referenced.get(i).copied().unwrap_or(false) {
+            joints.push([0u16; 4]);
+            weights.push([1.0, 0.0, 0.0, 0.0]);
             continue;
         }
-        if finite {
-            out.positions.push(mirror_z(v.position));
-            push(&mut out.uv0, v.uv);
-        } else {
-            repaired += 1;
-            out.positions.push(mirror_z(v.position.map(finite_or_zero)));
-            push(&mut out.uv0, v.uv.map(finite_or_zero));
+        let raw = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
+        let slots = raw.0.into_iter().zip(raw.1);
+        let (j, w, fixes) = normalize_weights(slots, bone_count, SlotOrder::Source);
+        let changed = fixes.any();
+        if changed {
+            bad_weights += 1;
         }
-        match normalize3(mirror_z(v.normal)) {
-            Some(n) => {
-                if (len3(v.normal) - 1.0).abs() > 1e-3 {
-                    bad_normals += 1;
-                }
-                push(&mut out.normals, n);
-            }
-            None => {
-                bad_normals += 1;
-                push(&mut out.normals, [0.0, 1.0, 0.0]);
+        // Kept for `to_bmf` where glTF's influences are not the file's to within a rounding
+        // (slots moved, duplicate joints merged, bones dropped).
+        let rounding = |a: f32, b: f32| (a - b).abs() <= f32::EPSILON * a.abs().max(b.abs());
+        if changed
+            || j.map(u32::from) != raw.0
+            || !w.iter().zip(&raw.1).all(|(a, b)| rounding(*a, *b))
+        {
+            fixed_influences.push((i, raw));
+        }
+        for (&jk, &wk) in j.iter().zip(&w) {
+            if wk > 0.0 && highest_joint.is_none_or(|h| jk > h) {
+                highest_joint = Some(jk);
             }
         }
-        if skinned {
-            let raw = v.joints.unwrap_or(([0; 4], [1.0, 0.0, 0.0, 0.0]));
-            let slots = raw.0.into_iter().zip(raw.1);
-            let (j, w, fixes) = normalize_weights(slots, bone_count, SlotOrder::Source);
-            let changed = fixes.any();
-            if changed {
-                bad_weights += 1;
-            }
-            // Kept for `to_bmf` where glTF's influences are not the file's to within a rounding
-            // (slots moved, duplicate joints merged, bones dropped).
-            let rounding = |a: f32, b: f32| (a - b).abs() <= f32::EPSILON * a.abs().max(b.abs());
-            if changed
-                || j.map(u32::from) != raw.0
-                || !w.iter().zip(&raw.1).all(|(a, b)| rounding(*a, *b))
-            {
-                fixed_influences.push((i, raw));
-            }
-            for (&jk, &wk) in j.iter().zip(&w) {
-                if wk > 0.0 && highest_joint.is_none_or(|h| jk > h) {
-                    highest_joint = Some(jk);
-                }
-            }
-            joints.push(j);
-            weights.push(w);
-        }
+        joints.push(j);
+        weights.push(w);
     }
     if skinned {
         out.joints = Some(joints);
@@ -291,21 +284,6 @@ fn convert_mesh(
             format!(
                 "{sanitised} vertices no triangle uses (uninitialised in the file) were \
              zeroed"
-            ),
-        ));
-    }
-    if repaired > 0 {
-        warnings.push(warning(
-            &format!("bmf mesh {m}"),
-            format!("{repaired} used vertices had non-finite positions or UVs (set to 0)"),
-        ));
-    }
-    if bad_normals > 0 {
-        warnings.push(warning(
-            &format!("bmf mesh {m}"),
-            format!(
-                "{bad_normals} used vertices had zero, non-finite or non-unit normals \
-             (renormalised, or (0, 1, 0))"
             ),
         ));
     }
@@ -348,12 +326,7 @@ fn convert_mesh(
             continue;
         };
         let shared = shared.get_or_insert_with(|| {
-            let tail = mesh.indices.get(phase..).unwrap_or_default();
-            let triangles = |t: usize| match tail.get(t * 3..t * 3 + 3) {
-                Some(&[a, b, c]) => Some([u32::from(a), u32::from(c), u32::from(b)]),
-                _ => None,
-            };
-            SharedTriangles::new(tail.len() / 3, triangles).0
+            SharedTriangles::swapped(mesh.indices.get(phase..).unwrap_or_default())
         });
         let first = (start - phase) / 3;
         let indices = shared.range(first, first + count / 3);
@@ -378,7 +351,7 @@ fn convert_mesh(
     }
     let mesh_index = scene.meshes.len();
     let mut extras = mesh_extras(
-        mesh,
+        (mesh, &referenced),
         &scene.materials,
         material_base,
         &primitives,
@@ -716,7 +689,7 @@ fn convert_material(
 /// * `bmf_materials`: the scene materials of the Material blocks in order, when one of them
 ///   has no primitive (an empty or bad range).
 fn mesh_extras(
-    mesh: &bmf_block::Mesh,
+    (mesh, referenced): (&bmf_block::Mesh, &[bool]),
     materials: &[Material],
     first_material: usize,
     primitives: &[Primitive],
@@ -724,29 +697,36 @@ fn mesh_extras(
 ) -> Map<String, serde_json::Value> {
     let mut extras = Map::new();
     extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
-    let tangents: Vec<f32> = mesh
-        .vertices
-        .iter()
-        .filter_map(|v| v.tangent)
-        .flatten()
-        .collect();
-    if !tangents.is_empty() {
-        extras.insert("bmf_tangents".into(), raw64::put_f32(blobs, &tangents));
+    let tangents: Option<Vec<[f32; 4]>> = match &mesh.vertices {
+        bmf_block::Vertices::Tangent(v) => Some(v.iter().map(|x| x.tangent).collect()),
+        bmf_block::Vertices::SkinnedTangent(v) => Some(v.iter().map(|x| x.tangent).collect()),
+        _ => None,
+    };
+    if let Some(t) = tangents.filter(|t| !t.is_empty()) {
+        extras.insert(
+            "bmf_tangents".into(),
+            raw64::put_f32(blobs, t.as_flattened()),
+        );
     }
     // The glTF writer stores unit normals; the file's are often a few ulps off unit length,
-    // so the exact ones are kept when renormalising would change any.
+    // so the exact ones are kept when renormalising would change any. Decided first: the
+    // copy is made only then.
     let unit = |n: [f32; 3]| {
         let [x, y, z] = n.map(f64::from);
         let len = (x * x + y * y + z * z).sqrt();
         [x / len, y / len, z / len].map(|c| c as f32)
     };
-    let normals: Vec<f32> = mesh.vertices.iter().flat_map(|v| v.normal).collect();
-    let lossy = mesh.vertices.iter().any(|v| {
-        v.normal.iter().all(|c| c.is_finite())
-            && unit(v.normal).map(f32::to_bits) != v.normal.map(f32::to_bits)
-    });
-    if lossy {
-        extras.insert("bmf_normals".into(), raw64::put_f32(blobs, &normals));
+    let lossy = |n: [f32; 3]| {
+        n.iter().all(|c| c.is_finite()) && unit(n).map(f32::to_bits) != n.map(f32::to_bits)
+    };
+    if each_kind!(&mesh.vertices, v => v.iter().any(|x| lossy(x.normal))) {
+        let normals: Vec<[f32; 3]> = each_kind!(&mesh.vertices, v => {
+            v.iter().map(|x| x.normal).collect()
+        });
+        extras.insert(
+            "bmf_normals".into(),
+            raw64::put_f32(blobs, normals.as_flattened()),
+        );
     }
     // Only a file without samples needs it (fewer joints may be exported, and the way back
     // must make no sample); elsewhere it is the joint count, and scenes of one character's
@@ -764,7 +744,7 @@ fn mesh_extras(
     if let Some(layout) = index_layout(mesh, blobs) {
         extras.insert("bmf_index_layout".into(), layout);
     }
-    if let Some(raw) = unreferenced_bytes(mesh) {
+    if let Some(raw) = unreferenced_bytes(mesh, referenced) {
         extras.insert("bmf_unreferenced".into(), raw64::put(blobs, raw));
     }
     extras
@@ -818,12 +798,9 @@ fn index_layout(mesh: &bmf_block::Mesh, blobs: &mut Vec<Vec<u8>>) -> Option<serd
 
 /// The file's bytes of the vertices no index references (the garbage old tools left, which the
 /// scene holds zeroed), in vertex order; `None` when every vertex is referenced.
-fn unreferenced_bytes(mesh: &bmf_block::Mesh) -> Option<Vec<u8>> {
-    let mut referenced = vec![false; mesh.vertices.len()];
-    for &i in &mesh.indices {
-        if let Some(r) = referenced.get_mut(usize::from(i)) {
-            *r = true;
-        }
+fn unreferenced_bytes(mesh: &bmf_block::Mesh, referenced: &[bool]) -> Option<Vec<u8>> {
+    if referenced.iter().all(|&r| r) {
+        return None;
     }
     let size = mesh.vertices.kind().size();
     let all = mesh.vertices.as_bytes();
@@ -860,10 +837,31 @@ fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
     (bone_count_at, bone_count_at + skin + 8)
 }
 
-fn push<T>(v: &mut Option<Vec<T>>, x: T) {
-    if let Some(v) = v.as_mut() {
-        v.push(x);
-    }
+/// A mesh's scene positions and normals (z-mirrored as read) and UVs, one array at a time;
+/// the vertices no index references are zeroed (normal (0, 1, 0)). `referenced` has one entry
+/// per vertex.
+#[allow(clippy::type_complexity)]
+fn columns<V>(
+    vertices: &[V],
+    referenced: &[bool],
+    get: impl Fn(&V) -> ([f32; 3], [f32; 3], [f32; 2]),
+) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 2]>) {
+    let each = || {
+        vertices
+            .iter()
+            .zip(referenced)
+            .map(|(v, &used)| (get(v), used))
+    };
+    let positions = each()
+        .map(|((p, _, _), used)| if used { mirror_z(p) } else { [0.0; 3] })
+        .collect();
+    let normals = each()
+        .map(|((_, n, _), used)| if used { mirror_z(n) } else { [0.0, 1.0, 0.0] })
+        .collect();
+    let uv0 = each()
+        .map(|((_, _, uv), used)| if used { uv } else { [0.0; 2] })
+        .collect();
+    (positions, normals, uv0)
 }
 
 fn finite_or_zero(x: f32) -> f32 {
@@ -872,10 +870,6 @@ fn finite_or_zero(x: f32) -> f32 {
     } else {
         0.0
     }
-}
-
-fn len3(v: [f32; 3]) -> f32 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
 /// The one place this module makes a warning: `{place}: {message}`.

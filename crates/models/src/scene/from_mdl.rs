@@ -51,6 +51,7 @@
 use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, release, take_list};
+use super::validate::unit3;
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
     quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
@@ -628,95 +629,7 @@ fn convert_divided(
         ));
     }
 
-    let mut v = Vertices {
-        positions: Vec::with_capacity(n),
-        normals: Some(Vec::with_capacity(n)),
-        uv0: Some(Vec::with_capacity(n)),
-        colors: Some(Vec::with_capacity(n)),
-        ..Vertices::default()
-    };
-    let has_uv1 = part.vertices.iter().any(|x| x.sub_uv != [0.0; 2]);
-    let mut uv1 = Vec::new();
-    let (mut js, mut ws) = (Vec::new(), Vec::new());
-    let (mut bad_pos, mut bad_normal, mut bad_weight) = (0usize, 0usize, 0usize);
-    let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
-    // (raw bone indices, raw weights) → (joints, weights, repaired).
-    type Raw = ([u8; 4], [u8; 4]);
-    type Weighted = ([u16; 4], [f32; 4], bool);
-    let mut last_weights: Option<(Raw, Weighted)> = None;
-    for x in &part.vertices {
-        if !x.position.iter().all(|c| c.is_finite()) {
-            bad_pos += 1;
-        }
-        v.positions.push(x.position.map(fin));
-        let nrm = normalize3(x.normal).unwrap_or_else(|| {
-            bad_normal += 1;
-            [0.0, 1.0, 0.0]
-        });
-        if let Some(ns) = v.normals.as_mut() {
-            ns.push(nrm);
-        }
-        if let Some(u) = v.uv0.as_mut() {
-            u.push(x.uv.map(fin));
-        }
-        if has_uv1 {
-            uv1.push(x.sub_uv.map(fin));
-        }
-        if let Some(c) = v.colors.as_mut() {
-            c.push(x.color.map(|b| f32::from(b) / 255.0));
-        }
-        if !joints.is_empty() {
-            // Neighbouring vertices mostly share their influences (a rigid part: all of
-            // them): the last vertex's result is reused while the raw bytes are the same.
-            let raw = (x.bone_indices, x.weights);
-            let (j, w, fixed) = match last_weights {
-                Some((from, out)) if from == raw => out,
-                _ => {
-                    let map = |i: u8| {
-                        conn_to_joint
-                            .get(usize::from(i))
-                            .copied()
-                            .unwrap_or(u32::MAX)
-                    };
-                    let (j, w, fixes) = normalize_weights(
-                        x.bone_indices
-                            .map(map)
-                            .into_iter()
-                            .zip(x.weights.map(|b| f32::from(b) / 255.0)),
-                        joints.len(),
-                        SlotOrder::Source,
-                    );
-                    let out = (j, w, fixes.any());
-                    last_weights = Some((raw, out));
-                    out
-                }
-            };
-            if fixed {
-                bad_weight += 1;
-            }
-            js.push(j);
-            ws.push(w);
-        }
-    }
-    if has_uv1 {
-        v.uv1 = Some(uv1);
-    }
-    if !joints.is_empty() {
-        v.joints = Some(js);
-        v.weights = Some(ws);
-    }
-    if bad_pos > 0 {
-        warnings.push(warning(
-            &here,
-            format!("{bad_pos} vertices with non-finite positions (set to 0)"),
-        ));
-    }
-    if bad_normal > 0 {
-        warnings.push(warning(
-            &here,
-            format!("{bad_normal} zero or non-finite normals replaced by (0, 1, 0)"),
-        ));
-    }
+    let (v, bad_weight) = divided_vertices(&part.vertices, &conn_to_joint, joints.len());
     if bad_weight > 0 {
         warnings.push(warning(
             &here,
@@ -844,6 +757,78 @@ fn convert_divided(
     scene.roots.push(node);
 }
 
+/// A divided mesh's scene vertices, each attribute one exact-size map over the vertices
+/// (which vectorises), and how many vertices' influences were cleaned. Non-finite positions
+/// and UVs and non-unit normals are kept as read: `scene::validate` repairs (and says) them
+/// once. With `joint_count` 0 the mesh is rigid (no joints or weights).
+fn divided_vertices(
+    vertices: &[mdl::Vertex],
+    conn_to_joint: &[u32],
+    joint_count: usize,
+) -> (Vertices, usize) {
+    let has_uv1 = vertices.iter().any(|x| x.sub_uv != [0.0; 2]);
+    let mut v = Vertices {
+        positions: vertices.iter().map(|x| x.position).collect(),
+        normals: Some(vertices.iter().map(|x| x.normal).collect()),
+        uv0: Some(vertices.iter().map(|x| x.uv).collect()),
+        uv1: has_uv1.then(|| vertices.iter().map(|x| x.sub_uv).collect()),
+        colors: Some(
+            vertices
+                .iter()
+                .map(|x| x.color.map(|b| f32::from(b) / 255.0))
+                .collect(),
+        ),
+        ..Vertices::default()
+    };
+    if joint_count == 0 {
+        return (v, 0);
+    }
+    let (mut js, mut ws) = (
+        Vec::with_capacity(vertices.len()),
+        Vec::with_capacity(vertices.len()),
+    );
+    let mut bad_weight = 0usize;
+    // (raw bone indices, raw weights) → (joints, weights, repaired).
+    type Raw = ([u8; 4], [u8; 4]);
+    type Weighted = ([u16; 4], [f32; 4], bool);
+    let mut last_weights: Option<(Raw, Weighted)> = None;
+    for x in vertices {
+        // Neighbouring vertices mostly share their influences (a rigid part: all of them): the
+        // last vertex's result is reused while the raw bytes are the same.
+        let raw = (x.bone_indices, x.weights);
+        let (j, w, fixed) = match last_weights {
+            Some((from, out)) if from == raw => out,
+            _ => {
+                let map = |i: u8| {
+                    conn_to_joint
+                        .get(usize::from(i))
+                        .copied()
+                        .unwrap_or(u32::MAX)
+                };
+                let (j, w, fixes) = normalize_weights(
+                    x.bone_indices
+                        .map(map)
+                        .into_iter()
+                        .zip(x.weights.map(|b| f32::from(b) / 255.0)),
+                    joint_count,
+                    SlotOrder::Source,
+                );
+                let out = (j, w, fixes.any());
+                last_weights = Some((raw, out));
+                out
+            }
+        };
+        if fixed {
+            bad_weight += 1;
+        }
+        js.push(j);
+        ws.push(w);
+    }
+    v.joints = Some(js);
+    v.weights = Some(ws);
+    (v, bad_weight)
+}
+
 /// What a divided mesh's scene mesh cannot say, for `to_mdl`: which MDL mesh and divided mesh
 /// it was, its material runs (empty runs have no primitive) and connectors (repeated bones),
 /// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
@@ -871,18 +856,37 @@ fn divided_extras(
     extras.insert("mdl_connectors".into(), raw64::put_f32(blobs, connectors));
     let bits = |v: &[f32; 3]| v.map(f32::to_bits);
     if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
-        let b: Vec<f32> = part.vertices.iter().flat_map(|x| x.binormal).collect();
-        extras.insert("mdl_binormals".into(), raw64::put_f32(blobs, &b));
+        let b: Vec<[f32; 3]> = part.vertices.iter().map(|x| x.binormal).collect();
+        extras.insert(
+            "mdl_binormals".into(),
+            raw64::put_f32(blobs, b.as_flattened()),
+        );
     }
-    if part
-        .vertices
-        .iter()
-        .any(|x| bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal))
+    // Kept when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a
+    // stored normal would change any: then the file's normals come back bit for bit.
+    let validated = |n: [f32; 3]| unit3(n).unwrap_or([0.0, 1.0, 0.0]);
+    if part.vertices.iter().any(|x| {
+        bits(&validated(x.normal)) != bits(&x.normal)
+            || bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal)
+    }) {
+        let n: Vec<[f32; 3]> = part.vertices.iter().map(|x| x.normal).collect();
+        extras.insert(
+            "mdl_normals".into(),
+            raw64::put_f32(blobs, n.as_flattened()),
+        );
+    }
+    // The scene still holds non-finite positions and UVs as read (validation sets them to 0
+    // later), so `needs_raw_vertices` would find them unchanged: they decide here.
+    let finite = |x: &mdl::Vertex| {
+        x.position
+            .iter()
+            .chain(&x.uv)
+            .chain(&x.sub_uv)
+            .all(|c| c.is_finite())
+    };
+    if !part.vertices.iter().all(finite)
+        || super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count)
     {
-        let n: Vec<f32> = part.vertices.iter().flat_map(|x| x.normal).collect();
-        extras.insert("mdl_normals".into(), raw64::put_f32(blobs, &n));
-    }
-    if super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count) {
         let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();
         extras.insert("mdl_vertices".into(), raw64::put(blobs, vertices));
     }

@@ -352,67 +352,35 @@ fn convert_mesh(
 ) {
     let n = mesh.vertices.len();
     let name = mesh.name.text().into_owned();
-    let mut out = Vertices::default();
-    let mut repaired = 0usize;
-    out.positions = mesh
-        .vertices
-        .iter()
-        .map(|v| {
-            if v.position.iter().all(|x| x.is_finite()) {
-                mirror_z(v.position)
-            } else {
-                repaired += 1;
-                [0.0; 3]
-            }
-        })
-        .collect();
-    out.colors = Some(
-        mesh.vertices
-            .iter()
-            .map(|v| v.rgba().map(|c| f32::from(c) / 255.0))
-            .collect(),
-    );
+    // Non-finite positions and UVs and non-unit normals are repaired (and said) once, by
+    // `scene::validate`.
+    let mut out = Vertices {
+        positions: mesh.vertices.iter().map(|v| mirror_z(v.position)).collect(),
+        colors: Some(
+            mesh.vertices
+                .iter()
+                .map(|v| v.rgba().map(|c| f32::from(c) / 255.0))
+                .collect(),
+        ),
+        ..Vertices::default()
+    };
     release(&mut mesh, |m| m.vertices = Vec::new());
     if let Some(normals) = &mesh.normals {
-        let mut bad = 0usize;
-        let mut ns: Vec<[f32; 3]> = normals
-            .iter()
-            .map(|nv| {
-                // Validation's own normalisation, so that a normal it would keep comes back
-                // with the file's bits (see `smf_normals_hex` below).
-                unit3(mirror_z(nv.0)).unwrap_or_else(|| {
-                    bad += 1;
-                    [0.0, 1.0, 0.0]
-                })
-            })
-            .collect();
+        let mut ns: Vec<[f32; 3]> = normals.iter().map(|nv| mirror_z(nv.0)).collect();
         ns.resize(n, [0.0, 1.0, 0.0]);
-        if bad > 0 {
-            warnings.push(warning(
-                &format!("smf mesh {i}"),
-                format!("{bad} zero or non-finite normals replaced by (0, 1, 0)"),
-            ));
-        }
         out.normals = Some(ns);
     }
     if let Some(uvs) = &mesh.uvs {
-        let clean = |uv: [f32; 2]| uv.map(|x| if x.is_finite() { x } else { 0.0 });
-        let mut uv0: Vec<[f32; 2]> = uvs.iter().map(|u| clean(u.uv)).collect();
+        let mut uv0: Vec<[f32; 2]> = uvs.iter().map(|u| u.uv).collect();
         uv0.resize(n, [0.0; 2]);
         if uvs.iter().any(|u| u.uv != u.uv2) {
-            let mut uv1: Vec<[f32; 2]> = uvs.iter().map(|u| clean(u.uv2)).collect();
+            let mut uv1: Vec<[f32; 2]> = uvs.iter().map(|u| u.uv2).collect();
             uv1.resize(n, [0.0; 2]);
             out.uv1 = Some(uv1);
         }
         out.uv0 = Some(uv0);
     }
     release(&mut mesh, |m| m.uvs = None);
-    if repaired > 0 {
-        warnings.push(warning(
-            &format!("smf mesh {i}"),
-            format!("{repaired} non-finite positions set to 0"),
-        ));
-    }
 
     // Skin.
     let mut skin = None;
@@ -516,7 +484,13 @@ fn convert_mesh(
         }
     };
     let triangles = indices.len() / 3;
-    let (shared, _) = SharedTriangles::new(triangles, |t| triangle(indices, t, n));
+    // Mostly every index is in range: then one bulk pass (no per-triangle check) makes the
+    // list.
+    let shared = if indices.iter().all(|&x| (x as usize) < n) {
+        SharedTriangles::swapped(indices)
+    } else {
+        SharedTriangles::new(triangles, |t| triangle(indices, t, n)).0
+    };
     let mut covered = vec![false; triangles];
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {

@@ -58,6 +58,25 @@ impl SharedTriangles {
         (shared, skipped)
     }
 
+    /// Every whole triangle of `indices` (a trailing partial one is left out) with its
+    /// winding swapped, `(a, b, c)` → `(a, c, b)`, none dropped: one exactly sized list written
+    /// in place (the per-triangle path of [`new`](Self::new) checks its capacity at every
+    /// triangle, which does not vectorise).
+    pub(crate) fn swapped<T: Copy + Into<u32>>(indices: &[T]) -> Self {
+        let count = indices.len() / 3;
+        let mut list = vec![0u32; count * 3];
+        for (out, tri) in list.chunks_exact_mut(3).zip(indices.chunks_exact(3)) {
+            if let ([a, b, c], &[x, y, z]) = (out, tri) {
+                (*a, *b, *c) = (x.into(), z.into(), y.into());
+            }
+        }
+        Self {
+            list: Arc::new(list),
+            kept_before: Vec::new(),
+            source_triangles: count,
+        }
+    }
+
     fn kept_before(&self, t: usize) -> usize {
         if self.kept_before.is_empty() {
             t.min(self.source_triangles)
@@ -167,5 +186,19 @@ mod tests {
         let (all, skipped) = SharedTriangles::new(2, |t| Some([t as u32; 3]));
         assert_eq!(skipped, 0);
         assert_eq!(&*all.range(1, 2), &[1, 1, 1]);
+    }
+
+    #[test]
+    fn swapped_equals_the_per_triangle_path() {
+        let indices: [u16; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+        let bulk = SharedTriangles::swapped(&indices);
+        let (each, skipped) = SharedTriangles::new(2, |t| {
+            let [a, b, c] = [0, 1, 2].map(|k| u32::from(indices[t * 3 + k]));
+            Some([a, c, b])
+        });
+        assert_eq!(skipped, 0);
+        assert_eq!(bulk.range(0, 2).as_slice(), each.range(0, 2).as_slice());
+        assert_eq!(bulk.range(0, 2).as_slice(), [0, 2, 1, 3, 5, 4]);
+        assert_eq!(bulk.range(1, 9).as_slice(), [3, 5, 4]);
     }
 }
