@@ -40,8 +40,27 @@ fn triangles(scene: &Scene) -> u64 {
         .sum()
 }
 
+/// Vertex values after validation, which repairs them (the converters leave that to it):
+/// finite positions, unit normals, colours in 0..1.
+fn check_values(name: &str, scene: &Scene) {
+    let valid = models::scene::validate(scene.clone()).scene;
+    for v in valid.meshes.iter().map(|m| &m.vertices) {
+        for p in &v.positions {
+            assert!(p.iter().all(|x| x.is_finite()), "{name}: position {p:?}");
+        }
+        for nrm in v.normals.iter().flatten() {
+            let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
+            assert!((len - 1.0).abs() < 1e-4, "{name}: normal {nrm:?} not unit");
+        }
+        for c in v.colors.iter().flatten() {
+            assert!(c.iter().all(|x| (0.0..=1.0).contains(x)), "{name}: colour");
+        }
+    }
+}
+
 /// Invariants every converted scene must satisfy (what the glTF writer and validator rely on).
 fn check_structure(name: &str, scene: &Scene) {
+    check_values(name, scene);
     let n = scene.nodes.len();
     let mut parent_count = vec![0usize; n];
     for node in &scene.nodes {
@@ -101,16 +120,6 @@ fn check_structure(name: &str, scene: &Scene) {
             "{name}: TEXCOORD_1 without TEXCOORD_0"
         );
         assert_eq!(v.joints.is_some(), v.weights.is_some(), "{name}");
-        for p in &v.positions {
-            assert!(p.iter().all(|x| x.is_finite()), "{name}: position {p:?}");
-        }
-        for nrm in v.normals.iter().flatten() {
-            let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
-            assert!((len - 1.0).abs() < 1e-4, "{name}: normal {nrm:?} not unit");
-        }
-        for c in v.colors.iter().flatten() {
-            assert!(c.iter().all(|x| (0.0..=1.0).contains(x)), "{name}: colour");
-        }
         for w in v.weights.iter().flatten() {
             assert!(w.iter().all(|x| *x >= 0.0), "{name}: weight {w:?}");
             let sum: f32 = w.iter().sum();
@@ -660,4 +669,78 @@ fn normalize_weights_keeps_the_four_largest() {
         models::scene::relative_texture_path("tex\\c.tga"),
         ("tex/c.tga".to_owned(), false)
     );
+}
+
+/// Each vertex repair is made once, by validation, with its one warning: the converters pass
+/// non-finite positions and UVs, zero normals and colours outside 0..1 through as written.
+#[test]
+fn vertex_repairs_are_left_to_validation() {
+    let elem = "Elfreina Extension Model File\r\nFile Version 1.00\r\nMeshDataList {\r\n\
+        MeshContainerCount=1\r\nMeshContainer {\r\nName=\"C\"\r\nBoneCount=0\r\nMeshCount=1\r\n\
+        VertexFormat {\r\n\"Position\"\r\n\"Normal\"\r\n\"Diffuse\"\r\n\"TextureUV\"\r\n}\r\n\
+        BoneNames {\r\n}\r\nOffsetMatrices {\r\n}\r\nMaterials {\r\nMaterialCount=0\r\n}\r\n\
+        Mesh {\r\nName=\"M\"\r\nVertexCount=3\r\nFaceCount=1\r\n\
+        Positions {\r\n0:0:0\r\n1:1.#QNAN:0\r\n0:1:1.#INF\r\n}\r\n\
+        Normals {\r\n0:0:0\r\n0:2:0\r\n0:0:-1\r\n}\r\n\
+        Diffuse {\r\n1:1:1:1\r\n1:2:0:0\r\n1:1:1:1\r\n}\r\n\
+        TextureUV {\r\n0:0\r\n1.#QNAN:1\r\n1:1\r\n}\r\n\
+        VertexIndices {\r\n3,0:1:2\r\n}\r\n}\r\n}\r\n}\r\n";
+    let doc = models::from_bytes(elem.as_bytes()).expect("parse");
+    let conv = Scene::from_document(&doc).unwrap();
+    let said: Vec<String> = conv.warnings.iter().map(|w| w.to_string()).collect();
+    for w in &said {
+        for word in ["non-finite", "origin", "zero", "clamped", "UVs"] {
+            assert!(!w.contains(word), "the converter repairs: {w}");
+        }
+    }
+    assert!(
+        said.iter()
+            .any(|w| w.contains("1 normals were not unit length")),
+        "{said:?}"
+    );
+    let valid = models::scene::validate(conv.scene);
+    let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
+    let once = |what: &str| {
+        let n = said.iter().filter(|w| w.contains(what)).count();
+        assert_eq!(n, 1, "{what:?} in {said:#?}");
+    };
+    once("2 positions had non-finite coordinates, set to 0");
+    once("1 normals were zero or not finite");
+    once("1 texture coordinates of set 0 were not finite");
+    once("1 vertex colours outside 0..1");
+    let v = &valid.scene.meshes[0].vertices;
+    // Only the non-finite coordinate is repaired, the others are kept (z mirrored).
+    assert_eq!(v.positions[1], [1.0, 0.0, -0.0]);
+    assert_eq!(v.positions[2], [0.0, 1.0, 0.0]);
+    assert_eq!(v.normals.as_deref().unwrap()[..2], [[0.0, 1.0, 0.0]; 2]);
+    assert_eq!(v.uv0.as_deref().unwrap()[1], [0.0, 1.0]);
+    assert_eq!(v.colors.as_deref().unwrap()[1], [1.0, 0.0, 0.0, 1.0]);
+
+    // SKM: a zero normal and a normal of length 2.
+    let skm = "Vertices: 3\r\n\
+        0 0 0 0 0 0 0 0 0 0 0 0 0\r\n\
+        1 0 0 0 0 0 0 0 2 0 0 0 0\r\n\
+        0 1 0 0 0 0 0 0 0 1 0 0 0\r\n\
+        Indices: 3\r\n0 1 2\r\nAdjacency: 1\r\n4294967295 4294967295 4294967295\r\n\
+        Materials: 0\r\nAttributes: 0\r\nBone: 0\r\n";
+    let doc = models::from_bytes(skm.as_bytes()).expect("parse skm");
+    let conv = Scene::from_document(&doc).unwrap();
+    let said: Vec<String> = conv.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(!said.iter().any(|w| w.contains("zero")), "{said:?}");
+    assert!(
+        said.iter()
+            .any(|w| w.contains("1 normals were not unit length")),
+        "{said:?}"
+    );
+    let valid = models::scene::validate(conv.scene);
+    let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        said.iter()
+            .filter(|w| w.contains("normals were zero"))
+            .count(),
+        1,
+        "{said:?}"
+    );
+    let n = valid.scene.meshes[0].vertices.normals.clone().unwrap();
+    assert_eq!(n[..2], [[0.0, 1.0, 0.0], [1.0, 0.0, -0.0]]);
 }

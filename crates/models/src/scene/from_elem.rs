@@ -34,15 +34,17 @@
 //!   [`mirror_z_quat`]`(q)`. `FrameParSecond`, `TransitionTime`, `Priority` and `Loop` go to the
 //!   animation's `extras`; `UVAnimation` (no glTF core equivalent) goes to `extras.uv_animation`
 //!   with a warning.
-//! * Non-finite numbers, degenerate normals, out-of-range indices and unknown scopes or keys are
-//!   repaired or skipped, each with a warning naming where.
+//! * Out-of-range indices, non-finite matrices and unknown scopes or keys are repaired or skipped,
+//!   each with a warning naming where. Vertex data is converted as written: non-finite positions
+//!   and UVs, zero or non-finite normals and colours outside 0..1 are repaired by
+//!   [`validate`](super::validate), once, with its warning.
 
 use super::to_elem::hint;
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
-    normalize3, normalize_quat, normalize_weights, AlphaMode, Animation, Channel, ChannelPath,
-    Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
-    SceneWarning, Skin, SlotOrder, Transform, Vertices, IDENTITY,
+    normalize_quat, normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion,
+    Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
+    SlotOrder, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -467,7 +469,7 @@ fn meshes(
                 cx.warn(&place, "no usable faces; mesh not converted");
                 continue;
             }
-            mesh.vertices = vertices(m, &primitives, &place, cx);
+            mesh.vertices = vertices(m, &place, cx);
             kept_mesh(m, c, material_count, cx.mirror, &mut mesh.extras);
             mesh.extras.insert(
                 "elem_rendering".into(),
@@ -625,32 +627,18 @@ fn triangles(
     prims
 }
 
-fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> Vertices {
+/// The mesh's vertex attributes, converted (mirrored) but not repaired: non-finite positions
+/// and UVs, zero or non-finite normals and colours outside 0..1 go to the scene as they are,
+/// and validation repairs each, once, with its warning.
+fn vertices(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vertices {
     let n = m.vertex_count();
-    let mut out = Vertices::default();
-    let mut non_finite = 0usize;
-    out.positions = m
-        .positions
-        .iter()
-        .map(|p| {
-            let p = f3(p);
-            if p.iter().all(|v| v.is_finite()) {
-                cx.point(p)
-            } else {
-                non_finite += 1;
-                [0.0; 3]
-            }
-        })
-        .collect();
-    if non_finite > 0 {
-        cx.warn(
-            place,
-            format!("{non_finite} positions with non-finite values set to the origin"),
-        );
-    }
+    let mut out = Vertices {
+        positions: m.positions.iter().map(|p| cx.point(f3(p))).collect(),
+        ..Vertices::default()
+    };
     if !m.normals.is_empty() {
         if m.normals.len() == n {
-            out.normals = Some(normals(m, &out.positions, prims, place, cx));
+            out.normals = Some(normals(m, place, cx));
         } else {
             cx.warn(
                 place,
@@ -663,25 +651,7 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
     }
     if !m.diffuse.is_empty() {
         if m.diffuse.len() == n {
-            let mut clamped = 0usize;
-            out.colors = Some(
-                m.diffuse
-                    .iter()
-                    .map(|c| {
-                        let mut c = rgba(c);
-                        if clamp_unit(&mut c, 1.0) {
-                            clamped += 1;
-                        }
-                        c
-                    })
-                    .collect(),
-            );
-            if clamped > 0 {
-                cx.warn(
-                    place,
-                    format!("{clamped} vertex colours outside 0..1 clamped"),
-                );
-            }
+            out.colors = Some(m.diffuse.iter().map(rgba).collect());
         } else {
             cx.warn(
                 place,
@@ -698,7 +668,6 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
         .enumerate()
         .filter(|(_, s)| !s.is_empty())
         .collect();
-    let mut bad_uv = 0usize;
     let mut converted = Vec::new();
     for &(k, set) in &sets {
         if set.len() != n {
@@ -727,20 +696,9 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
         }
         converted.push(
             set.iter()
-                .map(|uv| {
-                    let uv = uv.map(|v| v as f32);
-                    if uv.iter().all(|v| v.is_finite()) {
-                        uv
-                    } else {
-                        bad_uv += 1;
-                        [0.0; 2]
-                    }
-                })
+                .map(|uv| uv.map(|v| v as f32))
                 .collect::<Vec<_>>(),
         );
-    }
-    if bad_uv > 0 {
-        cx.warn(place, format!("{bad_uv} non-finite UVs set to 0"));
     }
     let mut converted = converted.into_iter();
     out.uv0 = converted.next();
@@ -748,75 +706,23 @@ fn vertices(m: &elem::Mesh, prims: &[Primitive], place: &str, cx: &mut Ctx) -> V
     out
 }
 
-/// Mirrored, unit-length normals. A zero or non-finite normal is replaced by the average of the
-/// normals of the triangles using the vertex (or +Y), with a warning.
-fn normals(
-    m: &elem::Mesh,
-    positions: &[[f32; 3]],
-    prims: &[Primitive],
-    place: &str,
-    cx: &mut Ctx,
-) -> Vec<[f32; 3]> {
-    let (mut rescaled, mut degenerate) = (0usize, Vec::new());
-    let mut out: Vec<[f32; 3]> = m
+/// Mirrored normals as written. Validation makes them unit length (zero or non-finite ones
+/// (0, 1, 0), with its warning) without saying so for the others, so how many are not unit
+/// length is said here.
+fn normals(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vec<[f32; 3]> {
+    let mut rescaled = 0usize;
+    let out: Vec<[f32; 3]> = m
         .normals
         .iter()
-        .enumerate()
-        .map(|(i, v)| {
+        .map(|v| {
             let v = cx.point(f3(v));
-            match normalize3(v) {
-                Some(u) => {
-                    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-                    if (len - 1.0).abs() > 1e-3 {
-                        rescaled += 1;
-                    }
-                    u
-                }
-                None => {
-                    degenerate.push(i);
-                    [0.0, 1.0, 0.0]
-                }
+            let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            if len > 1e-12 && len.is_finite() && (len - 1.0).abs() > 1e-3 {
+                rescaled += 1;
             }
+            v
         })
         .collect();
-    if !degenerate.is_empty() {
-        let mut acc = vec![[0.0f32; 3]; positions.len()];
-        for tri in prims.iter().flat_map(|p| p.indices.chunks_exact(3)) {
-            let p = |k: usize| {
-                tri.get(k)
-                    .and_then(|&i| positions.get(i as usize))
-                    .copied()
-                    .unwrap_or_default()
-            };
-            let (a, b, c) = (p(0), p(1), p(2));
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let nrm = [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ];
-            for &i in tri {
-                if let Some(s) = acc.get_mut(i as usize) {
-                    for (s, n) in s.iter_mut().zip(nrm) {
-                        *s += n;
-                    }
-                }
-            }
-        }
-        for &i in &degenerate {
-            if let (Some(slot), Some(a)) = (out.get_mut(i), acc.get(i)) {
-                *slot = normalize3(*a).unwrap_or([0.0, 1.0, 0.0]);
-            }
-        }
-        cx.warn(
-            place,
-            format!(
-                "{} zero or non-finite normals replaced by face normals",
-                degenerate.len()
-            ),
-        );
-    }
     if rescaled > 0 {
         cx.warn(
             place,

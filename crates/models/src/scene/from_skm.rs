@@ -38,9 +38,9 @@
 
 use super::shared::SharedTriangles;
 use super::{
-    mirror_z, mirror_z_quat, normalize3, normalize_weights, translation_matrix, AlphaMode,
-    Conversion, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
-    SlotOrder, Transform, Vertices,
+    mirror_z, mirror_z_quat, normalize_weights, translation_matrix, AlphaMode, Conversion,
+    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform,
+    Vertices,
 };
 use serde_json::{json, Value};
 use skm_text::{Encoding, Name, Skm};
@@ -398,12 +398,12 @@ fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
             .collect();
         extras.insert("skm_blend".into(), json!(super::raw64::encode_u32(&words)));
     }
-    // A normal needs no copy when it comes back bit for bit from what the export makes of it
-    // (`normalize3`) and from validation's renormalising of that, once or twice (before the
-    // glTF writer, after the glTF reader).
+    // A normal needs no copy when it comes back bit for bit from what validation makes of the
+    // mirrored file normal (`unit3`; zero or non-finite ones are replaced) and from its
+    // renormalising of that, once or twice (after the glTF reader, before the SKM writer).
     let exact = |n: [f32; 3]| {
         let bits = n.map(f32::to_bits);
-        let Some(mut made) = normalize3(mirror_z(n)) else {
+        let Some(mut made) = super::validate::unit3(mirror_z(n)) else {
             return false;
         };
         for _ in 0..3 {
@@ -441,54 +441,29 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
         uv0: Some(Vec::with_capacity(n)),
         ..Vertices::default()
     };
-    let (mut bad_pos, mut bad_uv, mut bad_normal, mut rescaled) = (0usize, 0usize, 0usize, 0usize);
+    // Non-finite positions and UVs and zero or non-finite normals go to the scene as they are:
+    // validation repairs them, once, with its warning. Normals that are not unit length are
+    // normalised there too (silently), so the count of those is said here.
+    let mut rescaled = 0usize;
     for v in &doc.vertices {
-        let (p, bad) = finite(v.position, 0.0);
-        bad_pos += usize::from(bad);
-        out.positions.push(mirror_z(p));
+        out.positions.push(mirror_z(v.position));
         let nrm = mirror_z(v.normal);
-        let unit = match normalize3(nrm) {
-            Some(u) => {
-                let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
-                if (len - 1.0).abs() > 1e-3 {
-                    rescaled += 1;
-                }
-                u
-            }
-            None => {
-                bad_normal += 1;
-                [0.0, 1.0, 0.0]
-            }
-        };
+        let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
+        if len > 1e-12 && len.is_finite() && (len - 1.0).abs() > 1e-3 {
+            rescaled += 1;
+        }
         if let Some(ns) = out.normals.as_mut() {
-            ns.push(unit);
+            ns.push(nrm);
         }
-        let (uv, bad) = finite(v.uv, 0.0);
-        bad_uv += usize::from(bad);
         if let Some(us) = out.uv0.as_mut() {
-            us.push(uv);
+            us.push(v.uv);
         }
-    }
-    if bad_pos > 0 {
-        cx.warn(
-            "",
-            format!("{bad_pos} positions with non-finite values set to the origin"),
-        );
-    }
-    if bad_normal > 0 {
-        cx.warn(
-            "",
-            format!("{bad_normal} zero or non-finite normals replaced by +Y"),
-        );
     }
     if rescaled > 0 {
         cx.warn(
             "",
             format!("{rescaled} normals were not unit length and were normalised"),
         );
-    }
-    if bad_uv > 0 {
-        cx.warn("", format!("{bad_uv} non-finite UVs set to 0"));
     }
     if skinned {
         let bones = doc.bones.len();

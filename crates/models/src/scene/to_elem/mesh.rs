@@ -377,18 +377,18 @@ fn one_mesh(
         &v.positions,
         ex.get("elem_positions"),
         back,
-        |k: [f64; 3]| {
-            if k.iter().all(|x| x.is_finite()) {
-                k
-            } else {
-                [0.0; 3]
-            }
-        },
+        // What validation makes of a kept row: each non-finite coordinate 0.
+        |k: [f64; 3]| k.map(|x| if x.is_finite() { x } else { 0.0 }),
     );
     if let Some(n) = &v.normals {
+        // Validation's unit normal; a zero or non-finite one is (0, 1, 0).
         m.normals = rows(n, ex.get("elem_normals"), back, |k: [f64; 3]| {
             let len = k.iter().map(|x| x * x).sum::<f64>().sqrt();
-            k.map(|x| x / len)
+            if len.is_finite() && len > 1e-12 {
+                k.map(|x| x / len)
+            } else {
+                [0.0, 1.0, 0.0]
+            }
         });
     }
     if let Some(colors) = &v.colors {
@@ -480,13 +480,8 @@ fn uv_sets(m: &mut elem::Mesh, mesh: &Mesh, cx: &mut Ctx<'_>) {
             uv,
             mesh.extras.get(key),
             |t: [f32; 2]| t,
-            |k: [f64; 2]| {
-                if k.iter().all(|x| x.is_finite()) {
-                    k
-                } else {
-                    [0.0; 2]
-                }
-            },
+            // What validation makes of a kept row: each non-finite coordinate 0.
+            |k: [f64; 2]| k.map(|x| if x.is_finite() { x } else { 0.0 }),
         );
         match m.uv_sets.get_mut(set) {
             Some(slot) if slot.is_empty() => *slot = rows,

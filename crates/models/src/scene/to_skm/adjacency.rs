@@ -7,7 +7,8 @@
 //! conversion (issue 18). Here positions are numbered by sorting, the faces around each position
 //! are listed once (compressed rows), and each edge is settled at its lower-numbered end with
 //! a scratch row indexed by the other end: linear in the faces (plus the sort), about
-//! `20 × vertices + 4 × corners` bytes, and no output at all for [`matches`].
+//! `20 × vertices + 4 × corners` bytes (plus `16 × vertices` while sorting and `4 × corners`
+//! for the faces' position numbers), and no output at all for [`matches`].
 
 use skm_text::Vertex;
 
@@ -52,20 +53,28 @@ fn each(vertices: &[Vertex], triangles: &[[u32; 3]], mut emit: impl FnMut(usize,
         return;
     };
     let id = position_ids(vertices);
-    let corners = |t: &[u32; 3]| t.map(|i| id.get(i as usize).copied().unwrap_or(NONE));
+    let positions = id.len();
+    // Each face's corners as position numbers, looked up once: the walk below visits every
+    // face six times, and looking them up there (three scattered reads each time) was most
+    // of its cost (issue 18).
+    let corners: Vec<[u32; 3]> = triangles
+        .iter()
+        .map(|t| t.map(|i| id.get(i as usize).copied().unwrap_or(NONE)))
+        .collect();
+    drop(id);
     let edges = |c: [u32; 3]| [(c[0], c[1]), (c[1], c[2]), (c[2], c[0])];
     // An edge with a corner that does not exist matches nothing.
-    for (f, t) in triangles.iter().enumerate() {
-        for (k, (a, b)) in edges(corners(t)).into_iter().enumerate() {
+    for (f, &c) in corners.iter().enumerate() {
+        for (k, (a, b)) in edges(c).into_iter().enumerate() {
             if a == NONE || b == NONE {
                 emit(f, k, NONE);
             }
         }
     }
-    let around = Around::new(id.len(), (0..face_count).zip(triangles.iter().map(corners)));
+    let around = Around::new(positions, (0..face_count).zip(corners.iter().copied()));
     // Per higher end, the first two distinct faces with the edge (lower end `a`): the lowest
     // other face is then the first unless that is the face asking.
-    let mut first = vec![[NONE; 2]; id.len()];
+    let mut first = vec![[NONE; 2]; positions];
     let lower_at = |a: u32, c: [u32; 3]| {
         edges(c)
             .into_iter()
@@ -73,10 +82,10 @@ fn each(vertices: &[Vertex], triangles: &[[u32; 3]], mut emit: impl FnMut(usize,
             .filter(move |&(_, (x, y))| x != NONE && y != NONE && x.min(y) == a)
             .map(|(k, (x, y))| (k, x.max(y) as usize))
     };
-    for a in 0..id.len() {
+    for a in 0..positions {
         let faces = around.faces(a);
         let a = u32::try_from(a).unwrap_or(NONE);
-        let at = |g: u32| triangles.get(g as usize).map(corners).unwrap_or([NONE; 3]);
+        let at = |g: u32| corners.get(g as usize).copied().unwrap_or([NONE; 3]);
         for &g in faces {
             for (_, b) in lower_at(a, at(g)) {
                 if let Some(slot) = first.get_mut(b) {
@@ -108,19 +117,25 @@ fn each(vertices: &[Vertex], triangles: &[[u32; 3]], mut emit: impl FnMut(usize,
 /// Each vertex's position number: the lowest vertex at the same position (by bits), found by
 /// sorting the vertices by position.
 fn position_ids(vertices: &[Vertex]) -> Vec<u32> {
-    let bits = |i: u32| {
-        vertices
-            .get(i as usize)
-            .map(|v| v.position.map(f32::to_bits))
-    };
     // Vertex numbers are `u32` in the triangles: those past it are never named.
     let count = vertices.len().min(NONE as usize);
-    let mut order: Vec<u32> = (0..count).filter_map(|i| u32::try_from(i).ok()).collect();
-    order.sort_unstable_by_key(|&i| (bits(i), i));
+    // One `u128` per vertex, its position's bits above its number: sorting these orders by
+    // position then number, as a sort by `(bits, number)` does, but each comparison is one
+    // integer compare (the tuple comparisons were a quarter of the SKM export, issue 18).
+    let mut order: Vec<u128> = vertices
+        .iter()
+        .take(count)
+        .zip(0u32..)
+        .map(|(v, i)| {
+            let [x, y, z] = v.position.map(|c| u128::from(c.to_bits()));
+            (x << 96) | (y << 64) | (z << 32) | u128::from(i)
+        })
+        .collect();
+    order.sort_unstable();
     let mut id = vec![NONE; count];
-    let mut run: Option<([u32; 3], u32)> = None;
-    for &i in &order {
-        let Some(p) = bits(i) else { continue };
+    let mut run: Option<(u128, u32)> = None;
+    for &key in &order {
+        let (p, i) = (key >> 32, key as u32);
         let first = match run {
             Some((q, first)) if q == p => first,
             _ => i,
