@@ -638,7 +638,7 @@ fn vertices(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vertices {
     };
     if !m.normals.is_empty() {
         if m.normals.len() == n {
-            out.normals = Some(normals(m, place, cx));
+            out.normals = Some(normals(m, cx));
         } else {
             cx.warn(
                 place,
@@ -706,30 +706,9 @@ fn vertices(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vertices {
     out
 }
 
-/// Mirrored normals as written. Validation makes them unit length (zero or non-finite ones
-/// (0, 1, 0), with its warning) without saying so for the others, so how many are not unit
-/// length is said here.
-fn normals(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vec<[f32; 3]> {
-    let mut rescaled = 0usize;
-    let out: Vec<[f32; 3]> = m
-        .normals
-        .iter()
-        .map(|v| {
-            let v = cx.point(f3(v));
-            let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            if len > 1e-12 && len.is_finite() && (len - 1.0).abs() > 1e-3 {
-                rescaled += 1;
-            }
-            v
-        })
-        .collect();
-    if rescaled > 0 {
-        cx.warn(
-            place,
-            format!("{rescaled} normals were not unit length and were normalised"),
-        );
-    }
-    out
+/// Mirrored normals as written: validation makes them unit length, with its warnings.
+fn normals(m: &elem::Mesh, cx: &mut Ctx) -> Vec<[f32; 3]> {
+    m.normals.iter().map(|v| cx.point(f3(v))).collect()
 }
 
 /// Builds the skin of a container: joint `i` is the node named `BoneNames[i]`.

@@ -441,29 +441,16 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
         uv0: Some(Vec::with_capacity(n)),
         ..Vertices::default()
     };
-    // Non-finite positions and UVs and zero or non-finite normals go to the scene as they are:
-    // validation repairs them, once, with its warning. Normals that are not unit length are
-    // normalised there too (silently), so the count of those is said here.
-    let mut rescaled = 0usize;
+    // Non-finite positions and UVs and zero, non-finite or not unit normals go to the scene
+    // as they are: validation repairs them, once, with its warnings.
     for v in &doc.vertices {
         out.positions.push(mirror_z(v.position));
-        let nrm = mirror_z(v.normal);
-        let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
-        if len > 1e-12 && len.is_finite() && (len - 1.0).abs() > 1e-3 {
-            rescaled += 1;
-        }
         if let Some(ns) = out.normals.as_mut() {
-            ns.push(nrm);
+            ns.push(mirror_z(v.normal));
         }
         if let Some(us) = out.uv0.as_mut() {
             us.push(v.uv);
         }
-    }
-    if rescaled > 0 {
-        cx.warn(
-            "",
-            format!("{rescaled} normals were not unit length and were normalised"),
-        );
     }
     if skinned {
         let bones = doc.bones.len();

@@ -127,9 +127,15 @@ pub(crate) fn finite_or<const N: usize>(v: [f32; N], fill: f32) -> ([f32; N], bo
 
 /// `v` scaled to unit length, `None` when it is zero or not finite.
 pub(crate) fn unit3(v: [f32; 3]) -> Option<[f32; 3]> {
+    unit3_and_length(v).map(|(unit, _)| unit)
+}
+
+/// [`unit3`] and the length it divided by.
+pub(crate) fn unit3_and_length(v: [f32; 3]) -> Option<([f32; 3], f64)> {
     let [x, y, z] = v.map(f64::from);
     let len = (x * x + y * y + z * z).sqrt();
-    (len.is_finite() && len > 1e-12).then(|| [(x / len) as f32, (y / len) as f32, (z / len) as f32])
+    (len.is_finite() && len > 1e-12)
+        .then(|| ([(x / len) as f32, (y / len) as f32, (z / len) as f32], len))
 }
 
 /// "kind i" or "kind i "name"": how a warning names the place.
@@ -194,6 +200,7 @@ mod tests {
         let expect = [
             "mesh 0 \"m\": 1 positions had non-finite coordinates, set to 0",
             "mesh 0 \"m\": 1 normals were zero or not finite; set to (0, 1, 0)",
+            "mesh 0 \"m\": 1 normals were not unit length; normalised",
             "mesh 0 \"m\": 2 uv1 for 3 vertices; uv1 dropped",
             "mesh 0 \"m\": 3 texture coordinates of set 0 were not finite; set to 0",
             "mesh 0 \"m\": 3 vertex colours outside 0..1 (or not finite) clamped",

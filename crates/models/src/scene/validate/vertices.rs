@@ -3,7 +3,7 @@
 //! ([`normalize_weights`], `weights.rs`).
 
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
-use super::{finite_or, label, unit3, warn, warn_count};
+use super::{finite_or, label, unit3, unit3_and_length, warn, warn_count};
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
@@ -121,18 +121,33 @@ fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneW
         }
         return;
     };
-    let mut zero = 0usize;
+    // Normals further than 1e-3 from unit length were meant otherwise (or are scaled), so
+    // their normalisation is said; a rounding-level difference is not worth a warning. Either
+    // way the file's values are kept in the format's exact extras where the import needs them.
+    let (mut zero, mut rescaled) = (0usize, 0usize);
     for nv in normals.iter_mut() {
-        *nv = unit3(*nv).unwrap_or_else(|| {
-            zero += 1;
-            [0.0, 1.0, 0.0]
-        });
+        *nv = match unit3_and_length(*nv) {
+            Some((unit, len)) => {
+                rescaled += usize::from((len - 1.0).abs() > 1e-3);
+                unit
+            }
+            None => {
+                zero += 1;
+                [0.0, 1.0, 0.0]
+            }
+        };
     }
     warn_count(
         warnings,
         label,
         zero,
         "normals were zero or not finite; set to (0, 1, 0)",
+    );
+    warn_count(
+        warnings,
+        label,
+        rescaled,
+        "normals were not unit length; normalised",
     );
     same_len(&mut v.tangents, label, "tangents", n, warnings);
     let mut zero = 0usize;
