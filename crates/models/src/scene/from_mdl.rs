@@ -855,11 +855,19 @@ fn divided_extras(
     extras.insert("mdl_runs".into(), json!(runs));
     extras.insert("mdl_connectors".into(), raw64::put_f32(blobs, connectors));
     let bits = |v: &[f32; 3]| v.map(f32::to_bits);
+    // Each array is gathered straight into the bytes of its blob (one copy, not a float
+    // array copied again into bytes).
+    let gather = |field: fn(&mdl::Vertex) -> &[f32; 3]| -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(part.vertices.len() * 12);
+        for x in part.vertices.iter() {
+            bytes.extend_from_slice(bytemuck::bytes_of(field(x)));
+        }
+        bytes
+    };
     if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
-        let b: Vec<[f32; 3]> = part.vertices.iter().map(|x| x.binormal).collect();
         extras.insert(
             "mdl_binormals".into(),
-            raw64::put_f32(blobs, b.as_flattened()),
+            raw64::put(blobs, gather(|x| &x.binormal)),
         );
     }
     // Kept when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a
@@ -869,10 +877,9 @@ fn divided_extras(
         bits(&validated(x.normal)) != bits(&x.normal)
             || bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal)
     }) {
-        let n: Vec<[f32; 3]> = part.vertices.iter().map(|x| x.normal).collect();
         extras.insert(
             "mdl_normals".into(),
-            raw64::put_f32(blobs, n.as_flattened()),
+            raw64::put(blobs, gather(|x| &x.normal)),
         );
     }
     // The scene still holds non-finite positions and UVs as read (validation sets them to 0
