@@ -757,6 +757,14 @@ fn convert_divided(
     scene.roots.push(node);
 }
 
+/// `b / 255` (a colour byte as a unit float), from `to_mdl`'s table.
+fn unit_of(b: u8) -> f32 {
+    super::to_mdl::BYTE_UNIT
+        .get(usize::from(b))
+        .copied()
+        .unwrap_or(1.0)
+}
+
 /// A divided mesh's scene vertices, each attribute one exact-size map over the vertices
 /// (which vectorises), and how many vertices' influences were cleaned. Non-finite positions
 /// and UVs and non-unit normals are kept as read: `scene::validate` repairs (and says) them
@@ -775,7 +783,8 @@ fn divided_vertices(
         colors: Some(
             vertices
                 .iter()
-                .map(|x| x.color.map(|b| f32::from(b) / 255.0))
+                // Looked up: the same bits as `b / 255` (`to_mdl` relies on them).
+                .map(|x| x.color.map(|b| unit_of(b)))
                 .collect(),
         ),
         ..Vertices::default()

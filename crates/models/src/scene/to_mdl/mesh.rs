@@ -445,6 +445,10 @@ pub(crate) fn needs_raw_vertices(
     let conn = |j: usize| pal.conn_of_joint.get(j).copied();
     let memo = Memo::default();
     part.vertices.iter().enumerate().any(|(k, raw)| {
+        if src.same_bits(k, raw) {
+            let bytes = (raw.weights, raw.bone_indices, raw.original_bone_indices);
+            return src.influence(k, &conn, &memo) != bytes;
+        }
         let kept = (Some(raw.normal), Some(raw.binormal));
         let derived = src.vertex_with(k, kept, &conn, &memo);
         bytemuck::bytes_of(&derived) != bytemuck::bytes_of(raw)
@@ -656,22 +660,7 @@ impl<'a> Sources<'a> {
             })
         });
         let color = self.colors.get(k).map_or([255; 4], |c| c.map(unit_byte));
-        let (weights, bone_indices, original) = match self.rigid {
-            Some(q) => q,
-            None => {
-                let js = self.joints.get(k).copied().unwrap_or_default();
-                let ws = self.weights.get(k).copied().unwrap_or_default();
-                let key = (js, ws.map(f32::to_bits));
-                match memo.0.get() {
-                    Some((last, out)) if last == key => out,
-                    _ => {
-                        let out = influences(js, ws, conn);
-                        memo.0.set(Some((key, out)));
-                        out
-                    }
-                }
-            }
-        };
+        let (weights, bone_indices, original) = self.influence(k, conn, memo);
         mdl::Vertex {
             position: self.positions.get(k).copied().unwrap_or_default(),
             normal,
@@ -683,6 +672,63 @@ impl<'a> Sources<'a> {
             bone_indices,
             original_bone_indices: original,
         }
+    }
+
+    /// Vertex `k`'s weight, connector and original bone bytes.
+    #[inline(always)]
+    fn influence(&self, k: usize, conn: &dyn Fn(usize) -> Option<usize>, memo: &Memo) -> Quantized {
+        if let Some(q) = self.rigid {
+            return q;
+        }
+        let js = self.joints.get(k).copied().unwrap_or_default();
+        let ws = self.weights.get(k).copied().unwrap_or_default();
+        let key = (js, ws.map(f32::to_bits));
+        match memo.0.get() {
+            Some((last, out)) if last == key => out,
+            _ => {
+                let out = influences(js, ws, conn);
+                memo.0.set(Some((key, out)));
+                out
+            }
+        }
+    }
+
+    /// True when vertex `k`, with `raw`'s normal and binormal kept, gives back `raw`'s
+    /// position, normal, binormal, UVs and colour by bit equalities alone, as when these
+    /// attributes are `raw`'s own bits (the export's): a normal of the same bits is kept,
+    /// the binormal is `raw`'s, and [`unit_byte`] gives back every byte from its
+    /// [`BYTE_UNIT`] (tested). No normalisation, no rounding: the export's check runs this
+    /// on every vertex. `false` says nothing: the caller then derives the vertex.
+    #[inline(always)]
+    fn same_bits(&self, k: usize, raw: &mdl::Vertex) -> bool {
+        let unit = |b: u8| {
+            BYTE_UNIT
+                .get(usize::from(b))
+                .map_or(u32::MAX, |x| x.to_bits())
+        };
+        let color = match self.colors.get(k) {
+            Some(&[r, g, b, a]) => {
+                let [rr, rg, rb, ra] = raw.color;
+                diff(r, unit(rr)) | diff(g, unit(rg)) | diff(b, unit(rb)) | diff(a, unit(ra))
+            }
+            None => u32::from(raw.color != [255; 4]),
+        };
+        let (Some(p), Some(n)) = (self.positions.get(k), self.normals.get(k)) else {
+            return false;
+        };
+        let [u0, u1] = self.uv0.get(k).copied().unwrap_or_default();
+        let [s0, s1] = self.uv1.get(k).copied().unwrap_or_default();
+        let [ru0, ru1] = raw.uv;
+        let [rs0, rs1] = raw.sub_uv;
+        // Branch-free: every field is compared, then one test.
+        (diff3(p, &raw.position)
+            | diff3(n, &raw.normal)
+            | diff(u0, ru0.to_bits())
+            | diff(u1, ru1.to_bits())
+            | diff(s0, rs0.to_bits())
+            | diff(s1, rs1.to_bits())
+            | color)
+            == 0
     }
 }
 
@@ -702,6 +748,33 @@ fn influences(js: [u16; 4], ws: [f32; 4], conn: &dyn Fn(usize) -> Option<usize>)
     }
     quantize(slots.get(..len).unwrap_or_default())
 }
+
+/// Zero when `a` has the bits `b`.
+#[inline(always)]
+fn diff(a: f32, b: u32) -> u32 {
+    a.to_bits() ^ b
+}
+
+/// Zero when `a` and `b` have the same bits.
+#[inline(always)]
+fn diff3(a: &[f32; 3], b: &[f32; 3]) -> u32 {
+    let ([a0, a1, a2], [b0, b1, b2]) = (*a, *b);
+    diff(a0, b0.to_bits()) | diff(a1, b1.to_bits()) | diff(a2, b2.to_bits())
+}
+
+/// `b / 255` for every byte `b`: the same division as `from_mdl`'s colours (so the same
+/// bits), looked up instead of computed per channel of every vertex.
+// Const evaluation: an index out of range would fail the build, not panic at run time.
+#[allow(clippy::indexing_slicing)]
+pub(crate) const BYTE_UNIT: [f32; 256] = {
+    let mut t = [0.0f32; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as f32 / 255.0;
+        i += 1;
+    }
+    t
+};
 
 /// `(x.clamp(0.0, 1.0) * 255.0).round() as u8` without the `roundf` call (once per colour
 /// channel of every vertex): the fraction of a value in 0..=255 is exact, halves go up.
@@ -882,4 +955,19 @@ struct Part {
     map: HashMap<u32, usize>,
     faces: Vec<mdl::Face>,
     runs: Vec<mdl::MaterialRun>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_units_are_the_division_and_round_trip() {
+        // `Sources::same_bits` relies on both for every colour byte.
+        for b in 0..=255u8 {
+            let unit = BYTE_UNIT.get(usize::from(b)).copied().unwrap_or(f32::NAN);
+            assert_eq!(unit.to_bits(), (f32::from(b) / 255.0).to_bits(), "byte {b}");
+            assert_eq!(unit_byte(unit), b, "byte {b}");
+        }
+    }
 }
