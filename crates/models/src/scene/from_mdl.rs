@@ -784,7 +784,7 @@ fn divided_vertices(
             vertices
                 .iter()
                 // Looked up: the same bits as `b / 255` (`to_mdl` relies on them).
-                .map(|x| x.color.map(|b| unit_of(b)))
+                .map(|x| x.color.map(unit_of))
                 .collect(),
         ),
         ..Vertices::default()
