@@ -305,7 +305,9 @@ fn triangles(
         return Vec::new();
     };
     let n = mesh.vertices.positions.len();
-    let mut out = Vec::new();
+    // Sized once: a large mesh's list otherwise grows (and is copied) a dozen times.
+    let total: usize = mesh.primitives.iter().map(|p| p.indices.len() / 3).sum();
+    let mut out = Vec::with_capacity(total);
     let mut bad = 0usize;
     for p in &mesh.primitives {
         let m = p.material.filter(|&m| m < scene.materials.len());
