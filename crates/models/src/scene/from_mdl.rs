@@ -757,6 +757,14 @@ fn convert_divided(
     scene.roots.push(node);
 }
 
+/// `b / 255` (a colour byte as a unit float), from `to_mdl`'s table.
+fn unit_of(b: u8) -> f32 {
+    super::to_mdl::BYTE_UNIT
+        .get(usize::from(b))
+        .copied()
+        .unwrap_or(1.0)
+}
+
 /// A divided mesh's scene vertices, each attribute one exact-size map over the vertices
 /// (which vectorises), and how many vertices' influences were cleaned. Non-finite positions
 /// and UVs and non-unit normals are kept as read: `scene::validate` repairs (and says) them
@@ -775,7 +783,8 @@ fn divided_vertices(
         colors: Some(
             vertices
                 .iter()
-                .map(|x| x.color.map(|b| f32::from(b) / 255.0))
+                // Looked up: the same bits as `b / 255` (`to_mdl` relies on them).
+                .map(|x| x.color.map(unit_of))
                 .collect(),
         ),
         ..Vertices::default()
@@ -855,11 +864,19 @@ fn divided_extras(
     extras.insert("mdl_runs".into(), json!(runs));
     extras.insert("mdl_connectors".into(), raw64::put_f32(blobs, connectors));
     let bits = |v: &[f32; 3]| v.map(f32::to_bits);
+    // Each array is gathered straight into the bytes of its blob (one copy, not a float
+    // array copied again into bytes).
+    let gather = |field: fn(&mdl::Vertex) -> &[f32; 3]| -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(part.vertices.len() * 12);
+        for x in part.vertices.iter() {
+            bytes.extend_from_slice(bytemuck::bytes_of(field(x)));
+        }
+        bytes
+    };
     if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
-        let b: Vec<[f32; 3]> = part.vertices.iter().map(|x| x.binormal).collect();
         extras.insert(
             "mdl_binormals".into(),
-            raw64::put_f32(blobs, b.as_flattened()),
+            raw64::put(blobs, gather(|x| &x.binormal)),
         );
     }
     // Kept when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a
@@ -869,10 +886,9 @@ fn divided_extras(
         bits(&validated(x.normal)) != bits(&x.normal)
             || bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal)
     }) {
-        let n: Vec<[f32; 3]> = part.vertices.iter().map(|x| x.normal).collect();
         extras.insert(
             "mdl_normals".into(),
-            raw64::put_f32(blobs, n.as_flattened()),
+            raw64::put(blobs, gather(|x| &x.normal)),
         );
     }
     // The scene still holds non-finite positions and UVs as read (validation sets them to 0

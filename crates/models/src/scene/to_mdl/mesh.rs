@@ -6,6 +6,7 @@ use crate::scene::{raw64, ValidScene};
 use crate::{Error, Format};
 use mdl_format as mdl;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
 
@@ -304,7 +305,9 @@ fn triangles(
         return Vec::new();
     };
     let n = mesh.vertices.positions.len();
-    let mut out = Vec::new();
+    // Sized once: a large mesh's list otherwise grows (and is copied) a dozen times.
+    let total: usize = mesh.primitives.iter().map(|p| p.indices.len() / 3).sum();
+    let mut out = Vec::with_capacity(total);
     let mut bad = 0usize;
     for p in &mesh.primitives {
         let m = p.material.filter(|&m| m < scene.materials.len());
@@ -352,21 +355,22 @@ fn divide(
     let pal = palette(scene, inst, bones, cx);
     let tris = triangles(scene, inst, local, cx);
     if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
-        let raw = raw_vertices(mesh, &scene.blobs, v.positions.len());
-        let extra = stored(mesh, &scene.blobs, v.positions.len());
+        let n = v.positions.len();
+        let raw = raw_vertices(mesh, &scene.blobs, n);
+        let extra = stored(mesh, &scene.blobs, n);
+        let src = Sources::new(v, &extra, &pal);
         let conn = |j: usize| pal.conn_of_joint.get(j).copied();
         let memo = Memo::default();
-        let mut vertices = Vec::with_capacity(v.positions.len());
-        for k in 0..v.positions.len() {
-            let kept = raw
-                .as_ref()
-                .and_then(|r| r.get(k))
-                .filter(|r| agrees(r, v, k, &pal));
-            vertices.push(match kept {
-                Some(r) => *r,
-                None => derive(v, k, &pal, &conn, &extra, &memo),
-            });
-        }
+        // Exact-size collects over the vertex range (no growth, no per-push check).
+        let vertices: Vec<mdl::Vertex> = match raw.as_deref() {
+            Some(raw) => (0..n)
+                .map(|k| match raw.get(k).filter(|r| agrees(r, &src, k, &pal)) {
+                    Some(r) => *r,
+                    None => src.vertex(k, &conn, &memo),
+                })
+                .collect(),
+            None => (0..n).map(|k| src.vertex(k, &conn, &memo)).collect(),
+        };
         let faces: Vec<mdl::Face> = tris
             .iter()
             .map(|(_, t)| mdl::Face(t.map(|i| i as i32)))
@@ -385,23 +389,23 @@ fn divide(
 
 /// What the export kept of a divided mesh's vertices beside the scene's attributes:
 /// binormals (glTF has none) and normals that are not unit length to the bit.
+/// Borrowed from their blobs when they are blobs (a large mesh's arrays are not copied).
 #[derive(Default)]
-pub(crate) struct Stored {
-    binormals: Option<Vec<[f32; 3]>>,
-    normals: Option<Vec<[f32; 3]>>,
+pub(crate) struct Stored<'a> {
+    binormals: Option<Cow<'a, [[f32; 3]]>>,
+    normals: Option<Cow<'a, [[f32; 3]]>>,
 }
 
-fn triples(
+fn triples<'a>(
     mesh: &crate::scene::Mesh,
-    blobs: &[Vec<u8>],
+    blobs: &'a [Vec<u8>],
     key: &str,
     n: usize,
-) -> Option<Vec<[f32; 3]>> {
-    let bytes = raw64::bytes(blobs, mesh.extras.get(key)?)?;
-    binio::pod::vec_from_bytes::<[f32; 3]>(&bytes).filter(|t| t.len() == n)
+) -> Option<Cow<'a, [[f32; 3]]>> {
+    raw64::pods::<[f32; 3]>(blobs, mesh.extras.get(key)?).filter(|t| t.len() == n)
 }
 
-fn stored(mesh: &crate::scene::Mesh, blobs: &[Vec<u8>], n: usize) -> Stored {
+fn stored<'a>(mesh: &crate::scene::Mesh, blobs: &'a [Vec<u8>], n: usize) -> Stored<'a> {
     Stored {
         binormals: triples(mesh, blobs, "mdl_binormals", n),
         normals: triples(mesh, blobs, "mdl_normals", n),
@@ -438,23 +442,28 @@ pub(crate) fn needs_raw_vertices(
     };
     // Every raw binormal and normal is kept: read in place rather than copied (a large mesh's
     // conversion peaks here, with the document and the scene alive together).
+    let none = Stored::default();
+    let src = Sources::new(v, &none, &pal);
     let conn = |j: usize| pal.conn_of_joint.get(j).copied();
     let memo = Memo::default();
     part.vertices.iter().enumerate().any(|(k, raw)| {
+        if src.same_bits(k, raw) {
+            let bytes = (raw.weights, raw.bone_indices, raw.original_bone_indices);
+            return src.influence(k, &conn, &memo) != bytes;
+        }
         let kept = (Some(raw.normal), Some(raw.binormal));
-        let derived = derive_with(v, k, &pal, &conn, kept, &memo);
+        let derived = src.vertex_with(k, kept, &conn, &memo);
         bytemuck::bytes_of(&derived) != bytemuck::bytes_of(raw)
     })
 }
 
 /// The export's raw vertices of a mesh, when there is one per vertex.
-fn raw_vertices(
+fn raw_vertices<'a>(
     mesh: &crate::scene::Mesh,
-    blobs: &[Vec<u8>],
+    blobs: &'a [Vec<u8>],
     n: usize,
-) -> Option<Vec<mdl::Vertex>> {
-    let bytes = raw64::bytes(blobs, mesh.extras.get("mdl_vertices")?)?;
-    binio::pod::vec_from_bytes::<mdl::Vertex>(&bytes).filter(|v| v.len() == n)
+) -> Option<Cow<'a, [mdl::Vertex]>> {
+    raw64::pods::<mdl::Vertex>(blobs, mesh.extras.get("mdl_vertices")?).filter(|v| v.len() == n)
 }
 
 /// Material runs: the export's (empty runs included) while their non-empty runs are the
@@ -506,30 +515,20 @@ fn runs_of(mesh: &crate::scene::Mesh, tris: &[(i32, [u32; 3])]) -> Vec<mdl::Mate
 }
 
 /// True when the export of `raw` (as `from_mdl` converts a vertex) is the scene's vertex `k`.
-fn agrees(raw: &mdl::Vertex, v: &Vertices, k: usize, pal: &Palette) -> bool {
+fn agrees(raw: &mdl::Vertex, src: &Sources<'_>, k: usize, pal: &Palette) -> bool {
     let fin = |x: f32| if x.is_finite() { x } else { 0.0 };
     let same =
         |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| close(*x, *y));
-    let at = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    let pos_ok = v
+    let pos_ok = src
         .positions
         .get(k)
         .is_some_and(|p| same(&raw.position.map(fin), p));
     let normal = normalize3(raw.normal).unwrap_or([0.0, 1.0, 0.0]);
-    let normal_ok = at(&v.normals).is_some_and(|n| same(&normal, &n));
-    let uv_ok = v
-        .uv0
-        .as_ref()
-        .and_then(|l| l.get(k))
-        .is_some_and(|u| same(&raw.uv.map(fin), u));
-    let uv1 = v
-        .uv1
-        .as_ref()
-        .and_then(|l| l.get(k))
-        .copied()
-        .unwrap_or([0.0; 2]);
+    let normal_ok = src.normals.get(k).is_some_and(|n| same(&normal, n));
+    let uv_ok = src.uv0.get(k).is_some_and(|u| same(&raw.uv.map(fin), u));
+    let uv1 = src.uv1.get(k).copied().unwrap_or([0.0; 2]);
     let uv1_ok = same(&raw.sub_uv.map(fin), &uv1);
-    let color_ok = v.colors.as_ref().and_then(|l| l.get(k)).is_some_and(|c| {
+    let color_ok = src.colors.get(k).is_some_and(|c| {
         raw.color
             .iter()
             .zip(c)
@@ -546,10 +545,7 @@ fn agrees(raw: &mdl::Vertex, v: &Vertices, k: usize, pal: &Palette) -> bool {
             .zip(raw.bone_indices)
             .all(|(w, i)| *w == 0 || usize::from(i) < pal.connectors.len());
     }
-    let (Some(js), Some(ws)) = (
-        v.joints.as_ref().and_then(|l| l.get(k)),
-        v.weights.as_ref().and_then(|l| l.get(k)),
-    ) else {
+    let (Some(js), Some(ws)) = (src.joints.get(k), src.weights.get(k)) else {
         return false;
     };
     let map = |i: u8| {
@@ -575,104 +571,119 @@ fn agrees(raw: &mdl::Vertex, v: &Vertices, k: usize, pal: &Palette) -> bool {
     })
 }
 
-/// Vertex `k` from the scene's attributes; `conn` gives the connector of a skin joint.
-fn derive(
-    v: &Vertices,
-    k: usize,
-    pal: &Palette,
-    conn: &dyn Fn(usize) -> Option<usize>,
-    kept: &Stored,
-    memo: &Memo,
-) -> mdl::Vertex {
-    let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    derive_with(
-        v,
-        k,
-        pal,
-        conn,
-        (at3(&kept.normals), at3(&kept.binormals)),
-        memo,
-    )
+/// What a mesh's MDL vertices are made of, each attribute resolved once per mesh to a slice
+/// (empty when absent: `get(k)` then gives `None`, as a lookup in the `Option<Vec<_>>` did),
+/// so that the per-vertex work indexes plain slices.
+struct Sources<'a> {
+    positions: &'a [[f32; 3]],
+    normals: &'a [[f32; 3]],
+    tangents: &'a [[f32; 4]],
+    uv0: &'a [[f32; 2]],
+    uv1: &'a [[f32; 2]],
+    colors: &'a [[f32; 4]],
+    joints: &'a [[u16; 4]],
+    weights: &'a [[f32; 4]],
+    /// The export's stored normals and binormals ([`Stored`]).
+    kept_normals: &'a [[f32; 3]],
+    kept_binormals: &'a [[f32; 3]],
+    /// The weight bytes of every vertex of a rigid mesh (decided once).
+    rigid: Option<Quantized>,
 }
 
-/// [`derive`] with vertex `k`'s kept normal and binormal.
-fn derive_with(
-    v: &Vertices,
-    k: usize,
-    pal: &Palette,
-    conn: &dyn Fn(usize) -> Option<usize>,
-    (kept_normal, kept_binormal): (Option<[f32; 3]>, Option<[f32; 3]>),
-    memo: &Memo,
-) -> mdl::Vertex {
-    let at3 = |o: &Option<Vec<[f32; 3]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    let scene_normal = at3(&v.normals);
-    // The stored normal while it still is the scene's (once normalised).
-    let normal = match (kept_normal, scene_normal) {
-        (Some(raw), Some(n))
-            if exported_normal(raw)
-                .iter()
-                .zip(&n)
-                .all(|(a, b)| close(*a, *b)) =>
-        {
-            raw
-        }
-        (_, n) => n.unwrap_or([0.0; 3]),
-    };
-    if let Some(b) = kept_binormal {
-        return finish(v, k, pal, conn, (normal, b), memo);
-    }
-    // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
-    // would derive t = n × b): b = w·(t × n).
-    let binormal = v
-        .tangents
-        .as_ref()
-        .and_then(|l| l.get(k))
-        .map_or([0.0; 3], |t| {
-            let [n0, n1, n2] = normal;
-            let c = [
-                t[1] * n2 - t[2] * n1,
-                t[2] * n0 - t[0] * n2,
-                t[0] * n1 - t[1] * n0,
-            ];
-            c.map(|x| x * t[3])
-        });
-    finish(v, k, pal, conn, (normal, binormal), memo)
-}
-
-/// The rest of [`derive`]: colour, weights and the vertex.
-fn finish(
-    v: &Vertices,
-    k: usize,
-    pal: &Palette,
-    conn: &dyn Fn(usize) -> Option<usize>,
-    (normal, binormal): ([f32; 3], [f32; 3]),
-    memo: &Memo,
-) -> mdl::Vertex {
-    let at2 = |o: &Option<Vec<[f32; 2]>>| o.as_ref().and_then(|l| l.get(k)).copied();
-    let color = v
-        .colors
-        .as_ref()
-        .and_then(|l| l.get(k))
-        .map_or([255; 4], |c| c.map(unit_byte));
-    let (weights, bone_indices, original) = if pal.rigid {
-        if pal.connectors.is_empty() {
+impl<'a> Sources<'a> {
+    fn new(v: &'a Vertices, kept: &'a Stored<'_>, pal: &Palette) -> Self {
+        let rigid = pal.rigid.then_some(if pal.connectors.is_empty() {
             ([0; 4], [0; 4], [0; 4])
         } else {
             ([255, 0, 0, 0], [0; 4], [0; 4])
+        });
+        Sources {
+            positions: &v.positions,
+            normals: v.normals.as_deref().unwrap_or_default(),
+            tangents: v.tangents.as_deref().unwrap_or_default(),
+            uv0: v.uv0.as_deref().unwrap_or_default(),
+            uv1: v.uv1.as_deref().unwrap_or_default(),
+            colors: v.colors.as_deref().unwrap_or_default(),
+            joints: v.joints.as_deref().unwrap_or_default(),
+            weights: v.weights.as_deref().unwrap_or_default(),
+            kept_normals: kept.normals.as_deref().unwrap_or_default(),
+            kept_binormals: kept.binormals.as_deref().unwrap_or_default(),
+            rigid,
         }
-    } else {
-        let js = v
-            .joints
-            .as_ref()
-            .and_then(|l| l.get(k))
-            .copied()
-            .unwrap_or_default();
-        let ws = v
-            .weights
-            .as_ref()
-            .and_then(|l| l.get(k))
-            .copied()
-            .unwrap_or_default();
+    }
+
+    /// Vertex `k` from the scene's attributes and the kept normal and binormal; `conn` gives
+    /// the connector of a skin joint.
+    #[inline(always)]
+    fn vertex(&self, k: usize, conn: &dyn Fn(usize) -> Option<usize>, memo: &Memo) -> mdl::Vertex {
+        let kept = (
+            self.kept_normals.get(k).copied(),
+            self.kept_binormals.get(k).copied(),
+        );
+        self.vertex_with(k, kept, conn, memo)
+    }
+
+    /// [`Sources::vertex`] with vertex `k`'s kept normal and binormal given.
+    #[inline(always)]
+    fn vertex_with(
+        &self,
+        k: usize,
+        (kept_normal, kept_binormal): (Option<[f32; 3]>, Option<[f32; 3]>),
+        conn: &dyn Fn(usize) -> Option<usize>,
+        memo: &Memo,
+    ) -> mdl::Vertex {
+        let bits = |v: [f32; 3]| v.map(f32::to_bits);
+        let scene_normal = self.normals.get(k).copied();
+        // The stored normal while it still is the scene's (once normalised). The same bits
+        // need no normalisation (both arms give them): every vertex of the export's check.
+        let normal = match (kept_normal, scene_normal) {
+            (Some(raw), Some(n)) if bits(raw) == bits(n) => raw,
+            (Some(raw), Some(n))
+                if exported_normal(raw)
+                    .iter()
+                    .zip(&n)
+                    .all(|(a, b)| close(*a, *b)) =>
+            {
+                raw
+            }
+            (_, n) => n.unwrap_or([0.0; 3]),
+        };
+        // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
+        // would derive t = n × b): b = w·(t × n).
+        let binormal = kept_binormal.unwrap_or_else(|| {
+            self.tangents.get(k).map_or([0.0; 3], |t| {
+                let [n0, n1, n2] = normal;
+                let c = [
+                    t[1] * n2 - t[2] * n1,
+                    t[2] * n0 - t[0] * n2,
+                    t[0] * n1 - t[1] * n0,
+                ];
+                c.map(|x| x * t[3])
+            })
+        });
+        let color = self.colors.get(k).map_or([255; 4], |c| c.map(unit_byte));
+        let (weights, bone_indices, original) = self.influence(k, conn, memo);
+        mdl::Vertex {
+            position: self.positions.get(k).copied().unwrap_or_default(),
+            normal,
+            binormal,
+            uv: self.uv0.get(k).copied().unwrap_or_default(),
+            sub_uv: self.uv1.get(k).copied().unwrap_or_default(),
+            color,
+            weights,
+            bone_indices,
+            original_bone_indices: original,
+        }
+    }
+
+    /// Vertex `k`'s weight, connector and original bone bytes.
+    #[inline(always)]
+    fn influence(&self, k: usize, conn: &dyn Fn(usize) -> Option<usize>, memo: &Memo) -> Quantized {
+        if let Some(q) = self.rigid {
+            return q;
+        }
+        let js = self.joints.get(k).copied().unwrap_or_default();
+        let ws = self.weights.get(k).copied().unwrap_or_default();
         let key = (js, ws.map(f32::to_bits));
         match memo.0.get() {
             Some((last, out)) if last == key => out,
@@ -682,17 +693,44 @@ fn finish(
                 out
             }
         }
-    };
-    mdl::Vertex {
-        position: v.positions.get(k).copied().unwrap_or_default(),
-        normal,
-        binormal,
-        uv: at2(&v.uv0).unwrap_or_default(),
-        sub_uv: at2(&v.uv1).unwrap_or_default(),
-        color,
-        weights,
-        bone_indices,
-        original_bone_indices: original,
+    }
+
+    /// True when vertex `k`, with `raw`'s normal and binormal kept, gives back `raw`'s
+    /// position, normal, binormal, UVs and colour by bit equalities alone, as when these
+    /// attributes are `raw`'s own bits (the export's): a normal of the same bits is kept,
+    /// the binormal is `raw`'s, and [`unit_byte`] gives back every byte from its
+    /// [`BYTE_UNIT`] (tested). No normalisation, no rounding: the export's check runs this
+    /// on every vertex. `false` says nothing: the caller then derives the vertex.
+    #[inline(always)]
+    fn same_bits(&self, k: usize, raw: &mdl::Vertex) -> bool {
+        let unit = |b: u8| {
+            BYTE_UNIT
+                .get(usize::from(b))
+                .map_or(u32::MAX, |x| x.to_bits())
+        };
+        let color = match self.colors.get(k) {
+            Some(&[r, g, b, a]) => {
+                let [rr, rg, rb, ra] = raw.color;
+                diff(r, unit(rr)) | diff(g, unit(rg)) | diff(b, unit(rb)) | diff(a, unit(ra))
+            }
+            None => u32::from(raw.color != [255; 4]),
+        };
+        let (Some(p), Some(n)) = (self.positions.get(k), self.normals.get(k)) else {
+            return false;
+        };
+        let [u0, u1] = self.uv0.get(k).copied().unwrap_or_default();
+        let [s0, s1] = self.uv1.get(k).copied().unwrap_or_default();
+        let [ru0, ru1] = raw.uv;
+        let [rs0, rs1] = raw.sub_uv;
+        // Branch-free: every field is compared, then one test.
+        (diff3(p, &raw.position)
+            | diff3(n, &raw.normal)
+            | diff(u0, ru0.to_bits())
+            | diff(u1, ru1.to_bits())
+            | diff(s0, rs0.to_bits())
+            | diff(s1, rs1.to_bits())
+            | color)
+            == 0
     }
 }
 
@@ -712,6 +750,33 @@ fn influences(js: [u16; 4], ws: [f32; 4], conn: &dyn Fn(usize) -> Option<usize>)
     }
     quantize(slots.get(..len).unwrap_or_default())
 }
+
+/// Zero when `a` has the bits `b`.
+#[inline(always)]
+fn diff(a: f32, b: u32) -> u32 {
+    a.to_bits() ^ b
+}
+
+/// Zero when `a` and `b` have the same bits.
+#[inline(always)]
+fn diff3(a: &[f32; 3], b: &[f32; 3]) -> u32 {
+    let ([a0, a1, a2], [b0, b1, b2]) = (*a, *b);
+    diff(a0, b0.to_bits()) | diff(a1, b1.to_bits()) | diff(a2, b2.to_bits())
+}
+
+/// `b / 255` for every byte `b`: the same division as `from_mdl`'s colours (so the same
+/// bits), looked up instead of computed per channel of every vertex.
+// Const evaluation: an index out of range would fail the build, not panic at run time.
+#[allow(clippy::indexing_slicing)]
+pub(crate) const BYTE_UNIT: [f32; 256] = {
+    let mut t = [0.0f32; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as f32 / 255.0;
+        i += 1;
+    }
+    t
+};
 
 /// `(x.clamp(0.0, 1.0) * 255.0).round() as u8` without the `roundf` call (once per colour
 /// channel of every vertex): the fraction of a value in 0..=255 is exact, halves go up.
@@ -779,7 +844,7 @@ fn split(
     v: &Vertices,
     pal: &Palette,
     tris: &[(i32, [u32; 3])],
-    kept: &Stored,
+    kept: &Stored<'_>,
     place: &str,
     cx: &mut Ctx<'_>,
 ) -> Vec<mdl::DividedMesh> {
@@ -804,6 +869,7 @@ fn split(
             .filter(|&j| j < pal.joint_count)
             .collect()
     };
+    let src = Sources::new(v, kept, pal);
     let mut parts: Vec<Part> = vec![Part::default()];
     for &(m, t) in tris {
         let mut need: Vec<usize> = t.iter().flat_map(|&i| joints_of(i)).collect();
@@ -858,7 +924,7 @@ fn split(
             let vertices = p
                 .verts
                 .iter()
-                .map(|&k| derive(v, k as usize, pal, &conn, kept, &memo))
+                .map(|&k| src.vertex(k as usize, &conn, &memo))
                 .collect();
             let connectors = p
                 .joints
@@ -891,4 +957,19 @@ struct Part {
     map: HashMap<u32, usize>,
     faces: Vec<mdl::Face>,
     runs: Vec<mdl::MaterialRun>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_units_are_the_division_and_round_trip() {
+        // `Sources::same_bits` relies on both for every colour byte.
+        for b in 0..=255u8 {
+            let unit = BYTE_UNIT.get(usize::from(b)).copied().unwrap_or(f32::NAN);
+            assert_eq!(unit.to_bits(), (f32::from(b) / 255.0).to_bits(), "byte {b}");
+            assert_eq!(unit_byte(unit), b, "byte {b}");
+        }
+    }
 }
