@@ -47,6 +47,25 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.finish();
+    // The same export streamed into `io::sink()` through `write_glb` (the path `write_file`
+    // takes for a `.glb`): what the CLI pays apart from the disk, without `to_glb`'s copy of
+    // the buffer into a fresh vector.
+    let mut g = c.benchmark_group("gltf_export_stream");
+    g.sample_size(10);
+    for (name, generate) in formats.into_iter().take(2) {
+        let bytes = generate().expect("the large model generates");
+        let doc = models::from_bytes(&bytes).expect("the large model reads");
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let scene = Scene::from_document(black_box(&doc)).unwrap().scene;
+                let valid = models::scene::validate(scene).scene;
+                let mut out = std::io::BufWriter::new(std::io::sink());
+                models::gltf::write_glb(&valid, &GltfOptions::default(), &mut out).expect("exports")
+            })
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(benches, bench);

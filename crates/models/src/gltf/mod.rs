@@ -180,6 +180,21 @@ pub fn to_glb_with_warnings(
     Ok((out, export.warnings))
 }
 
+/// `scene` as a binary glTF streamed into `out` (the JSON first, then the buffer straight
+/// from the scene, as [`write_file`] writes a `.glb`: never whole in memory), and the writer's
+/// warnings. Pass a buffered writer: the buffer goes out in many small writes.
+pub fn write_glb(
+    scene: &ValidScene,
+    options: &GltfOptions,
+    out: &mut dyn Write,
+) -> Result<Vec<SceneWarning>, crate::Error> {
+    let export = write::build(scene, options)?;
+    let json = exact_json(&export.root)?;
+    let glb = Glb::new(&json, export.bin.len())?;
+    glb.write(out, |w| export.bin.write_to(w))?;
+    Ok(export.warnings)
+}
+
 /// `scene` as `.gltf` JSON whose buffer is the file `bin_uri`, and the bytes of that file.
 pub fn to_gltf(
     scene: &ValidScene,

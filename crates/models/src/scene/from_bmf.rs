@@ -53,6 +53,7 @@
 use super::budget::{Budget, Place, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
+use super::validate::unit3;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_weights, Animation,
     Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene,
@@ -697,36 +698,38 @@ fn mesh_extras(
 ) -> Map<String, serde_json::Value> {
     let mut extras = Map::new();
     extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
-    let tangents: Option<Vec<[f32; 4]>> = match &mesh.vertices {
-        bmf_block::Vertices::Tangent(v) => Some(v.iter().map(|x| x.tangent).collect()),
-        bmf_block::Vertices::SkinnedTangent(v) => Some(v.iter().map(|x| x.tangent).collect()),
+    // Straight into the blob's bytes (one copy of the array, not two).
+    let tangent_bytes = |t: &mut dyn Iterator<Item = [f32; 4]>| {
+        let mut bytes = Vec::with_capacity(16 * mesh.vertices.len());
+        t.for_each(|x| bytes.extend_from_slice(binio::pod::as_bytes(&x)));
+        bytes
+    };
+    let tangents: Option<Vec<u8>> = match &mesh.vertices {
+        bmf_block::Vertices::Tangent(v) => Some(tangent_bytes(&mut v.iter().map(|x| x.tangent))),
+        bmf_block::Vertices::SkinnedTangent(v) => {
+            Some(tangent_bytes(&mut v.iter().map(|x| x.tangent)))
+        }
         _ => None,
     };
     if let Some(t) = tangents.filter(|t| !t.is_empty()) {
-        extras.insert(
-            "bmf_tangents".into(),
-            raw64::put_f32(blobs, t.as_flattened()),
-        );
+        extras.insert("bmf_tangents".into(), raw64::put(blobs, t));
     }
     // The glTF writer stores unit normals; the file's are often a few ulps off unit length,
-    // so the exact ones are kept when renormalising would change any. Decided first: the
-    // copy is made only then.
-    let unit = |n: [f32; 3]| {
-        let [x, y, z] = n.map(f64::from);
-        let len = (x * x + y * y + z * z).sqrt();
-        [x / len, y / len, z / len].map(|c| c as f32)
-    };
+    // so the exact ones are kept when validation's renormalising (`unit3`, whose shortcut
+    // makes this test cheap for normals that are unit already) would change any. Decided
+    // first: the copy is made only then, straight into the blob's bytes.
     let lossy = |n: [f32; 3]| {
-        n.iter().all(|c| c.is_finite()) && unit(n).map(f32::to_bits) != n.map(f32::to_bits)
+        n.iter().all(|c| c.is_finite())
+            && unit3(n).map(|u| u.map(f32::to_bits)) != Some(n.map(f32::to_bits))
     };
     if each_kind!(&mesh.vertices, v => v.iter().any(|x| lossy(x.normal))) {
-        let normals: Vec<[f32; 3]> = each_kind!(&mesh.vertices, v => {
-            v.iter().map(|x| x.normal).collect()
+        let mut bytes = Vec::with_capacity(12 * mesh.vertices.len());
+        each_kind!(&mesh.vertices, v => {
+            for x in v {
+                bytes.extend_from_slice(binio::pod::as_bytes(&x.normal));
+            }
         });
-        extras.insert(
-            "bmf_normals".into(),
-            raw64::put_f32(blobs, normals.as_flattened()),
-        );
+        extras.insert("bmf_normals".into(), raw64::put(blobs, bytes));
     }
     // Only a file without samples needs it (fewer joints may be exported, and the way back
     // must make no sample); elsewhere it is the joint count, and scenes of one character's

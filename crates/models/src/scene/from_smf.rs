@@ -429,15 +429,28 @@ fn convert_mesh(
             };
             let mut fixed = 0usize;
             let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            // Neighbouring vertices mostly share their influences (a rigid part: all of
+            // them): the last vertex's result is reused while its weight bits and first two
+            // bone indices (all the normaliser reads) are the same, as validation does.
+            type Cleaned = ([u16; 4], [f32; 4], bool);
+            let mut last: Option<((u32, [u8; 2]), Cleaned)> = None;
             for k in 0..n {
                 let bv = blend.get(k).copied().unwrap_or_default();
                 let w = bv.weight;
-                let (j, wt, fixes) = normalize_weights(
-                    [(map(bv.indices[0]), w), (map(bv.indices[1]), 1.0 - w)],
-                    joints.len(),
-                    SlotOrder::Source,
-                );
-                if fixes.any() {
+                let key = (w.to_bits(), [bv.indices[0], bv.indices[1]]);
+                let (j, wt, any_fix) = match last {
+                    Some((from, to)) if from == key => to,
+                    _ => {
+                        let (j, wt, fixes) = normalize_weights(
+                            [(map(bv.indices[0]), w), (map(bv.indices[1]), 1.0 - w)],
+                            joints.len(),
+                            SlotOrder::Source,
+                        );
+                        last = Some((key, (j, wt, fixes.any())));
+                        (j, wt, fixes.any())
+                    }
+                };
+                if any_fix {
                     fixed += 1;
                 }
                 js.push(j);

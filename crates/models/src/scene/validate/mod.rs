@@ -127,16 +127,38 @@ pub(crate) fn finite_or<const N: usize>(v: [f32; N], fill: f32) -> ([f32; N], bo
 
 /// `v` scaled to unit length, `None` when it is zero or not finite.
 pub(crate) fn unit3(v: [f32; 3]) -> Option<[f32; 3]> {
-    unit3_and_length(v).map(|(unit, _)| unit)
+    unit3_and_square(v).map(|(unit, _)| unit)
 }
 
-/// [`unit3`] and the length it divided by.
-pub(crate) fn unit3_and_length(v: [f32; 3]) -> Option<([f32; 3], f64)> {
+/// [`unit3`] and the squared length of `v` (in f64).
+pub(crate) fn unit3_and_square(v: [f32; 3]) -> Option<([f32; 3], f64)> {
     let [x, y, z] = v.map(f64::from);
-    let len = (x * x + y * y + z * z).sqrt();
-    (len.is_finite() && len > 1e-12)
-        .then(|| ([(x / len) as f32, (y / len) as f32, (z / len) as f32], len))
+    let square = x * x + y * y + z * z;
+    if (square - 1.0).abs() <= UNIT_SQUARE_SLACK {
+        // Already unit to within what f32 can show: the division below would give `v` back
+        // bit for bit (proof at `UNIT_SQUARE_SLACK`), so the square root and the three
+        // divisions are skipped. Most stored normals take this path.
+        return Some((v, square));
+    }
+    let len = square.sqrt();
+    (len.is_finite() && len > 1e-12).then(|| {
+        (
+            [(x / len) as f32, (y / len) as f32, (z / len) as f32],
+            square,
+        )
+    })
 }
+
+/// How far the f64 square length `s` of an f32 vector may be from 1 for [`unit3`] to be the
+/// identity. Proof: each square of an f32 is exact in f64 (24 + 24 significant bits ≤ 53);
+/// with |s − 1| ≤ 2⁻²⁵, `len = fl(√s)` has |len − 1| ≤ 2⁻²⁶·(1 + 2⁻²⁴) + 2⁻⁵³, so each
+/// `fl(c / len)` is `c·(1 + d)` with |d| < 2⁻²⁶·(1 + 2⁻²³) + 2⁻⁵² < 2⁻²⁵·(1 − 2⁻²⁰). The f32
+/// neighbours of a normal or subnormal f32 `c` are at least |c|·2⁻²⁴ away (the closer one, below
+/// a power of two), so `c·(1 + d)` is strictly nearer to `c` than halfway and rounds back to `c`
+/// (a ±0 stays itself: its sign survives the division by a positive `len`). NaN and infinite
+/// squares fail the comparison and take the general path. Checked against the general path
+/// by `unit3_shortcut_is_exact`.
+const UNIT_SQUARE_SLACK: f64 = 1.0 / (1u64 << 25) as f64;
 
 /// "kind i" or "kind i "name"": how a warning names the place.
 pub(crate) fn label(kind: &str, i: usize, name: &str) -> String {
@@ -151,6 +173,57 @@ pub(crate) fn label(kind: &str, i: usize, name: &str) -> String {
 mod tests {
     use super::*;
     use crate::scene::{Material, Mesh, Skin, Vertices};
+
+    /// `unit3` without the shortcut: the square root and the divisions for every vector.
+    fn unit3_general(v: [f32; 3]) -> Option<[f32; 3]> {
+        let [x, y, z] = v.map(f64::from);
+        let len = (x * x + y * y + z * z).sqrt();
+        (len.is_finite() && len > 1e-12)
+            .then(|| [(x / len) as f32, (y / len) as f32, (z / len) as f32])
+    }
+
+    /// The shortcut of `unit3` gives the general path's bits, on near-unit vectors a few ulps
+    /// either side of the bound, axis vectors, signed zeros and subnormal components.
+    #[test]
+    fn unit3_shortcut_is_exact() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            seed >> 11
+        };
+        let mut cases: Vec<[f32; 3]> = vec![
+            [0.0, 1.0, 0.0],
+            [-0.0, -1.0, 0.0],
+            [1.0, -0.0, f32::from_bits(1)],
+            [f32::MIN_POSITIVE, 0.0, -1.0],
+        ];
+        for _ in 0..200_000 {
+            let d = [next(), next(), next()].map(|r| r as f64 / (1u64 << 53) as f64 - 0.5);
+            let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            let unit = d.map(|c| (c / len) as f32);
+            // A few ulps off on each component, or scaled just inside or outside the bound.
+            let ulps = unit.map(|c| {
+                let step = (next() % 9) as i32 - 4;
+                f32::from_bits(c.to_bits().wrapping_add_signed(step))
+            });
+            let scale = 1.0 + ((next() % 64) as f64 - 32.0) / (1u64 << 30) as f64;
+            cases.push(ulps);
+            cases.push(unit.map(|c| (f64::from(c) * scale) as f32));
+        }
+        let (mut short, mut changed) = (0usize, 0usize);
+        for v in cases {
+            let [x, y, z] = v.map(f64::from);
+            let shortcut = ((x * x + y * y + z * z) - 1.0).abs() <= UNIT_SQUARE_SLACK;
+            let general = unit3_general(v).map(|u| u.map(f32::to_bits));
+            assert_eq!(unit3(v).map(|u| u.map(f32::to_bits)), general, "{v:?}");
+            short += usize::from(shortcut);
+            changed += usize::from(general != Some(v.map(f32::to_bits)));
+        }
+        // Both paths were taken.
+        assert!(short > 10_000 && changed > 10_000, "{short} {changed}");
+    }
 
     /// A scene with one of each repair validation makes, and none it should not.
     fn broken() -> Scene {

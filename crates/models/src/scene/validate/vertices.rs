@@ -3,7 +3,7 @@
 //! ([`normalize_weights`], `weights.rs`).
 
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
-use super::{finite_or, label, unit3, unit3_and_length, warn, warn_count};
+use super::{finite_or, label, unit3, unit3_and_square, warn, warn_count};
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
@@ -108,6 +108,10 @@ fn fill_non_finite<const N: usize>(items: &mut [[f32; N]]) -> usize {
 
 /// Normals unit length (zero or non-finite ones become (0, 1, 0)); tangents unit length (zero
 /// ones (1, 0, 0)) with `w` ±1, and dropped without normals.
+/// Squared lengths of normals within 1e-3 of unit length: normalising those is not said.
+const NEARLY_UNIT_SQUARE: std::ops::RangeInclusive<f64> =
+    (1.0 - 1e-3) * (1.0 - 1e-3)..=(1.0 + 1e-3) * (1.0 + 1e-3);
+
 fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneWarning>) {
     let n = v.positions.len();
     same_len(&mut v.normals, label, "normals", n, warnings);
@@ -126,9 +130,9 @@ fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneW
     // way the file's values are kept in the format's exact extras where the import needs them.
     let (mut zero, mut rescaled) = (0usize, 0usize);
     for nv in normals.iter_mut() {
-        *nv = match unit3_and_length(*nv) {
-            Some((unit, len)) => {
-                rescaled += usize::from((len - 1.0).abs() > 1e-3);
+        *nv = match unit3_and_square(*nv) {
+            Some((unit, square)) => {
+                rescaled += usize::from(!NEARLY_UNIT_SQUARE.contains(&square));
                 unit
             }
             None => {
