@@ -19,22 +19,11 @@
 /// gives the error.
 pub(crate) fn rows<const N: usize>(text: &str, out: &mut Vec<[f64; N]>) -> Option<()> {
     let before = out.len();
-    let mut s = Scan {
-        b: text.as_bytes(),
-        i: 0,
-    };
-    let done = loop {
-        match s.row::<N>() {
-            Some(r) => out.push(r),
-            None => break None,
-        }
+    let done = each_line(text, |s| {
+        out.push(s.row::<N>()?);
         s.ws();
-        match s.next_line() {
-            Some(true) => {}
-            Some(false) => break Some(()),
-            None => break None,
-        }
-    };
+        Some(())
+    });
     if done.is_none() {
         out.truncate(before);
     }
@@ -51,26 +40,15 @@ pub(crate) fn faces(
     sizes: &mut Vec<u32>,
 ) -> Option<()> {
     let (before, faces_before) = (indices.len(), sizes.len());
-    let mut s = Scan {
-        b: text.as_bytes(),
-        i: 0,
-    };
-    let done = loop {
+    let done = each_line(text, |s| {
         let start = indices.len();
-        let Some(n) = s.face(indices) else {
-            break None;
-        };
+        let n = s.face(indices)?;
         let corners = indices.get(start..).unwrap_or_default();
-        if !corners.iter().all(|&i| (i as usize) < vertices) {
-            break None;
-        }
-        sizes.push(n);
-        match s.next_line() {
-            Some(true) => {}
-            Some(false) => break Some(()),
-            None => break None,
-        }
-    };
+        corners
+            .iter()
+            .all(|&i| (i as usize) < vertices)
+            .then(|| sizes.push(n))
+    });
     if done.is_none() {
         indices.truncate(before);
         sizes.truncate(faces_before);
@@ -82,27 +60,32 @@ pub(crate) fn faces(
 /// to `out`; `None`, with `out` as it was, at the first other line.
 pub(crate) fn indices(text: &str, len: usize, out: &mut Vec<u32>) -> Option<()> {
     let before = out.len();
-    let mut s = Scan {
-        b: text.as_bytes(),
-        i: 0,
-    };
-    let done = loop {
+    let done = each_line(text, |s| {
         s.ws();
-        match s.digits().filter(|&i| (i as usize) < len) {
-            Some(i) => out.push(i),
-            None => break None,
-        }
+        out.push(s.digits().filter(|&i| (i as usize) < len)?);
         s.ws();
-        match s.next_line() {
-            Some(true) => {}
-            Some(false) => break Some(()),
-            None => break None,
-        }
-    };
+        Some(())
+    });
     if done.is_none() {
         out.truncate(before);
     }
     done
+}
+
+/// The loop of [`rows`], [`faces`] and [`indices`]: `line` reads one line's values (and its
+/// trailing spaces), then the scan moves past the line ending and blank lines; `None` as soon
+/// as `line` refuses or something else follows the values. Callers undo what they appended.
+fn each_line(text: &str, mut line: impl FnMut(&mut Scan<'_>) -> Option<()>) -> Option<()> {
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    loop {
+        line(&mut s)?;
+        if !s.next_line()? {
+            return Some(());
+        }
+    }
 }
 
 /// `N` numbers separated by `:`, the whole line.
