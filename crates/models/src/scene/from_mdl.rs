@@ -808,20 +808,8 @@ fn divided_vertices(
         let (j, w, fixed) = match last_weights {
             Some((from, out)) if from == raw => out,
             _ => {
-                let map = |i: u8| {
-                    conn_to_joint
-                        .get(usize::from(i))
-                        .copied()
-                        .unwrap_or(u32::MAX)
-                };
-                let (j, w, fixes) = normalize_weights(
-                    x.bone_indices
-                        .map(map)
-                        .into_iter()
-                        .zip(x.weights.map(|b| f32::from(b) / 255.0)),
-                    joint_count,
-                    SlotOrder::Source,
-                );
+                let (j, w, fixes) =
+                    influences(x.bone_indices, x.weights, conn_to_joint, joint_count);
                 let out = (j, w, fixes.any());
                 last_weights = Some((raw, out));
                 out
@@ -1367,4 +1355,30 @@ fn note(known: Known, rest: impl std::fmt::Display) -> SceneWarning {
 /// The one place this module makes a counted warning: `{place}: {count} {what}`.
 fn counted(place: &str, count: usize, what: &str) -> SceneWarning {
     SceneWarning::counted(place, count as u64, what)
+}
+
+/// An MDL vertex's four connector indices and weight bytes as the scene's joints and weights
+/// (connectors mapped through `conn_to_joint`, bytes / 255, normalised by validation's one
+/// normaliser in the file's slot order); shared by the export and by `to_mdl`'s check that a
+/// vertex converts back to its own bytes.
+pub(crate) fn influences(
+    bone_indices: [u8; 4],
+    weights: [u8; 4],
+    conn_to_joint: &[u32],
+    joint_count: usize,
+) -> ([u16; 4], [f32; 4], crate::scene::WeightFixes) {
+    let joint = |i: u8| {
+        conn_to_joint
+            .get(usize::from(i))
+            .copied()
+            .unwrap_or(u32::MAX)
+    };
+    normalize_weights(
+        bone_indices
+            .map(joint)
+            .into_iter()
+            .zip(weights.map(|b| f32::from(b) / 255.0)),
+        joint_count,
+        SlotOrder::Source,
+    )
 }

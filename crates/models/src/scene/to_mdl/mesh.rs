@@ -1,7 +1,7 @@
 //! Scene meshes → MDL meshes, divided meshes, materials and bone connectors.
 
 use super::{close, Bones, Ctx, MAX_CONNECTORS};
-use crate::scene::{normalize3, normalize_weights, transpose, Material, SlotOrder, Vertices};
+use crate::scene::{normalize3, transpose, Material, Vertices};
 use crate::scene::{raw64, ValidScene};
 use crate::{Error, Format};
 use mdl_format as mdl;
@@ -548,19 +548,11 @@ fn agrees(raw: &mdl::Vertex, src: &Sources<'_>, k: usize, pal: &Palette) -> bool
     let (Some(js), Some(ws)) = (src.joints.get(k), src.weights.get(k)) else {
         return false;
     };
-    let map = |i: u8| {
-        pal.joint_of_conn
-            .get(usize::from(i))
-            .copied()
-            .unwrap_or(u32::MAX)
-    };
-    let (rj, rw, _) = normalize_weights(
-        raw.bone_indices
-            .map(map)
-            .into_iter()
-            .zip(raw.weights.map(|b| f32::from(b) / 255.0)),
+    let (rj, rw, _) = crate::scene::from_mdl::influences(
+        raw.bone_indices,
+        raw.weights,
+        &pal.joint_of_conn,
         pal.joint_count,
-        SlotOrder::Source,
     );
     (0..4).all(|s| {
         let (a, b) = (
