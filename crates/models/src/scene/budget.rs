@@ -104,6 +104,59 @@ impl Budget {
     }
 }
 
+/// The most a format writer may make of a scene (the way back), in bytes: 16 × the scene's
+/// [`cost`] + 16 MiB. The cost counts a shared index list or key array once, but a format
+/// without sharing writes it once per use (SMF and MDL copy each primitive's range, SMF each
+/// channel's keys), so a small scene could ask for gigabytes; the writers charge what they
+/// expand against this limit first. BMF's animation bake has the same bound.
+pub(crate) fn writing_limit(scene: &Scene) -> u64 {
+    cost(scene)
+        .saturating_mul(WRITE_BYTES_PER_SCENE_BYTE)
+        .saturating_add(WRITE_BYTES_CONSTANT)
+}
+
+/// Bytes a format writer may make per byte of the scene's [`cost`].
+pub const WRITE_BYTES_PER_SCENE_BYTE: u64 = 16;
+/// The constant part of a format writer's limit (16 MiB).
+pub const WRITE_BYTES_CONSTANT: u64 = 16 << 20;
+
+impl Budget {
+    /// The budget of a format writer for `scene`: [`writing_limit`].
+    pub(crate) fn for_writing(scene: &Scene) -> Self {
+        Self {
+            limit: writing_limit(scene),
+            used: 0,
+            input_len: None,
+        }
+    }
+}
+
+/// Refuses a scene whose primitives' index ranges, each counted once per primitive (as the
+/// format writers copy them, 4 bytes an index at most), would pass [`writing_limit`]:
+/// overlapping ranges of one shared list (BMF and SMF materials can overlap) would otherwise
+/// multiply into the output.
+pub(crate) fn check_index_uses(scene: &Scene) -> Result<(), Error> {
+    let mut budget = Budget::for_writing(scene);
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let indices: u64 = mesh
+            .primitives
+            .iter()
+            .map(|p| p.indices.as_slice().len() as u64)
+            .sum();
+        budget.charge(
+            indices.saturating_mul(4),
+            || {
+                format!(
+                    "{indices} indices (each primitive's range copied; the scene costs {}                      bytes, and a writer may make 16 × that + 16 MiB)",
+                    cost(scene)
+                )
+            },
+            || format!("mesh {m} ({:?})", mesh.name),
+        )?;
+    }
+    Ok(())
+}
+
 impl Default for Budget {
     fn default() -> Self {
         Self::unlimited()
@@ -114,9 +167,9 @@ fn len_bytes<T>(v: &[T]) -> u64 {
     (std::mem::size_of_val(v) as u64).saturating_add(JSON_OBJECT)
 }
 
-/// What a scene costs in memory and in glTF output, generously: every array's bytes (shared
-/// index lists and key arrays once per use, as the writer may write them once per use), plus
-/// 256 bytes per node, mesh, primitive, material, skin joint, animation, channel.
+/// What a scene costs in memory and in glTF output, generously: every array's bytes (a shared
+/// index list or key array once, as the glTF writer writes it once), plus 256 bytes per node,
+/// mesh, primitive, material, skin joint, animation, channel.
 pub fn cost(scene: &Scene) -> u64 {
     let mut total: u64 = 0;
     let mut add = |n: u64| total = total.saturating_add(n);

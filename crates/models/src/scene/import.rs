@@ -69,6 +69,9 @@ impl Document {
                 });
             }
         }
+        // The writers copy each primitive's index range; overlapping ranges of one shared
+        // list must not multiply into the output beyond the writing limit.
+        super::budget::check_index_uses(scene)?;
         with_format!(
             format,
             T => import::<T>(scene, base, options),

@@ -62,7 +62,7 @@ pub(crate) fn convert(
     let version = choose_version(scene, base, options)?;
     let bones = build_bones(scene, version, &mut cx);
     let meshes = mesh::build(scene, &bones, &mut cx)?;
-    let (animation_sources, clips) = anim::build(scene, &bones, &mut cx);
+    let (animation_sources, clips) = anim::build(scene, &bones, &mut cx)?;
     let mut doc = mdl::Mdl {
         version,
         bones: bones.list,

@@ -54,6 +54,7 @@
 //! unknown chunks the scene does not carry, are taken from the base, with a warning. An
 //! unedited export patched onto its base gives the base back byte for byte.
 
+use super::budget::Budget;
 use super::{
     mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, ImportOptions, Imported, Interpolation,
     Material, SceneWarning, Skin, Transform, ValidScene,
@@ -86,6 +87,7 @@ pub(crate) fn convert(
         options,
         blobs: &scene.blobs,
         warnings: Vec::new(),
+        budget: Budget::for_writing(scene),
     };
     let (mut frames, node_frame, derive_obb) = build_frames(scene, &mut ctx)?;
     let mut doc = smf::Smf::default();
@@ -115,6 +117,8 @@ pub(super) struct Ctx<'a> {
     /// The scene's blobs (large raw arrays the extras name).
     pub(super) blobs: &'a [Vec<u8>],
     pub(super) warnings: Vec<SceneWarning>,
+    /// What the keys may take: a key list shared by channels is written once per channel.
+    budget: Budget,
 }
 
 impl Ctx<'_> {
@@ -979,6 +983,17 @@ fn animation_set(
         } else {
             3
         };
+        // An i32 time and the values: what this channel's keys take in the file.
+        let key_bytes = (c.times.len() as u64).saturating_mul(4 + 4 * width as u64);
+        ctx.budget.charge(
+            key_bytes,
+            || {
+                "its keys (a key list the scene shares is written once per channel; a format \
+                 writer may make 16 × the scene's cost + 16 MiB)"
+                    .to_string()
+            },
+            || format!("smf {place}"),
+        )?;
         // Cubic spline keys: in-tangent, value, out-tangent; the value is the middle third.
         let (stride, offset) = if c.interpolation == Interpolation::CubicSpline {
             cubic += 1;

@@ -2,8 +2,8 @@
 //! node hierarchy evaluated at each sample, `global(joint) × inverseBind(joint)` per joint.
 
 use super::super::{
-    compose, cost, decompose, mirror_z_matrix, mul, normalize_quat, Animation, Channel,
-    ChannelPath, Interpolation, Scene, SceneWarning, Transform, IDENTITY,
+    compose, decompose, mirror_z_matrix, mul, normalize_quat, Animation, Channel, ChannelPath,
+    Interpolation, Scene, SceneWarning, Transform, IDENTITY,
 };
 use super::Baked;
 use crate::{Error, Format};
@@ -197,7 +197,7 @@ impl<'a> Track<'a> {
         let track = Self {
             clips,
             fps,
-            limit: cost(scene).saturating_mul(16).saturating_add(16 << 20),
+            limit: crate::scene::budget::writing_limit(scene),
         };
         for c in &track.clips {
             let stored = c

@@ -4,7 +4,10 @@
 //!   of its clips still converts (with `from_mdl`'s own resampling, on the rebuilt bones) to
 //!   the scene's animation of that clip (`extras.mdl_clip`), within float rounding, and the
 //!   scene has no other animation.
-//! * **Otherwise** one source and one clip per animation (same name). Each channel becomes one
+//! * **Otherwise** one source and one clip per animation (same name); animations whose
+//!   channels play the very same key lists (clips of one MDL source, read back from shared
+//!   glTF samplers) share the first one's source, as the file they came from did. The curves
+//!   are charged to the writing limit (`budget::writing_limit`) before they are made. Each channel becomes one
 //!   curve per component, `"<bone>.<pos|rot|scl>.<x|y|z>"`, one key per glTF key at
 //!   `time × mdl_fps` frames: STEP → 1 (constant), LINEAR → 2 (linear, handles on the key
 //!   point), CUBICSPLINE → 3 (cubic Bézier, handles a third of the way along the glTF
@@ -12,19 +15,21 @@
 //!   jumps by a turn; they are interpolated per angle between keys (not slerp; a warning).
 
 use super::{close, Bones, Ctx};
+use crate::scene::budget::Budget;
 use crate::scene::from_mdl::{self, SampleAllowance, SourceContext, MAX_SAMPLES_PER_FILE};
 use crate::scene::{raw64, Channel, ChannelPath, Interpolation, ValidScene};
+use crate::Error;
 use mdl_format as mdl;
 use serde_json::Value;
 use std::collections::HashMap;
 
 type Table = (Vec<mdl::AnimationSource>, Vec<mdl::AnimationClip>);
 
-pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Table {
+pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Result<Table, Error> {
     let fps = cx.fps();
     if let Some(table) = scene.extras.get("mdl_animation").and_then(parse_table) {
         if unedited(scene, &table, bones, fps) {
-            return table;
+            return Ok(table);
         }
         cx.warn(
             "animations",
@@ -37,11 +42,39 @@ pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Tabl
     let mut sources = Vec::with_capacity(scene.animations.len());
     let mut clips = Vec::with_capacity(scene.animations.len());
     let mut euler = 0usize;
+    // Animations whose channels are the very same key lists (every clip of one MDL source,
+    // read back from one glTF sampler) share one source, as the file did: written once per
+    // clip they would multiply the output.
+    let mut source_of: HashMap<Vec<ChannelId>, usize> = HashMap::new();
+    let mut budget = Budget::for_writing(scene);
     for (a, anim) in scene.animations.iter().enumerate() {
+        let id: Vec<ChannelId> = anim.channels.iter().map(ChannelId::of).collect();
+        if let Some(&s) = source_of.get(&id).filter(|_| !id.is_empty()) {
+            clips.push(mdl::AnimationClip {
+                name: anim.name.as_str().into(),
+                source_index: s as i32,
+            });
+            continue;
+        }
+        let key_bytes: u64 = anim
+            .channels
+            .iter()
+            .map(|ch| (ch.times.len() as u64).saturating_mul(CURVE_KEY_BYTES))
+            .sum();
+        budget.charge(
+            key_bytes,
+            || {
+                "its curves (3 per channel, a key each per glTF key; a format writer may make \
+                 16 × the scene's cost + 16 MiB)"
+                    .to_string()
+            },
+            || format!("mdl animation {a} ({:?})", anim.name),
+        )?;
         let mut curves = Vec::new();
         for ch in &anim.channels {
             curves.extend(channel_curves(a, ch, bones, fps, &mut euler, cx));
         }
+        source_of.insert(id, sources.len());
         clips.push(mdl::AnimationClip {
             name: anim.name.as_str().into(),
             source_index: sources.len() as i32,
@@ -60,7 +93,32 @@ pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Tabl
             ),
         );
     }
-    (sources, clips)
+    Ok((sources, clips))
+}
+
+/// Three curves (x, y, z) of one key each per glTF key: what one key of a channel writes.
+const CURVE_KEY_BYTES: u64 = 3 * std::mem::size_of::<mdl::Keyframe>() as u64;
+
+/// A channel's identity for sharing a source: its target and the addresses of its key lists.
+#[derive(PartialEq, Eq, Hash)]
+struct ChannelId {
+    node: usize,
+    path: ChannelPath,
+    interpolation: Interpolation,
+    times: *const Vec<f32>,
+    values: *const Vec<f32>,
+}
+
+impl ChannelId {
+    fn of(ch: &Channel) -> Self {
+        Self {
+            node: ch.node,
+            path: ch.path,
+            interpolation: ch.interpolation,
+            times: ch.times.as_ptr(),
+            values: ch.values.as_ptr(),
+        }
+    }
 }
 
 /// A string as `from_mdl::units_text` wrote it: text, or the list of UTF-16 units.
