@@ -4,7 +4,7 @@
 //! these scenes — small, and what the glTF reader makes of a small `.glb` whose animations or
 //! primitives share accessors — used to ask the writers for hundreds of megabytes.
 
-#![cfg(all(feature = "smf", feature = "mdl", feature = "bmf"))]
+#![cfg(all(feature = "smf", feature = "mdl", feature = "bmf", feature = "elem"))]
 
 use models::scene::{
     Animation, Channel, ChannelPath, ImportOptions, Indices, Interpolation, Keys, Mesh, Node,
@@ -134,6 +134,15 @@ fn smf_refuses_keys_multiplied_past_the_writing_limit() {
         import(Format::Smf, shared_clips(300, 40_000)),
         "smf animation",
     );
+}
+
+/// ELEM writes each clip's key rows as text (up to 11 numbers a key): refused the same way.
+/// Before the limit, this scene's ELEM took minutes and gigabytes.
+#[test]
+fn elem_refuses_keys_multiplied_past_the_writing_limit() {
+    let mut scene = shared_clips(300, 40_000);
+    scene.nodes[0].name = "root".into();
+    assert_over_budget(import(Format::Elem, scene), "elem animation");
 }
 
 /// A few clips sharing keys are well within the limit.

@@ -3,6 +3,7 @@
 
 use super::hint::{self, agrees, all_agree, shortest};
 use super::{in_hierarchy, Ctx};
+use crate::scene::budget::Budget;
 use crate::scene::{
     compose, decompose, invert, mirror_z, mirror_z_quat, mul, normalize_quat, Animation, Channel,
     ChannelPath, Interpolation, ValidScene,
@@ -18,7 +19,19 @@ pub(super) fn animations(
     cx: &mut Ctx<'_>,
 ) -> Result<(), Error> {
     let mut list = elem::AnimationList::default();
+    // A key list the scene shares (clips of one MDL source) is written once per clip here.
+    let mut budget = Budget::for_writing(scene);
     for a in &scene.animations {
+        let keys: u64 = a.channels.iter().map(|c| c.times.len() as u64).sum();
+        budget.charge(
+            keys.saturating_mul(KEY_ROW_TEXT_BYTES),
+            || {
+                "its key rows (a key list the scene shares is written once per clip; a format \
+                 writer may make 16 × the scene's cost + 16 MiB)"
+                    .to_string()
+            },
+            || format!("elem animation {:?}", a.name),
+        )?;
         if let Some(data) = animation(scene, holder, a, cx)? {
             list.animations.push(data);
         }
@@ -28,6 +41,10 @@ pub(super) fn animations(
     }
     Ok(())
 }
+
+/// What one key row (time, translation, rotation, scale: 11 numbers) may take as text: 25
+/// characters a number, the longest shortest form of an `f64` and its separator.
+const KEY_ROW_TEXT_BYTES: u64 = 11 * 25;
 
 fn int(ex: &Map<String, Value>, key: &str) -> Option<i64> {
     ex.get(key)
