@@ -2,7 +2,9 @@
 //! triangles, from `large-models`), document → glb bytes (scene conversion and glTF writing).
 //! Throughput is counted in bytes of the source file, so that it compares with the
 //! `<format>_read/parse` figures. `parse_<format>` is the facade's parse of the same bytes, so
-//! that the export/parse ratio comes out of one run. See BENCHMARKS.md.
+//! that the export/parse ratio comes out of one run. `gltf_export_stream` (into `io::sink()`)
+//! and `gltf_export_into` (into a reused vector) are the same export without a fresh `.glb`
+//! vector. See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use models::gltf::{to_glb, GltfOptions};
@@ -62,6 +64,26 @@ fn bench(c: &mut Criterion) {
                 let valid = models::scene::validate(scene).scene;
                 let mut out = std::io::BufWriter::new(std::io::sink());
                 models::gltf::write_glb(&valid, &GltfOptions::default(), &mut out).expect("exports")
+            })
+        });
+    }
+    g.finish();
+    // The same export into one output vector reused across iterations (`to_glb_into`), as a
+    // long-running process exporting many models would: without the page faults of a fresh
+    // `.glb` vector of more than 32 MiB (a fresh `mmap` every time), which `gltf_export` pays.
+    let mut g = c.benchmark_group("gltf_export_into");
+    g.sample_size(10);
+    for (name, generate) in formats.into_iter().take(3) {
+        let bytes = generate().expect("the large model generates");
+        let doc = models::from_bytes(&bytes).expect("the large model reads");
+        let mut glb = Vec::new();
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let scene = Scene::from_document(black_box(&doc)).unwrap().scene;
+                let valid = models::scene::validate(scene).scene;
+                models::gltf::to_glb_into(&valid, &GltfOptions::default(), &mut glb)
+                    .expect("exports")
             })
         });
     }

@@ -291,6 +291,25 @@ fn a_skinned_animated_scene_reads_back_with_its_figures() {
     );
 }
 
+/// `to_glb_into` writes `to_glb`'s bytes and warnings into a vector that held another,
+/// longer export before (cleared, not appended to).
+#[test]
+fn to_glb_into_reuses_the_vector() {
+    let big = validate(skinned_quad()).scene;
+    let small = validate(Scene::default()).scene;
+    let options = GltfOptions::default();
+    let mut out = Vec::new();
+    let w = gltf::to_glb_into(&big, &options, &mut out).unwrap();
+    assert_eq!(
+        (out.clone(), w),
+        gltf::to_glb_with_warnings(&big, &options).unwrap()
+    );
+    let before = out.capacity();
+    gltf::to_glb_into(&small, &options, &mut out).unwrap();
+    assert_eq!(out, gltf::to_glb(&small, &options).unwrap());
+    assert!(out.len() < before && out.capacity() == before);
+}
+
 #[test]
 fn index_type_follows_the_vertex_count() {
     let n = 70_000usize;

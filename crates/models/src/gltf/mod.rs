@@ -170,14 +170,30 @@ pub fn to_glb_with_warnings(
     scene: &ValidScene,
     options: &GltfOptions,
 ) -> Result<(Vec<u8>, Vec<SceneWarning>), Error> {
-    // The JSON first, then the buffer straight from the scene into one exactly-sized vector.
+    let mut out = Vec::new();
+    let warnings = to_glb_into(scene, options, &mut out)?;
+    Ok((out, warnings))
+}
+
+/// [`to_glb_with_warnings`] into `out`, which is cleared first and keeps its allocation: for a
+/// process that exports many scenes, one reused vector instead of a fresh one per export (a
+/// fresh vector of more than 32 MiB is a fresh `mmap` with glibc, every page of it faulted in
+/// while it is written and unmapped again when it is dropped). `out` holds the `.glb` bytes
+/// afterwards (nothing of them on error); the writer's warnings are returned.
+pub fn to_glb_into(
+    scene: &ValidScene,
+    options: &GltfOptions,
+    out: &mut Vec<u8>,
+) -> Result<Vec<SceneWarning>, Error> {
+    out.clear();
+    // The JSON first, then the buffer straight from the scene into the exactly-sized vector.
     let export = write::build(scene, options)?;
     let json = serde_json::to_vec(&export.root)?;
     let glb = Glb::new(&json, export.bin.len())?;
-    let mut out = Vec::with_capacity(glb.total);
+    out.reserve_exact(glb.total);
     // Writing into a vector cannot fail.
-    let _ = glb.write(&mut out, |w| export.bin.write_to(w));
-    Ok((out, export.warnings))
+    let _ = glb.write(out, |w| export.bin.write_to(w));
+    Ok(export.warnings)
 }
 
 /// `scene` as a binary glTF streamed into `out` (the JSON first, then the buffer straight

@@ -647,15 +647,11 @@ fn convert_divided(
     for (r, run) in part.material_runs.iter().enumerate() {
         let count = usize::try_from(run.face_count).unwrap_or(0);
         let end = face.saturating_add(count).min(part.faces.len());
-        let mut indices = Vec::with_capacity((end.saturating_sub(face)) * 3);
-        for fc in part.faces.get(face..end).unwrap_or_default() {
-            let idx =
-                fc.0.map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n));
-            match idx {
-                [Some(a), Some(b), Some(c)] => indices.extend([a, c, b]),
-                _ => bad_faces += 1,
-            }
-        }
+        let indices = triangles(
+            part.faces.get(face..end).unwrap_or_default(),
+            n,
+            &mut bad_faces,
+        );
         face = end;
         let material = usize::try_from(run.material_index)
             .ok()
@@ -685,15 +681,11 @@ fn convert_divided(
                 part.faces.len() - face
             ),
         ));
-        let mut indices = Vec::new();
-        for fc in part.faces.get(face..).unwrap_or_default() {
-            let idx =
-                fc.0.map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n));
-            match idx {
-                [Some(a), Some(b), Some(c)] => indices.extend([a, c, b]),
-                _ => bad_faces += 1,
-            }
-        }
+        let indices = triangles(
+            part.faces.get(face..).unwrap_or_default(),
+            n,
+            &mut bad_faces,
+        );
         if !indices.is_empty() {
             primitives.push(Primitive {
                 indices: indices.into(),
@@ -755,6 +747,33 @@ fn convert_divided(
         ..Node::default()
     });
     scene.roots.push(node);
+}
+
+/// The index list of `faces` with glTF's winding (`(a, b, c)` → `(a, c, b)`), without the faces
+/// that refer to a vertex at or beyond `n` (counted in `bad`). Nearly always every index is in
+/// range: one read-only pass without an early exit says so (it vectorises), and the list is
+/// then one exact-size map; the per-face check is for the rare file that needs it.
+fn triangles(faces: &[mdl::Face], n: usize, bad: &mut usize) -> Vec<u32> {
+    let in_range = |i: i32| usize::try_from(i).is_ok_and(|i| i < n);
+    let corners = faces.iter().flat_map(|f| f.0);
+    if corners.fold(true, |ok, i| ok & in_range(i)) {
+        // In range, so below `n` ≤ the vertices' count: each fits a u32 as it is.
+        let swapped = faces
+            .iter()
+            .map(|f| [f.0[0], f.0[2], f.0[1]].map(|i| i as u32));
+        return swapped.collect::<Vec<[u32; 3]>>().into_flattened();
+    }
+    let mut indices = Vec::with_capacity(faces.len() * 3);
+    for fc in faces {
+        match fc
+            .0
+            .map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n))
+        {
+            [Some(a), Some(b), Some(c)] => indices.extend([a, c, b]),
+            _ => *bad += 1,
+        }
+    }
+    indices
 }
 
 /// `b / 255` (a colour byte as a unit float), from `to_mdl`'s table.
@@ -880,15 +899,17 @@ fn divided_extras(
         );
     }
     // The scene still holds non-finite positions and UVs as read (validation sets them to 0
-    // later), so `needs_raw_vertices` would find them unchanged: they decide here.
-    let finite = |x: &mdl::Vertex| {
-        x.position
+    // later), so `needs_raw_vertices` would find them unchanged: they decide here. Read from
+    // the scene's columns, which are the file's values (`divided_vertices`; sub-UVs are left
+    // out only when every one is ±0): contiguous floats, one pass without an early exit that
+    // vectorises, where the vertices' fields are strided.
+    let all_finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
+    let uvs = [&scene_vertices.uv0, &scene_vertices.uv1];
+    let finite = all_finite(scene_vertices.positions.as_flattened())
+        && uvs
             .iter()
-            .chain(&x.uv)
-            .chain(&x.sub_uv)
-            .all(|c| c.is_finite())
-    };
-    if !part.vertices.iter().all(finite)
+            .all(|uv| uv.as_deref().is_none_or(|uv| all_finite(uv.as_flattened())));
+    if !finite
         || super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count)
     {
         let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();

@@ -498,8 +498,8 @@ fn convert_mesh(
     };
     let triangles = indices.len() / 3;
     // Mostly every index is in range: then one bulk pass (no per-triangle check) makes the
-    // list.
-    let shared = if indices.iter().all(|&x| (x as usize) < n) {
+    // list. The check has no early exit, so it vectorises.
+    let shared = if indices.iter().fold(true, |ok, &x| ok & ((x as usize) < n)) {
         SharedTriangles::swapped(indices)
     } else {
         SharedTriangles::new(triangles, |t| triangle(indices, t, n)).0

@@ -158,7 +158,7 @@ pub(crate) fn unit3_and_square(v: [f32; 3]) -> Option<([f32; 3], f64)> {
 /// (a ±0 stays itself: its sign survives the division by a positive `len`). NaN and infinite
 /// squares fail the comparison and take the general path. Checked against the general path
 /// by `unit3_shortcut_is_exact`.
-const UNIT_SQUARE_SLACK: f64 = 1.0 / (1u64 << 25) as f64;
+pub(super) const UNIT_SQUARE_SLACK: f64 = 1.0 / (1u64 << 25) as f64;
 
 /// "kind i" or "kind i "name"": how a warning names the place.
 pub(crate) fn label(kind: &str, i: usize, name: &str) -> String {

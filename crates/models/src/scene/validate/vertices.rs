@@ -3,7 +3,7 @@
 //! ([`normalize_weights`], `weights.rs`).
 
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
-use super::{finite_or, label, unit3, unit3_and_square, warn, warn_count};
+use super::{finite_or, label, unit3, warn, warn_count, UNIT_SQUARE_SLACK};
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
@@ -130,16 +130,10 @@ fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneW
     // way the file's values are kept in the format's exact extras where the import needs them.
     let (mut zero, mut rescaled) = (0usize, 0usize);
     for nv in normals.iter_mut() {
-        *nv = match unit3_and_square(*nv) {
-            Some((unit, square)) => {
-                rescaled += usize::from(!NEARLY_UNIT_SQUARE.contains(&square));
-                unit
-            }
-            None => {
-                zero += 1;
-                [0.0, 1.0, 0.0]
-            }
-        };
+        let (unit, was_zero, was_rescaled) = unit_normal(*nv);
+        *nv = unit;
+        zero += usize::from(was_zero);
+        rescaled += usize::from(was_rescaled);
     }
     warn_count(
         warnings,
@@ -164,6 +158,31 @@ fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneW
         zero,
         "tangents were zero or not finite; set to (1, 0, 0)",
     );
+}
+
+/// A normal of unit length ((0, 1, 0) when it is zero or not finite), whether it was zero or
+/// not finite, and whether it was further than 1e-3 from unit length (said in a warning).
+/// The arithmetic of [`unit3_and_square`](super::unit3_and_square), but every value is
+/// computed and the result selected without a branch, so that the loop over a mesh's normals
+/// vectorises (square roots and divisions two at a time); the bits are the same
+/// (`unit_normal_is_unit3`).
+#[inline(always)]
+fn unit_normal(v: [f32; 3]) -> ([f32; 3], bool, bool) {
+    let [x, y, z] = v.map(f64::from);
+    let square = x * x + y * y + z * z;
+    let len = square.sqrt();
+    let divided = [(x / len) as f32, (y / len) as f32, (z / len) as f32];
+    // Non-short-circuiting `&`: no branch for the vectoriser to keep.
+    let usable = len.is_finite() & (len > 1e-12);
+    let unit = if (square - 1.0).abs() <= UNIT_SQUARE_SLACK {
+        v
+    } else if usable {
+        divided
+    } else {
+        [0.0, 1.0, 0.0]
+    };
+    let near = (square >= *NEARLY_UNIT_SQUARE.start()) & (square <= *NEARLY_UNIT_SQUARE.end());
+    (unit, !usable, usable & !near)
 }
 
 /// A tangent of unit length (zero or non-finite: (1, 0, 0), counted in `zero`) with `w` ±1.
@@ -200,27 +219,30 @@ fn skinning(
         return;
     };
     let mut stats = SkinStats::default();
-    // Neighbouring vertices mostly share their influences (a rigid part: all of them): the
-    // last vertex's result is reused while the input is the same to the bit.
-    type Influences = ([u16; 4], [f32; 4]);
-    let bits = |(j, w): &Influences| (*j, w.map(f32::to_bits));
-    let mut last: Option<(Influences, Influences, WeightFixes)> = None;
-    for (j, w) in joints.iter_mut().zip(weights.iter_mut()) {
-        let input = (*j, *w);
-        let fixes = match &last {
-            Some((from, to, fixes)) if bits(from) == bits(&input) => {
-                (*j, *w) = *to;
-                *fixes
-            }
-            _ => {
-                let slots = j.map(u32::from).into_iter().zip(*w);
-                let fixes;
-                (*j, *w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
-                last = Some((input, (*j, *w), fixes));
-                fixes
-            }
-        };
-        stats.add(fixes);
+    // Neighbouring vertices mostly share their influences (a rigid part: all of them): each
+    // run of vertices whose input is the same to the bit is normalised once, counted once,
+    // and written only when the normaliser changed it.
+    let bits = |j: &[u16; 4], w: &[f32; 4]| (*j, w.map(f32::to_bits));
+    let mut start = 0usize;
+    while let (Some(&j0), Some(&w0)) = (joints.get(start), weights.get(start)) {
+        let key = bits(&j0, &w0);
+        let rest = joints.get(start + 1..).unwrap_or_default().iter();
+        let same = rest.zip(weights.get(start + 1..).unwrap_or_default());
+        let end = start + 1 + same.take_while(|(j, w)| bits(j, w) == key).count();
+        let slots = j0.map(u32::from).into_iter().zip(w0);
+        let (j, w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
+        if bits(&j, &w) != key {
+            joints
+                .get_mut(start..end)
+                .into_iter()
+                .for_each(|s| s.fill(j));
+            weights
+                .get_mut(start..end)
+                .into_iter()
+                .for_each(|s| s.fill(w));
+        }
+        stats.add(fixes, end - start);
+        start = end;
     }
     stats.report(label, count, warnings);
 }
@@ -236,12 +258,13 @@ struct SkinStats {
 }
 
 impl SkinStats {
-    fn add(&mut self, fixes: WeightFixes) {
-        self.bad_weights += fixes.invalid as usize;
-        self.out_of_range += fixes.out_of_range as usize;
-        self.merged += fixes.merged as usize;
-        self.unweighted += usize::from(fixes.empty);
-        self.renormalised += usize::from(fixes.renormalized);
+    /// Adds the repairs of `vertices` vertices that each needed `fixes`.
+    fn add(&mut self, fixes: WeightFixes, vertices: usize) {
+        self.bad_weights += fixes.invalid as usize * vertices;
+        self.out_of_range += fixes.out_of_range as usize * vertices;
+        self.merged += fixes.merged as usize * vertices;
+        self.unweighted += usize::from(fixes.empty) * vertices;
+        self.renormalised += usize::from(fixes.renormalized) * vertices;
     }
 
     fn report(&self, label: &str, count: usize, warnings: &mut Vec<SceneWarning>) {
@@ -263,5 +286,60 @@ impl SkinStats {
             self.renormalised,
             "vertices' weights did not sum to 1 and were renormalised".into(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::unit3_and_square;
+    use super::*;
+
+    /// `unit_normal` gives `unit3_and_square`'s bits and counts, on unit, near-unit, scaled,
+    /// zero, tiny, subnormal, huge, infinite and NaN normals.
+    #[test]
+    fn unit_normal_is_unit3() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            f32::from_bits((seed >> 32) as u32)
+        };
+        let mut cases: Vec<[f32; 3]> = vec![
+            [0.0, 1.0, 0.0],
+            [-0.0, 0.0, -0.0],
+            [0.6, 0.8, 0.0],
+            [0.577_35, 0.577_35, 0.577_35],
+            [2.0, 0.0, 0.0],
+            [1e-13, 0.0, 0.0],
+            [f32::from_bits(1), 0.0, 0.0],
+            [f32::MAX, f32::MAX, 0.0],
+            [f32::INFINITY, 0.0, 0.0],
+            [f32::NAN, 1.0, 0.0],
+            [1.0005, 0.0, 0.0],
+            [1.002, 0.0, 0.0],
+        ];
+        cases.extend((0..20_000).map(|_| [next(), next(), next()]));
+        // Unit vectors a few ulps off in each component: either side of the shortcut's bound.
+        let near: Vec<[f32; 3]> = (0..20_000)
+            .map(|_| {
+                let v = [next(), next(), next()].map(|c| if c.is_finite() { c % 8.0 } else { 0.5 });
+                let u = unit3(v).unwrap_or([0.0, 1.0, 0.0]);
+                u.map(|c| f32::from_bits(c.to_bits() ^ (next().to_bits() & 15)))
+            })
+            .collect();
+        cases.extend(near);
+        for v in cases {
+            let expected = match unit3_and_square(v) {
+                Some((unit, square)) => (unit, false, !NEARLY_UNIT_SQUARE.contains(&square)),
+                None => ([0.0, 1.0, 0.0], true, false),
+            };
+            let got = unit_normal(v);
+            assert_eq!(
+                (got.0.map(f32::to_bits), got.1, got.2),
+                (expected.0.map(f32::to_bits), expected.1, expected.2),
+                "{v:?}"
+            );
+        }
     }
 }
