@@ -798,8 +798,19 @@ fn converted_front_faces_are_counter_clockwise() {
 }
 
 /// Issue 12: material colours that are not finite or outside 0..1 were repaired silently.
+/// Issue 13: the converters pass them through; `scene::validate` repairs them, once, with one
+/// warning naming the material (a non-finite base colour component becomes 1 for every
+/// format, as validation does it).
 #[test]
 fn bmf_and_smf_colour_repairs_are_warned() {
+    let repaired = |doc: Document| {
+        let c = Scene::from_document(&doc).unwrap();
+        let text = warnings_text(&c);
+        assert!(!text.contains("0..1"), "the converter repairs: {text}");
+        let valid = models::scene::validate(c.scene);
+        let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
+        (valid.scene.into_inner().materials, said)
+    };
     let path = test_support::fixtures("bmf", "bmf")
         .into_iter()
         .find(|p| p.ends_with("static_cube.bmf"))
@@ -808,13 +819,10 @@ fn bmf_and_smf_colour_repairs_are_warned() {
         unreachable!()
     };
     bmf.meshes[0].materials[0].diffuse = [f32::NAN, 2.0, 0.5, 1.0].into();
-    let c = Scene::from_document(&Document::Bmf(bmf)).unwrap();
-    let text = warnings_text(&c);
-    assert!(
-        text.contains("material 0: 1 non-finite colour components set to 0, 1 diffuse"),
-        "{text}"
-    );
-    assert_eq!(c.scene.materials[0].base_color, [0.0, 1.0, 0.5, 1.0]);
+    let (materials, said) = repaired(Document::Bmf(bmf));
+    let expected = "material 0 \"mesh0_material0\": 2 colour factors outside 0..1 or not finite";
+    assert!(said.iter().any(|w| w.starts_with(expected)), "{said:#?}");
+    assert_eq!(materials[0].base_color, [1.0, 1.0, 0.5, 1.0]);
 
     let path = test_support::fixtures("smf", "smf")
         .into_iter()
@@ -824,11 +832,14 @@ fn bmf_and_smf_colour_repairs_are_warned() {
         unreachable!()
     };
     smf.meshes[0].materials[0].diffuse = Some([f32::NAN, -1.0, 0.5, 1.0]);
-    let c = Scene::from_document(&Document::Smf(smf)).unwrap();
-    let text = warnings_text(&c);
-    assert!(
-        text.contains("2 diffuse or emissive colour components outside 0..1 or not finite"),
-        "{text}"
+    let (materials, said) = repaired(Document::Smf(smf));
+    let expected = "2 colour factors outside 0..1 or not finite clamped";
+    assert_eq!(
+        said.iter()
+            .filter(|w| w.starts_with("material 0 ") && w.contains(expected))
+            .count(),
+        1,
+        "{said:#?}"
     );
-    assert_eq!(c.scene.materials[0].base_color, [1.0, 0.0, 0.5, 1.0]);
+    assert_eq!(materials[0].base_color, [1.0, 0.0, 0.5, 1.0]);
 }

@@ -120,6 +120,19 @@ impl Seen {
     }
 }
 
+/// What a Mesh scope's items give for the checks that need all of them: the declared counts
+/// (with their positions), each vertex array's (name, length, position), and the scopes read
+/// once the counts are known.
+#[derive(Default)]
+struct MeshParts<'a> {
+    vcount: Option<(u64, Pos)>,
+    fcount: Option<(u64, Pos)>,
+    vertex_scopes: Vec<(&'static str, usize, Pos)>,
+    faces: Option<Scope<'a>>,
+    attributes: Option<Scope<'a>>,
+    blend_list: Option<Scope<'a>>,
+}
+
 fn bad_width(pos: Pos, scope: &str, expected: impl Into<String>, found: usize) -> Error {
     Error::BadRowWidth {
         line: pos.line,
@@ -783,15 +796,24 @@ impl Ctx<'_> {
         bones: usize,
     ) -> Result<Mesh> {
         let mut m = Mesh::default();
-        let mut seen = Seen::default();
-        let mut vcount = None;
-        let mut fcount = None;
-        let mut vertex_scopes: Vec<(&'static str, usize, Pos)> = Vec::new();
-        let mut faces = None;
-        let mut attributes = None;
-        let mut blend_list = None;
         let (items, extra) = self.sift(s.items, known::MESH)?;
         m.extra = extra;
+        // Counts and indices are checked once the whole scope is seen (its order is free).
+        let parts = self.mesh_items(items, &mut m)?;
+        let v = self.mesh_vertex_count(&parts, &m, s.pos)?;
+        self.mesh_faces(parts.faces, parts.fcount, v, &mut m, s.pos)?;
+        self.mesh_attributes(parts.attributes, parts.fcount, materials, &mut m, s.pos)?;
+        if let Some(sc) = parts.blend_list {
+            m.blend_list = self.blend_list(sc, v, bone_names, bones)?;
+        }
+        Ok(m)
+    }
+
+    /// A Mesh scope's items, in file order: names, counts and vertex arrays onto `m`; what
+    /// needs the counts (faces, attributes, skinning) is returned for later.
+    fn mesh_items<'a>(&mut self, items: Vec<Item<'a>>, m: &mut Mesh) -> Result<MeshParts<'a>> {
+        let mut seen = Seen::default();
+        let mut parts = MeshParts::default();
         for item in items {
             match item {
                 Item::Entry(e) => match e.key {
@@ -801,123 +823,147 @@ impl Ctx<'_> {
                     }
                     "VertexCount" => {
                         seen.once("VertexCount", e.pos)?;
-                        vcount = Some(self.count(&e)?);
+                        parts.vcount = Some(self.count(&e)?);
                     }
                     "FaceCount" => {
                         seen.once("FaceCount", e.pos)?;
-                        fcount = Some(self.count(&e)?);
+                        parts.fcount = Some(self.count(&e)?);
                     }
                     _ => self.unknown(Item::Entry(e), known::MESH, &mut m.extra)?,
                 },
-                Item::Scope(sc) => {
-                    let uv_set = sc
-                        .tag
-                        .strip_prefix("Texture")
-                        .and_then(|t| t.strip_suffix("UV"))
-                        .and_then(|n| match n {
-                            "" => Some(0),
-                            _ => UV_TAGS.iter().position(|t| *t == sc.tag),
-                        });
-                    match (sc.tag, uv_set) {
-                        (_, Some(set)) => {
-                            let tag = UV_TAGS.get(set).copied().unwrap_or("TextureUV");
-                            seen.once(tag, sc.pos)?;
-                            let pos = sc.pos;
-                            let rows = self.rows::<2>(sc)?;
-                            vertex_scopes.push((tag, rows.len(), pos));
-                            if let Some(slot) = m.uv_sets.get_mut(set) {
-                                *slot = rows;
-                            }
-                        }
-                        ("Positions", _) => {
-                            seen.once("Positions", sc.pos)?;
-                            let pos = sc.pos;
-                            m.positions = self.rows::<3>(sc)?;
-                            vertex_scopes.push(("Positions", m.positions.len(), pos));
-                        }
-                        ("Normals", _) => {
-                            seen.once("Normals", sc.pos)?;
-                            let pos = sc.pos;
-                            m.normals = self.rows::<3>(sc)?;
-                            vertex_scopes.push(("Normals", m.normals.len(), pos));
-                        }
-                        ("Diffuse", _) => {
-                            seen.once("Diffuse", sc.pos)?;
-                            let pos = sc.pos;
-                            m.diffuse = self.rows::<4>(sc)?;
-                            vertex_scopes.push(("Diffuse", m.diffuse.len(), pos));
-                        }
-                        ("BlendList", _) => {
-                            seen.once("BlendList", sc.pos)?;
-                            blend_list = Some(sc);
-                        }
-                        ("Blends", _) => {
-                            seen.once("Blends", sc.pos)?;
-                            self.warn(
-                                sc.pos,
-                                WarningKind::Unknown {
-                                    name: "Blends".into(),
-                                },
-                            );
-                            m.blends = Some(self.keep(sc)?);
-                        }
-                        ("BlendIndices", _) => {
-                            seen.once("BlendIndices", sc.pos)?;
-                            self.warn(
-                                sc.pos,
-                                WarningKind::Unknown {
-                                    name: "BlendIndices".into(),
-                                },
-                            );
-                            m.blend_indices = Some(self.keep(sc)?);
-                        }
-                        ("VertexIndices", _) => {
-                            seen.once("VertexIndices", sc.pos)?;
-                            faces = Some(sc);
-                        }
-                        ("Attributes", _) => {
-                            seen.once("Attributes", sc.pos)?;
-                            attributes = Some(sc);
-                        }
-                        _ => self.unknown(Item::Scope(sc), known::MESH, &mut m.extra)?,
-                    }
-                }
+                Item::Scope(sc) => self.mesh_scope(sc, m, &mut seen, &mut parts)?,
                 other => self.unknown(other, known::MESH, &mut m.extra)?,
             }
         }
+        Ok(parts)
+    }
 
-        // Vertices.
-        let v = match vcount {
+    /// One scope of a Mesh: a vertex array (read now, its length noted for the count check),
+    /// a scope kept for later (`VertexIndices`, `Attributes`, `BlendList`), a kept unknown one.
+    fn mesh_scope<'a>(
+        &mut self,
+        sc: Scope<'a>,
+        m: &mut Mesh,
+        seen: &mut Seen,
+        parts: &mut MeshParts<'a>,
+    ) -> Result<()> {
+        let uv_set = sc
+            .tag
+            .strip_prefix("Texture")
+            .and_then(|t| t.strip_suffix("UV"))
+            .and_then(|n| match n {
+                "" => Some(0),
+                _ => UV_TAGS.iter().position(|t| *t == sc.tag),
+            });
+        let pos = sc.pos;
+        match (sc.tag, uv_set) {
+            (_, Some(set)) => {
+                let tag = UV_TAGS.get(set).copied().unwrap_or("TextureUV");
+                seen.once(tag, pos)?;
+                let rows = self.rows::<2>(sc)?;
+                parts.vertex_scopes.push((tag, rows.len(), pos));
+                if let Some(slot) = m.uv_sets.get_mut(set) {
+                    *slot = rows;
+                }
+            }
+            ("Positions", _) => {
+                seen.once("Positions", pos)?;
+                m.positions = self.rows::<3>(sc)?;
+                parts
+                    .vertex_scopes
+                    .push(("Positions", m.positions.len(), pos));
+            }
+            ("Normals", _) => {
+                seen.once("Normals", pos)?;
+                m.normals = self.rows::<3>(sc)?;
+                parts.vertex_scopes.push(("Normals", m.normals.len(), pos));
+            }
+            ("Diffuse", _) => {
+                seen.once("Diffuse", pos)?;
+                m.diffuse = self.rows::<4>(sc)?;
+                parts.vertex_scopes.push(("Diffuse", m.diffuse.len(), pos));
+            }
+            ("BlendList", _) => {
+                seen.once("BlendList", pos)?;
+                parts.blend_list = Some(sc);
+            }
+            ("Blends", _) => {
+                seen.once("Blends", pos)?;
+                self.warn(
+                    pos,
+                    WarningKind::Unknown {
+                        name: "Blends".into(),
+                    },
+                );
+                m.blends = Some(self.keep(sc)?);
+            }
+            ("BlendIndices", _) => {
+                seen.once("BlendIndices", pos)?;
+                self.warn(
+                    pos,
+                    WarningKind::Unknown {
+                        name: "BlendIndices".into(),
+                    },
+                );
+                m.blend_indices = Some(self.keep(sc)?);
+            }
+            ("VertexIndices", _) => {
+                seen.once("VertexIndices", pos)?;
+                parts.faces = Some(sc);
+            }
+            ("Attributes", _) => {
+                seen.once("Attributes", pos)?;
+                parts.attributes = Some(sc);
+            }
+            _ => self.unknown(Item::Scope(sc), known::MESH, &mut m.extra)?,
+        }
+        Ok(())
+    }
+
+    /// The vertex count: `VertexCount` (else the Positions', with a warning), which every
+    /// vertex array present must have; returns the number of positions.
+    fn mesh_vertex_count(&mut self, parts: &MeshParts<'_>, m: &Mesh, at: Pos) -> Result<usize> {
+        let v = match parts.vcount {
             Some((v, _)) => v,
             None => {
                 if !m.positions.is_empty() {
-                    self.warn(s.pos, WarningKind::CountInferred { key: "VertexCount" });
+                    self.warn(at, WarningKind::CountInferred { key: "VertexCount" });
                 }
                 m.positions.len() as u64
             }
         };
         if m.positions.is_empty() && v > 0 {
             return Err(Error::MissingPart {
-                line: s.pos.line,
-                column: s.pos.column,
+                line: at.line,
+                column: at.column,
                 message: format!("a Mesh with VertexCount={v} has no Positions"),
             });
         }
-        for (what, found, pos) in vertex_scopes {
+        for &(what, found, pos) in &parts.vertex_scopes {
             let optional = what != "Positions";
             if found as u64 != v && !(optional && found == 0) {
-                let pos = vcount.map_or(pos, |(_, p)| p);
+                let pos = parts.vcount.map_or(pos, |(_, p)| p);
                 return Err(mismatch(pos, "VertexCount", v, what, found));
             }
         }
-        let v = m.positions.len();
+        Ok(m.positions.len())
+    }
 
-        // Faces.
+    /// `VertexIndices` (`faces`, may be absent) onto `m`, checked against `FaceCount` and the
+    /// `v` vertices.
+    fn mesh_faces(
+        &mut self,
+        faces: Option<Scope<'_>>,
+        fcount: Option<(u64, Pos)>,
+        v: usize,
+        m: &mut Mesh,
+        at: Pos,
+    ) -> Result<()> {
         let face_rows = match faces {
             Some(sc) => self.data_lines(sc)?,
             None => DataLines::default(),
         };
-        self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", s.pos)?;
+        self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", at)?;
         m.face_sizes.reserve_exact(face_rows.len());
         // Every face has at least three corners, each backed by its line: triangles need
         // no growth.
@@ -928,15 +974,26 @@ impl Ctx<'_> {
             if run_text(item).is_some_and(|t| scan::faces(t, v, indices, sizes).is_some()) {
                 continue;
             }
-            each_line(item, |d| self.face(&d, v, &mut m))?;
+            each_line(item, |d| self.face(&d, v, m))?;
         }
-        let f = m.face_sizes.len();
+        Ok(())
+    }
 
-        // Attributes (optional; an empty scope is the same as none).
+    /// `Attributes` (optional; an empty scope is the same as none): one material index per
+    /// face; a mesh with faces but none gets a warning.
+    fn mesh_attributes(
+        &mut self,
+        attributes: Option<Scope<'_>>,
+        fcount: Option<(u64, Pos)>,
+        materials: usize,
+        m: &mut Mesh,
+        at: Pos,
+    ) -> Result<()> {
+        let f = m.face_sizes.len();
         if let Some(sc) = attributes {
             let lines = self.data_lines(sc)?;
             if !lines.is_empty() && lines.len() != f {
-                let pos = fcount.map_or(s.pos, |(_, p)| p);
+                let pos = fcount.map_or(at, |(_, p)| p);
                 return Err(mismatch(
                     pos,
                     "FaceCount",
@@ -955,14 +1012,9 @@ impl Ctx<'_> {
             }
         }
         if m.attributes.is_empty() && f > 0 {
-            self.warn(s.pos, WarningKind::NoAttributes);
+            self.warn(at, WarningKind::NoAttributes);
         }
-
-        // Skinning.
-        if let Some(sc) = blend_list {
-            m.blend_list = self.blend_list(sc, v, bone_names, bones)?;
-        }
-        Ok(m)
+        Ok(())
     }
 
     /// The `Attributes` lines of one item onto `out`, line by line (plain ones read straight

@@ -9,7 +9,9 @@
 //! * **Materials:** diffuse → base colour, texture name → colour texture, emissive RGB →
 //!   emissive; specular and ambient colours go to the material's `extras` (`specular`,
 //!   `ambient`) and the specular colour also to [`Material::specular`](super::Material) with
-//!   power 0 (the file has none).
+//!   power 0 (the file has none). Colours are passed through as written (`scene::validate`
+//!   clamps base colour and emissive); non-finite specular, ambient or emissive alpha
+//!   components, which extras cannot hold, become 0 with a warning.
 //! * **Skinning:** the file has no skeleton, only baked skinning matrices
 //!   (`inverse(bindPose) × globalPose(t)`, bmf.md §3.6), so skinned meshes get a flat skeleton:
 //!   one root node whose children are the joints `bone_00`, `bone_01`, … (two digits, more when
@@ -46,7 +48,9 @@
 //!   `bmf_influences` (the raw joints and weights of vertices whose cleaning was no rounding);
 //!   their arrays are base64 when small, else blobs (`{"bufferView": i}`, a buffer view of the
 //!   `.glb`; `scene/blob.rs`), and `to_bmf` reads both; each material's `bmf_texture`
-//!   (the stored name) and `bmf_texture_units` (its raw units, when they are not the name's);
+//!   (the stored name), `bmf_texture_units` (its raw units, when they are not the name's) and
+//!   `bmf_colours` (the 16 colour floats, base64 of their bits, when glTF cannot hold them: a
+//!   diffuse or emissive component outside 0..1, or any not finite);
 //!   the animation's `bmf_matrices` (per skin, the exact skinning matrices, which the TRS
 //!   channels only approximate).
 
@@ -639,26 +643,40 @@ fn convert_material(
         mat.ambient.into(),
         mat.emissive.into(),
     ];
-    let [diffuse, specular, ambient, emissive] = raw.map(|v| v.map(finite_or_zero));
-    let non_finite = raw.iter().flatten().filter(|x| !x.is_finite()).count();
-    let clamped = diffuse
+    let [diffuse, specular, ambient, emissive] = raw;
+    // The base colour and emissive go to the scene as written: `scene::validate` clamps them
+    // (its one repair of them, with its warning). The specular and ambient colours and the
+    // emissive alpha are extras, and JSON has no non-finite number: those become 0 here.
+    let [specular, ambient] = [specular, ambient].map(|v| v.map(finite_or_zero));
+    let emissive_alpha = finite_or_zero(emissive[3]);
+    let non_finite = raw
         .iter()
-        .chain(emissive.iter().take(3))
-        .filter(|x| !(0.0..=1.0).contains(*x))
+        .skip(1)
+        .take(2)
+        .flatten()
+        .chain([&emissive[3]])
+        .filter(|x| !x.is_finite())
         .count();
-    if non_finite > 0 || clamped > 0 {
+    if non_finite > 0 {
         warnings.push(warning(
             &format!("bmf mesh {m} material {k}"),
             format!(
-                "{non_finite} non-finite colour components set to 0, \
-             {clamped} diffuse or emissive components outside 0..1 clamped"
+                "{non_finite} non-finite specular, ambient or emissive alpha components set \
+                 to 0 (the file's values are in extras.bmf_colours)"
             ),
         ));
     }
     let mut extras = Map::new();
     extras.insert("specular".into(), json!(specular));
     extras.insert("ambient".into(), json!(ambient));
-    extras.insert("emissive_alpha".into(), json!(emissive[3]));
+    extras.insert("emissive_alpha".into(), json!(emissive_alpha));
+    let outside = |v: &[f32]| v.iter().any(|x| !(0.0..=1.0).contains(x));
+    if non_finite > 0 || outside(&diffuse) || outside(&emissive[..3]) {
+        // What glTF cannot give back (validation clamps, extras cannot say NaN): the file's
+        // 16 floats, bit for bit, for `to_bmf`.
+        let bits: Vec<f32> = raw.iter().flatten().copied().collect();
+        extras.insert("bmf_colours".into(), json!(raw64::encode_f32(&bits)));
+    }
     let texture = mat.texture.to_string_lossy();
     if !texture.is_empty() {
         // The name as stored: the glTF writer may rename the image (a TGA copied as PNG).
@@ -670,8 +688,8 @@ fn convert_material(
     }
     Material {
         name: format!("mesh{m}_material{k}"),
-        base_color: diffuse.map(|x| x.clamp(0.0, 1.0)),
-        emissive: [emissive[0], emissive[1], emissive[2]].map(|x| x.clamp(0.0, 1.0)),
+        base_color: diffuse,
+        emissive: [emissive[0], emissive[1], emissive[2]],
         specular: Some((specular, 0.0)),
         color_texture: (!texture.is_empty()).then_some(texture),
         extras,

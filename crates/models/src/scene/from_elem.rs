@@ -37,7 +37,8 @@
 //! * Out-of-range indices, non-finite matrices and unknown scopes or keys are repaired or skipped,
 //!   each with a warning naming where. Vertex data is converted as written: non-finite positions
 //!   and UVs, zero or non-finite normals and colours outside 0..1 are repaired by
-//!   [`validate`](super::validate), once, with its warning.
+//!   [`validate`](super::validate), once, with its warning; so are material colour factors
+//!   (the file's rows stay in `extras.elem_material` for the way back).
 
 use super::to_elem::hint;
 use super::{
@@ -121,23 +122,6 @@ fn f3(v: &[f64; 3]) -> [f32; 3] {
 
 fn rgba(c: &elem::Argb) -> [f32; 4] {
     [c[1] as f32, c[2] as f32, c[3] as f32, c[0] as f32]
-}
-
-/// Clamps every component into `0..=1` (non-finite → `fallback`); true when anything changed.
-fn clamp_unit<const N: usize>(c: &mut [f32; N], fallback: f32) -> bool {
-    let mut changed = false;
-    for v in c.iter_mut() {
-        let fixed = if v.is_finite() {
-            v.clamp(0.0, 1.0)
-        } else {
-            fallback
-        };
-        if fixed.to_bits() != v.to_bits() {
-            changed = true;
-            *v = fixed;
-        }
-    }
-    changed
 }
 
 fn is_exact(m: &[f32; 16], error: f32) -> bool {
@@ -383,20 +367,15 @@ fn materials(doc: &elem::Elem, scene: &mut Scene, cx: &mut Ctx) -> Vec<usize> {
                 ..Material::default()
             };
             if let Some(d) = &m.diffuse {
+                // As written: `scene::validate` clamps colour factors, with its warning (the
+                // file's row is in `elem_material` for the way back).
                 out.base_color = rgba(d);
-                if clamp_unit(&mut out.base_color, 1.0) {
-                    cx.warn(&place, "Diffuse outside 0..1 clamped");
-                }
                 if out.base_color[3] < 1.0 {
                     out.alpha_mode = AlphaMode::Blend;
                 }
             }
             if let Some(e) = &m.emissive {
-                let mut em = [e[1] as f32, e[2] as f32, e[3] as f32];
-                if clamp_unit(&mut em, 0.0) {
-                    cx.warn(&place, "Emissive outside 0..1 clamped");
-                }
-                out.emissive = em;
+                out.emissive = [e[1] as f32, e[2] as f32, e[3] as f32];
                 if e[0] != 1.0 {
                     out.extras.insert("emissive_alpha".into(), json!(e[0]));
                 }

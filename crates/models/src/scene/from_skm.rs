@@ -17,7 +17,8 @@
 //!   is not exactly its renormalised self), the scene's `skm_encoding`, and on bones and
 //!   materials `skm_name` / `skm_texture` (raw bytes, when the text does not give them back),
 //!   `skm_symmetric` (a partner index out of range), `skm_colours` (the material's 17 floats,
-//!   when some were clamped or replaced).
+//!   when glTF cannot hold them: diffuse or emissive outside 0..1, which validation clamps,
+//!   or a non-finite specular, ambient or power, set to 0 here).
 //! * **Materials** (D3DMATERIAL8, `R G B A`): diffuse → base colour (alpha < 1 → blend mode),
 //!   emissive RGB → emissive, specular + power → [`Material::specular`], ambient →
 //!   `extras.ambient`; a texture name (`(NULL)` = none) → the colour texture, backslashes turned
@@ -61,22 +62,6 @@ impl Ctx {
 fn finite<const N: usize>(v: [f32; N], fallback: f32) -> ([f32; N], bool) {
     let bad = v.iter().any(|x| !x.is_finite());
     (v.map(|x| if x.is_finite() { x } else { fallback }), bad)
-}
-
-/// Clamps into `0..=1` (non-finite → `fallback`); true when anything changed.
-fn unit<const N: usize>(v: [f32; N], fallback: f32) -> ([f32; N], bool) {
-    let out = v.map(|x| {
-        if x.is_finite() {
-            x.clamp(0.0, 1.0)
-        } else {
-            fallback
-        }
-    });
-    let changed = out
-        .iter()
-        .zip(v.iter())
-        .any(|(a, b)| a.to_bits() != b.to_bits());
-    (out, changed)
 }
 
 pub(crate) fn convert(doc: &Skm, options: &SceneOptions) -> Conversion {
@@ -163,30 +148,35 @@ fn materials(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) {
             name: format!("material_{i}"),
             ..Material::default()
         };
-        let (base, b1) = unit(m.diffuse, 1.0);
-        let (emissive, b2) = unit([m.emissive[0], m.emissive[1], m.emissive[2]], 0.0);
-        let (specular, b3) = finite(m.specular, 0.0);
-        let (ambient, b4) = finite(m.ambient, 0.0);
-        let (power, b5) = finite([m.power], 0.0);
-        if b1 || b2 || b3 || b4 || b5 {
+        // Diffuse and emissive go to the scene as written: `scene::validate` clamps them (its
+        // one repair of them, with its warning). Specular, ambient and power are not its to
+        // repair, and extras cannot say a non-finite number: those become 0 here.
+        let (specular, b1) = finite(m.specular, 0.0);
+        let (ambient, b2) = finite(m.ambient, 0.0);
+        let (power, b3) = finite([m.power], 0.0);
+        let non_finite = b1 || b2 || b3;
+        if non_finite {
             cx.warn(
                 &format!("material {i}"),
-                "colours outside 0..1 clamped or non-finite values replaced",
+                "non-finite specular, ambient or power values set to 0 (the file's values \
+                 are in extras.skm_colours)",
             );
         }
-        out.base_color = base;
-        if base[3] < 1.0 {
+        out.base_color = m.diffuse;
+        if m.diffuse[3] < 1.0 {
             out.alpha_mode = AlphaMode::Blend;
         }
-        out.emissive = emissive;
+        out.emissive = [m.emissive[0], m.emissive[1], m.emissive[2]];
         out.specular = Some((specular, power[0]));
         out.extras.insert("ambient".into(), json!(ambient));
         if m.emissive[3] != 1.0 {
             out.extras
                 .insert("emissive_alpha".into(), json!(m.emissive[3]));
         }
-        if b1 || b2 || b3 || b4 || b5 {
-            // The file's values, for the way back while the scene still has what they gave.
+        let outside = |v: &[f32]| v.iter().any(|x| !(0.0..=1.0).contains(x));
+        if non_finite || outside(&m.diffuse) || outside(&m.emissive[..3]) {
+            // The file's values, which glTF cannot give back (validation clamps diffuse and
+            // emissive), for the way back while the scene still has what they gave.
             let raw: Vec<f32> = [m.diffuse, m.ambient, m.specular, m.emissive]
                 .iter()
                 .flatten()

@@ -777,39 +777,13 @@ fn convert_material(
         specular_texture: text(&m.specular_map),
         ..Material::default()
     };
+    // As written: `scene::validate` clamps colour factors (its one repair of them, with its
+    // warning naming the material).
     if let Some(d) = m.diffuse {
-        out.base_color = d.map(|x| {
-            if x.is_finite() {
-                x.clamp(0.0, 1.0)
-            } else {
-                1.0
-            }
-        });
+        out.base_color = d;
     }
     if let Some(e) = m.emissive {
-        out.emissive = e.map(|x| {
-            if x.is_finite() {
-                x.clamp(0.0, 1.0)
-            } else {
-                0.0
-            }
-        });
-    }
-    let repaired = m
-        .diffuse
-        .iter()
-        .flatten()
-        .chain(m.emissive.iter().flatten())
-        .filter(|x| !(0.0..=1.0).contains(*x))
-        .count();
-    if repaired > 0 {
-        warnings.push(warning(
-            &where_,
-            format!(
-                "{repaired} diffuse or emissive colour components outside 0..1 or not \
-             finite (clamped; a non-finite diffuse component became 1, emissive 0)"
-            ),
-        ));
+        out.emissive = e;
     }
     if let Some(s) = &m.specular {
         out.specular = Some(([s.color[0], s.color[1], s.color[2], 1.0], s.refractive));

@@ -22,7 +22,9 @@
 //! * **Materials:** base colour → diffuse; specular colour ([`Material::specular`] or
 //!   `extras.specular`) and `extras.ambient` → specular and ambient (else the tool's fixed
 //!   (0.5, 0.5, 0.5, 0.4) and (0.5, 0.5, 0.5, 1)); emissive RGB and `extras.emissive_alpha`
-//!   (else 0) → emissive. The texture name is the colour texture's file name (directories
+//!   (else 0) → emissive; `extras.bmf_colours` (the file's 16 floats, kept by the export when
+//!   they were out of range or not finite) instead, while the scene's colours are still what
+//!   validation made of them. The texture name is the colour texture's file name (directories
 //!   dropped, as the tool does), or the stored `extras.bmf_texture` when the writer only
 //!   renamed its extension (a TGA copied as PNG); `extras.bmf_texture_units` gives back names
 //!   with units after the NUL or unpaired surrogates. Normal, light and specular maps, alpha
@@ -843,15 +845,59 @@ fn convert_material(
             ),
         ));
     }
+    let now = [
+        m.base_color,
+        specular,
+        ambient,
+        [er, eg, eb, emissive_alpha],
+    ];
+    let [diffuse, specular, ambient, emissive] = kept_colours(m, &now).unwrap_or(now);
     bmf_block::Material {
         start_index: start,
         index_count: count,
-        diffuse: m.base_color.into(),
+        diffuse: diffuse.into(),
         specular: specular.into(),
         ambient: ambient.into(),
-        emissive: [er, eg, eb, emissive_alpha].into(),
+        emissive: emissive.into(),
         texture: texture_name(m, label, warnings),
     }
+}
+
+/// The file's colours as the export kept them (`extras.bmf_colours`, only when glTF could not
+/// hold them), while the scene's (`now`: diffuse, specular, ambient, emissive) are still what
+/// validation and the export made of them: diffuse and emissive clamped to 0..1 (non-finite:
+/// 1 and 0), the other components' non-finite values 0.
+fn kept_colours(m: &Material, now: &[[f32; 4]; 4]) -> Option<[[f32; 4]; 4]> {
+    let raw = m
+        .extras
+        .get("bmf_colours")
+        .and_then(Value::as_str)
+        .and_then(super::raw64::decode_f32)?;
+    let [d0, d1, d2, d3, s0, s1, s2, s3, a0, a1, a2, a3, e0, e1, e2, e3] =
+        <[f32; 16]>::try_from(raw).ok()?;
+    let kept = [
+        [d0, d1, d2, d3],
+        [s0, s1, s2, s3],
+        [a0, a1, a2, a3],
+        [e0, e1, e2, e3],
+    ];
+    let unit = |fill: f32| {
+        move |x: f32| {
+            if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                fill
+            }
+        }
+    };
+    let finite = |x: f32| if x.is_finite() { x } else { 0.0 };
+    let exported = [
+        kept[0].map(unit(1.0)),
+        kept[1].map(finite),
+        kept[2].map(finite),
+        [unit(0.0)(e0), unit(0.0)(e1), unit(0.0)(e2), finite(e3)],
+    ];
+    (exported == *now).then_some(kept)
 }
 
 /// The texture file name: the colour texture's file name, or the stored name when only its

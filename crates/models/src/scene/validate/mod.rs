@@ -280,7 +280,7 @@ mod tests {
             "mesh 0 \"m\": 3 weights on joints beyond the skin's 4 joints dropped",
             "mesh 0 \"m\": 3 repeated joints of a vertex merged",
             "mesh 0 \"m\": 3 vertices' weights did not sum to 1 and were renormalised",
-            "material 0: colour factors outside 0..1 clamped (the source values are in extras)",
+            "material 0: 2 colour factors outside 0..1 or not finite clamped (a non-finite base colour component becomes 1, an emissive one 0; the source values are in extras)",
             "skin 0: 1 inverse bind matrices for 4 joints; padded with identities",
             "skin 0: 1 inverse bind matrices were not affine (or not finite); their last row was set to 0 0 0 1",
         ];
