@@ -498,10 +498,22 @@ pub(super) fn bone_transform(
             rotation,
             scaling,
         } => {
-            let t = finite3(translation.into(), 0.0);
-            let s = finite3(scaling.into(), 1.0);
-            let r: [f32; 4] = rotation.into();
-            let r = r.map(|x| if x.is_finite() { x } else { 0.0 });
+            // The curves are converted relative to this rest pose, so it must be finite here
+            // (validation repairing the node later would leave the keys on another rest).
+            let (t0, s0, r0): ([f32; 3], [f32; 3], [f32; 4]) =
+                (translation.into(), scaling.into(), rotation.into());
+            if !t0.iter().chain(&s0).chain(&r0).all(|x| x.is_finite()) {
+                tally.add(
+                    "non-finite TRS".into(),
+                    format!("mdl bone {i}"),
+                    "non-finite translation, rotation or scale components replaced by the \
+                     identity's"
+                        .into(),
+                );
+            }
+            let t = finite3(t0, 0.0);
+            let s = finite3(s0, 1.0);
+            let r = r0.map(|x| if x.is_finite() { x } else { 0.0 });
             let q = rotation_quat(r, order);
             let euler_deg = match order {
                 Order::Euler(_) => [r[0], r[1], r[2]],
