@@ -172,3 +172,24 @@ fn an_edited_position_comes_back_as_the_scene_says() {
     );
     let _ = elfreina_elem::UV_SETS;
 }
+
+/// A mesh whose kept `f64` rows pass 1 KiB keeps them as a blob (a buffer view named in the
+/// extras, issue 18) and still comes back as the same text through a `.glb`.
+#[test]
+fn kept_rows_of_a_larger_mesh_come_back_through_a_buffer_view() {
+    let g = large_models::geometry::tori(1, 16, 8, 0.0);
+    let bytes = large_models::elem::static_from(&g).unwrap();
+    let original = Elem::from_bytes(&bytes).unwrap();
+    let doc = Document::Elem(original.clone());
+    let scene = through_glb(&doc);
+    let mesh = scene.meshes.first().expect("one mesh");
+    let normals = &mesh.extras["elem_normals"]["values"];
+    assert!(
+        normals.get("bufferView").is_some_and(|v| v.is_u64()),
+        "{normals}"
+    );
+    assert!(!scene.blobs.is_empty());
+    let (back, _) = import(&scene, None);
+    let canonical = String::from_utf8(original.to_bytes().unwrap()).unwrap();
+    assert_eq!(written(&back, "tori"), canonical);
+}

@@ -557,3 +557,22 @@ fn damaged_gltf_never_panics_the_import() {
     }
     assert!(imported > 0);
 }
+
+/// A mesh whose kept words pass 1 KiB keeps them as blobs (buffer views named in the extras,
+/// issue 18) and still comes back equal through a `.glb`.
+#[test]
+fn kept_words_of_a_larger_mesh_come_back_through_buffer_views() {
+    let g = large_models::geometry::tori(1, 16, 8, 0.0);
+    let mut original = Skm::from_bytes(&large_models::skm::static_from(&g).unwrap()).unwrap();
+    original.adjacency[0] = [7, 4_294_967_294, 0];
+    original.vertices[1].normal = [0.0, 2.0, 0.0];
+    original.vertices[3].weights = [0.25, 0.25, 0.25];
+    let valid = common::through_glb(&Document::Skm(original.clone()));
+    let extras = &valid.meshes.first().expect("one mesh").extras;
+    for key in ["skm_adjacency", "skm_normals", "skm_blend"] {
+        let view = extras[key].get("bufferView");
+        assert!(view.is_some_and(|v| v.is_u64()), "{key}: {}", extras[key]);
+    }
+    let (back, _) = through_glb(&original, None);
+    assert_same("tori", &back, &original);
+}

@@ -449,7 +449,7 @@ fn meshes(
                 continue;
             }
             mesh.vertices = vertices(m, &place, cx);
-            kept_mesh(m, c, material_count, cx.mirror, &mut mesh.extras);
+            kept_mesh(m, c, material_count, &mut scene.blobs, &mut mesh.extras);
             mesh.extras.insert(
                 "elem_rendering".into(),
                 rendering.map_or(Value::Null, |r| json!(r.hierarchy_names)),
@@ -1164,21 +1164,23 @@ fn kept_mesh(
     m: &elem::Mesh,
     c: &elem::MeshContainer,
     material_count: usize,
-    mirror: bool,
+    blobs: &mut Vec<Vec<u8>>,
     extras: &mut Map<String, Value>,
 ) {
-    let _ = mirror;
     let n = m.vertex_count();
     let mut put = |key: &str, v: Option<Value>| {
         if let Some(v) = v {
             extras.insert(key.into(), v);
         }
     };
-    put("elem_positions", hint::sparse_rows(&m.positions, |_| false));
+    put(
+        "elem_positions",
+        hint::sparse_rows(blobs, &m.positions, |_| false),
+    );
     if m.normals.len() == n {
         put(
             "elem_normals",
-            hint::sparse_rows(&m.normals, |r| {
+            hint::sparse_rows(blobs, &m.normals, |r| {
                 (r.iter().map(|x| x * x).sum::<f64>().sqrt() - 1.0).abs() > 1e-12
             }),
         );
@@ -1186,7 +1188,9 @@ fn kept_mesh(
     if m.diffuse.len() == n {
         put(
             "elem_colors",
-            hint::sparse_rows(&m.diffuse, |r| r.iter().any(|x| !(0.0..=1.0).contains(x))),
+            hint::sparse_rows(blobs, &m.diffuse, |r| {
+                r.iter().any(|x| !(0.0..=1.0).contains(x))
+            }),
         );
     }
     let sets: Vec<usize> = m
@@ -1199,7 +1203,7 @@ fn kept_mesh(
         .collect();
     for (slot, &k) in ["elem_uv0", "elem_uv1"].iter().zip(&sets) {
         if let Some(set) = m.uv_sets.get(k) {
-            put(slot, hint::sparse_rows(set, |_| false));
+            put(slot, hint::sparse_rows(blobs, set, |_| false));
         }
     }
     put("elem_uv_sets", Some(json!(sets)));

@@ -103,7 +103,7 @@ pub(crate) fn convert(doc: &Skm, options: &SceneOptions) -> Conversion {
             ])
             .collect::<Vec<_>>()),
     );
-    keep_raw(doc, &mut mesh.extras);
+    keep_raw(doc, &mut scene.blobs, &mut mesh.extras);
     if !doc.adjacency.is_empty() {
         cx.warn(
             "",
@@ -371,8 +371,10 @@ fn survives(doc: &Skm, name: &Name, text: &str) -> bool {
 /// back (`to_skm`), each used there only while the scene still agrees with it: the blend
 /// weights and palette words as written (`skm_blend`: the scene's influences are merged,
 /// sorted and renormalised), the file's normals when some are not unit length (`skm_normals`),
-/// and the adjacency when it is not the one the triangles give (`skm_adjacency`).
-fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
+/// and the adjacency when it is not the one the triangles give (`skm_adjacency`). Each is a
+/// blob of `blobs` from 1 KiB up (`scene/blob.rs`: its bytes as they are, no base64 text
+/// written, copied and counted in the JSON, issue 18), else base64 text as before.
+fn keep_raw(doc: &Skm, blobs: &mut Vec<Vec<u8>>, extras: &mut serde_json::Map<String, Value>) {
     if doc
         .vertices
         .iter()
@@ -386,7 +388,8 @@ fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
                 [a, b, c, v.blend_indices]
             })
             .collect();
-        extras.insert("skm_blend".into(), json!(super::raw64::encode_u32(&words)));
+        let bytes = binio::pod::as_bytes(&words).to_vec();
+        extras.insert("skm_blend".into(), super::raw64::put(blobs, bytes));
     }
     // A normal needs no copy when it comes back bit for bit from what validation makes of the
     // mirrored file normal (`unit3`; zero or non-finite ones are replaced) and from its
@@ -409,17 +412,11 @@ fn keep_raw(doc: &Skm, extras: &mut serde_json::Map<String, Value>) {
     };
     if doc.vertices.iter().any(|v| !exact(v.normal)) {
         let normals: Vec<f32> = doc.vertices.iter().flat_map(|v| v.normal).collect();
-        extras.insert(
-            "skm_normals".into(),
-            json!(super::raw64::encode_f32(&normals)),
-        );
+        extras.insert("skm_normals".into(), super::raw64::put_f32(blobs, &normals));
     }
     if !super::to_skm::adjacency_matches(&doc.vertices, &doc.triangles, &doc.adjacency) {
-        let words: Vec<u32> = doc.adjacency.iter().flatten().copied().collect();
-        extras.insert(
-            "skm_adjacency".into(),
-            json!(super::raw64::encode_u32(&words)),
-        );
+        let bytes = binio::pod::as_bytes(&doc.adjacency).to_vec();
+        extras.insert("skm_adjacency".into(), super::raw64::put(blobs, bytes));
     }
 }
 

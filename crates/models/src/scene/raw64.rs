@@ -1,9 +1,9 @@
 //! Base64 (RFC 4648, standard alphabet, padded) of raw bytes and little-endian `f32`, `f64` and
 //! `u32` arrays, for the `extras` that keep a source's exact bits where glTF has no place for
 //! them (BMF stored tangents, exact skinning matrices, unreferenced vertices, odd index
-//! layouts; SKM blend words and adjacency; ELEM's `f64` rows). JSON numbers cannot hold NaN
-//! payloads or every `-0.0`
-//! faithfully through every tool, and base64 is a third the size of decimal text.
+//! layouts; SKM blend words and adjacency; ELEM's `f64` rows, whose bytes [`put`] makes a blob
+//! from 1 KiB up). JSON numbers cannot hold NaN payloads or every `-0.0` faithfully through
+//! every tool, and base64 is a third the size of decimal text.
 
 use serde_json::Value;
 use std::borrow::Cow;
@@ -34,26 +34,6 @@ pub(crate) fn decode_u32(text: &str) -> Option<Vec<u32>> {
     bytes
         .chunks_exact(4)
         .map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
-        .collect()
-}
-
-/// The base64 text of the floats' little-endian bytes (ELEM's exact `f64` rows).
-#[cfg(feature = "elem")]
-pub(crate) fn encode_f64(values: &[f64]) -> String {
-    // Borrowed as they are (binio builds on little-endian hosts only).
-    encode(binio::pod::as_bytes(values))
-}
-
-/// The floats of a base64 text made by [`encode_f64`]; `None` for anything else.
-#[cfg(feature = "elem")]
-pub(crate) fn decode_f64(text: &str) -> Option<Vec<f64>> {
-    let bytes = decode(text)?;
-    if bytes.len() % 8 != 0 {
-        return None;
-    }
-    bytes
-        .chunks_exact(8)
-        .map(|c| <[u8; 8]>::try_from(c).ok().map(f64::from_le_bytes))
         .collect()
 }
 

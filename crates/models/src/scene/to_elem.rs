@@ -43,6 +43,8 @@ pub(crate) struct Ctx<'a> {
     /// Mirror z back (the default); false when the scene came from a right-handed file.
     mirror: bool,
     options: &'a ImportOptions,
+    /// The scene's blobs, which hold the kept `f64` rows of large meshes (`hint::Kept`).
+    blobs: &'a [Vec<u8>],
 }
 
 impl Ctx<'_> {
@@ -97,6 +99,7 @@ pub(crate) fn convert(
         warnings: Vec::new(),
         mirror: !right_handed,
         options,
+        blobs: &scene.blobs,
     };
     let mut doc = elem::Elem::default();
     scene_level(scene, &mut doc, &mut cx);

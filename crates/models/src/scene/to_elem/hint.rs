@@ -10,6 +10,7 @@
 
 use super::super::raw64;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// `v` as the `f64` of its shortest decimal spelling.
@@ -18,6 +19,51 @@ pub(crate) fn shortest(v: f32) -> f64 {
     if !v.is_finite() || (v.fract() == 0.0 && v.abs() < 16_777_216.0) {
         return f64::from(v);
     }
+    // zmij spells the shortest digits that read back to `v`, the closest of them, several
+    // times faster than `{:e}` (which was most of the ELEM export, issue 18). The two differ
+    // only on a tie, when `v` lies exactly halfway between two shortest spellings (zmij takes
+    // the even one, `{:e}` the larger): `v`'s exact decimal is then those digits and a 5, at
+    // most ten digits, so such values keep `{:e}`'s spelling, which the way back has always
+    // written.
+    if exact_digits_at_most_ten(v) {
+        return core_spelling(v);
+    }
+    zmij::Buffer::new()
+        .format_finite(v)
+        .parse()
+        .unwrap_or(f64::from(v))
+}
+
+/// True when the exact decimal value of the finite `v` has at most ten significant digits:
+/// `v = m × 2^e` (odd `m`) is `m × 2^e` for `e ≥ 0`, `m × 5^−e / 10^−e` for `e < 0`.
+fn exact_digits_at_most_ten(v: f32) -> bool {
+    const LIMIT: u128 = 10_000_000_000;
+    let bits = v.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i32;
+    let fraction = bits & 0x7f_ffff;
+    let (m, e) = if exponent == 0 {
+        (fraction, -149)
+    } else {
+        (fraction | 0x80_0000, exponent - 150)
+    };
+    if m == 0 {
+        return true;
+    }
+    let (m, e) = (
+        u128::from(m >> m.trailing_zeros()),
+        e + m.trailing_zeros() as i32,
+    );
+    match u32::try_from(e) {
+        Ok(up) => up < 40 && (m << up) < LIMIT,
+        Err(_) => {
+            let down = e.unsigned_abs();
+            down <= 15 && m * 5u128.pow(down) < LIMIT
+        }
+    }
+}
+
+/// [`shortest`] through `{:e}`, the standard library's spelling.
+fn core_spelling(v: f32) -> f64 {
     // `{:e}` spells the shortest digits that read back to `v`, in at most 15 bytes
     // ("-1.2345678e-45"), so a stack buffer does and no String is allocated; the fallback
     // cannot happen.
@@ -35,7 +81,7 @@ pub(crate) fn shortest(v: f32) -> f64 {
         .unwrap_or(f64::from(v))
 }
 
-/// A small text buffer on the stack for [`shortest`].
+/// A small text buffer on the stack for [`core_spelling`].
 struct StackText {
     bytes: [u8; 32],
     len: usize,
@@ -113,11 +159,13 @@ pub(crate) fn row_of<const N: usize>(v: &Value) -> Option<[f64; N]> {
 
 /// The rows of `rows` that do not survive the `f32` trip or that the export changes
 /// (`changed`); `None` when every row comes back as it is. Kept compactly, since on files
-/// written with more digits than `f32` holds that is nearly every row: the values as base64 of
-/// their `f64` bits (`"values"`), and which rows they are as base64 of either a bitmap of all
-/// rows (`"bitmap"`, bit `i % 8` of byte `i / 8`) or the `u32` row numbers (`"rows"`),
+/// written with more digits than `f32` holds that is nearly every row: the values' `f64` bits
+/// (`"values"`: a blob of `blobs`, `scene/blob.rs`, from 1 KiB up, else base64 text as every
+/// export wrote them before issue 18), and which rows they are as base64 of either a bitmap of
+/// all rows (`"bitmap"`, bit `i % 8` of byte `i / 8`) or the `u32` row numbers (`"rows"`),
 /// whichever is shorter.
 pub(crate) fn sparse_rows<const N: usize>(
+    blobs: &mut Vec<Vec<u8>>,
     rows: &[[f64; N]],
     changed: impl Fn(&[f64; N]) -> bool,
 ) -> Option<Value> {
@@ -131,7 +179,10 @@ pub(crate) fn sparse_rows<const N: usize>(
         return None;
     }
     let mut out = Map::new();
-    out.insert("values".into(), json!(kept_values(rows, &index)));
+    out.insert(
+        "values".into(),
+        raw64::put(blobs, kept_values(rows, &index)),
+    );
     if index.len() * 4 * 8 > rows.len() {
         let mut bitmap = vec![0u8; rows.len().div_ceil(8)];
         for &i in &index {
@@ -146,40 +197,34 @@ pub(crate) fn sparse_rows<const N: usize>(
     Some(Value::Object(out))
 }
 
-/// [`raw64::encode_f64`] of the rows `index` names, one after the other, made a few rows at a
-/// time into a string of its exact final size: on the large models that is nearly every row,
-/// and a copy of them plus its bytes was the peak of the ELEM conversion (issue 18). Groups of
-/// three rows are whole base64 quads (`24 × N` bytes), so the pieces join into the same text.
-fn kept_values<const N: usize>(rows: &[[f64; N]], index: &[u32]) -> String {
-    const GROUP: usize = 3 * 1024;
-    let bytes = index.len().saturating_mul(N * 8);
-    let mut text = String::with_capacity(bytes.div_ceil(3).saturating_mul(4));
-    let mut values: Vec<f64> = Vec::with_capacity(GROUP * N);
-    for group in index.chunks(GROUP) {
-        values.clear();
-        for &i in group {
-            if let Some(r) = rows.get(i as usize) {
-                values.extend_from_slice(r);
-            }
+/// The little-endian bytes of the rows `index` names, one after the other, in a vector of
+/// its exact size: on the large models that is nearly every row, and they are the largest
+/// part of the `.glb` (as a blob, they are written as they are: no text, no copy into the
+/// JSON, issue 18).
+fn kept_values<const N: usize>(rows: &[[f64; N]], index: &[u32]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(index.len().saturating_mul(N * 8));
+    for &i in index {
+        if let Some(r) = rows.get(i as usize) {
+            bytes.extend_from_slice(binio::pod::as_bytes(r.as_slice()));
         }
-        text.push_str(&raw64::encode_f64(&values));
     }
-    text
+    bytes
 }
 
 /// The kept rows of a [`sparse_rows`] value, read in row order ([`Kept::row`]).
-pub(crate) struct Kept<const N: usize> {
+pub(crate) struct Kept<'a, const N: usize> {
     index: Vec<u32>,
-    values: Vec<f64>,
+    values: Cow<'a, [f64]>,
     at: usize,
 }
 
-impl<const N: usize> Kept<N> {
-    /// The kept rows of `v` for an attribute of `count` rows; `None` when there are none or
+impl<'a, const N: usize> Kept<'a, N> {
+    /// The kept rows of `v` for an attribute of `count` rows, its values in `blobs` or (as
+    /// exported before issue 18, and below 1 KiB) base64 text; `None` when there are none or
     /// the value is not what [`sparse_rows`] makes (then the scene's values are used).
-    pub(crate) fn of(v: Option<&Value>, count: usize) -> Option<Self> {
+    pub(crate) fn of(blobs: &'a [Vec<u8>], v: Option<&Value>, count: usize) -> Option<Self> {
         let v = v?;
-        let values = raw64::decode_f64(v.get("values")?.as_str()?)?;
+        let values = raw64::pods::<f64>(blobs, v.get("values")?)?;
         let index: Vec<u32> = match (v.get("bitmap"), v.get("rows")) {
             (Some(b), None) => {
                 let bitmap = raw64::decode(b.as_str()?)?;
@@ -252,26 +297,77 @@ mod tests {
     #[test]
     fn kept_rows_come_back_by_index_and_by_bitmap() {
         let long = std::f64::consts::FRAC_1_SQRT_2;
-        // One kept row of 40: row numbers. Every row kept: a bitmap.
+        let mut blobs = Vec::new();
+        // One kept row of 40: row numbers. Every row kept: a bitmap. Both small: text.
         let mut few = vec![[0.5, 0.25]; 40];
         few[17] = [long, 0.25];
-        let v = sparse_rows(&few, |_| false).unwrap();
+        let v = sparse_rows(&mut blobs, &few, |_| false).unwrap();
         assert!(v.get("rows").is_some() && v.get("bitmap").is_none());
-        let mut k = Kept::<2>::of(Some(&v), 40).unwrap();
+        assert!(v["values"].is_string() && blobs.is_empty());
+        let mut k = Kept::<2>::of(&blobs, Some(&v), 40).unwrap();
         assert_eq!(k.row(3), None);
         assert_eq!(k.row(17), Some([long, 0.25]));
         assert_eq!(k.row(18), None);
         let many = vec![[long, f64::NAN]; 9];
-        let v = sparse_rows(&many, |_| false).unwrap();
+        let v = sparse_rows(&mut blobs, &many, |_| false).unwrap();
         assert!(v.get("bitmap").is_some());
-        let mut k = Kept::<2>::of(Some(&v), 9).unwrap();
+        let mut k = Kept::<2>::of(&blobs, Some(&v), 9).unwrap();
         assert!((0..9).all(|i| k.row(i).is_some_and(|r| r[0] == long && r[1].is_nan())));
         assert!(
-            Kept::<2>::of(Some(&v), 17).is_none(),
+            Kept::<2>::of(&blobs, Some(&v), 17).is_none(),
             "a bitmap of other rows"
         );
-        assert!(Kept::<3>::of(Some(&v), 9).is_none(), "values of other rows");
-        assert!(sparse_rows(&[[0.5, 0.25]], |_| false).is_none());
+        assert!(
+            Kept::<3>::of(&blobs, Some(&v), 9).is_none(),
+            "values of other rows"
+        );
+        assert!(sparse_rows(&mut blobs, &[[0.5, 0.25]], |_| false).is_none());
+    }
+
+    #[test]
+    fn many_kept_rows_are_a_blob_and_the_text_form_still_reads() {
+        let rows: Vec<[f64; 3]> = (0..100)
+            .map(|i| [0.1 * f64::from(i), std::f64::consts::PI, -0.0])
+            .collect();
+        let mut blobs = vec![vec![7u8; 3]];
+        let v = sparse_rows(&mut blobs, &rows, |_| false).unwrap();
+        assert_eq!(v["values"], json!({ "bufferView": 1 }));
+        assert_eq!(blobs.get(1).map(Vec::len), Some(100 * 3 * 8));
+        let bits = |r: [f64; 3]| r.map(f64::to_bits);
+        let mut k = Kept::<3>::of(&blobs, Some(&v), 100).unwrap();
+        assert!((0..100).all(|i| k.row(i).map(bits) == rows.get(i).copied().map(bits)));
+        // The form every export wrote before: the same bytes as base64 text.
+        let mut old = v.clone();
+        old["values"] = json!(raw64::encode(&blobs[1]));
+        let mut k = Kept::<3>::of(&[], Some(&old), 100).unwrap();
+        assert!((0..100).all(|i| k.row(i).map(bits) == rows.get(i).copied().map(bits)));
+        // A reference to a blob that is not there: nothing kept.
+        assert!(Kept::<3>::of(&blobs[..1], Some(&v), 100).is_none());
+    }
+
+    #[test]
+    fn shortest_spells_as_the_standard_library_does_ties_included() {
+        // Ties (exactly halfway between two shortest spellings), where zmij alone would
+        // differ, and a sweep over every bit pattern with a stride.
+        for v in [
+            2.1914062f32,
+            41.070312,
+            144.76562,
+            1144.6562,
+            0.5,
+            1e-45,
+            3.0e9,
+        ] {
+            assert_eq!(shortest(v).to_bits(), core_spelling(v).to_bits(), "{v:e}");
+        }
+        let mut bits = 0u64;
+        while bits < 1 << 32 {
+            let v = f32::from_bits(bits as u32);
+            if v.is_finite() {
+                assert_eq!(shortest(v).to_bits(), core_spelling(v).to_bits(), "{v:e}");
+            }
+            bits += 40_009;
+        }
     }
 
     #[test]

@@ -373,7 +373,9 @@ fn one_mesh(
     };
     let mirror = cx.mirror;
     let back = |p: [f32; 3]| if mirror { mirror_z(p) } else { p };
+    let blobs = cx.blobs;
     m.positions = rows(
+        blobs,
         &v.positions,
         ex.get("elem_positions"),
         back,
@@ -382,7 +384,7 @@ fn one_mesh(
     );
     if let Some(n) = &v.normals {
         // Validation's unit normal; a zero or non-finite one is (0, 1, 0).
-        m.normals = rows(n, ex.get("elem_normals"), back, |k: [f64; 3]| {
+        m.normals = rows(blobs, n, ex.get("elem_normals"), back, |k: [f64; 3]| {
             let len = k.iter().map(|x| x * x).sum::<f64>().sqrt();
             if len.is_finite() && len > 1e-12 {
                 k.map(|x| x / len)
@@ -393,6 +395,7 @@ fn one_mesh(
     }
     if let Some(colors) = &v.colors {
         m.diffuse = rows(
+            blobs,
             colors,
             ex.get("elem_colors"),
             |c: [f32; 4]| [c[3], c[0], c[1], c[2]],
@@ -418,12 +421,13 @@ fn one_mesh(
 /// Rows of a vertex attribute: each the scene's value, put in the file's order by `back` and
 /// spelled [`shortest`], or the file's kept row when its export (`export`) still is that value.
 fn rows<T: Copy, const N: usize>(
+    blobs: &[Vec<u8>],
     values: &[T],
     kept: Option<&Value>,
     back: impl Fn(T) -> [f32; N],
     export: impl Fn([f64; N]) -> [f64; N],
 ) -> Vec<[f64; N]> {
-    let mut kept = Kept::<N>::of(kept, values.len());
+    let mut kept = Kept::<N>::of(blobs, kept, values.len());
     values
         .iter()
         .enumerate()
@@ -477,6 +481,7 @@ fn uv_sets(m: &mut elem::Mesh, mesh: &Mesh, cx: &mut Ctx<'_>) {
             None => k,
         };
         let rows = rows(
+            cx.blobs,
             uv,
             mesh.extras.get(key),
             |t: [f32; 2]| t,

@@ -6,7 +6,6 @@ use super::Ctx;
 use crate::scene::{
     mirror_z, normalize3, normalize_weights, transform_point, Mesh, SlotOrder, IDENTITY,
 };
-use serde_json::Value;
 use skm_text::{AttributeRange, Vertex};
 
 /// The document's geometry so far.
@@ -116,8 +115,7 @@ impl Geometry {
                 self.adjacency = mesh
                     .extras
                     .get("skm_adjacency")
-                    .and_then(Value::as_str)
-                    .and_then(crate::scene::raw64::decode_u32)
+                    .and_then(|v| crate::scene::raw64::pods::<u32>(&cx.scene.blobs, v))
                     .filter(|w| w.len() == self.triangles.len() * 3)
                     .map(|w| {
                         w.chunks_exact(3)
@@ -287,8 +285,10 @@ fn vertices(
             &computed
         }
     };
-    let raw_normals = raw_f32(mesh, "skm_normals", n * 3);
-    let raw_blend = raw_u32(mesh, "skm_blend", n * 4);
+    let scene = cx.scene;
+    let blobs = &scene.blobs;
+    let raw_normals = raw_words::<f32>(blobs, mesh, "skm_normals", n * 3);
+    let raw_blend = raw_words::<u32>(blobs, mesh, "skm_blend", n * 4);
     let mut dropped = Vec::new();
     for (what, present) in [
         ("tangents", v.tangents.is_some()),
@@ -353,19 +353,17 @@ fn gives(raw: &[f32; 3], normal: &[f32; 3]) -> bool {
     made.iter().zip(normal).all(|(a, b)| (a - b).abs() <= 1e-6)
 }
 
-fn raw_f32(mesh: &Mesh, key: &str, len: usize) -> Option<Vec<f32>> {
+/// The words of the export's `extras[key]`, when there are `len`: a blob (`scene/blob.rs`), or
+/// base64 text (small ones, and every one exported before issue 18).
+fn raw_words<'a, T: bytemuck::Pod>(
+    blobs: &'a [Vec<u8>],
+    mesh: &Mesh,
+    key: &str,
+    len: usize,
+) -> Option<std::borrow::Cow<'a, [T]>> {
     mesh.extras
         .get(key)
-        .and_then(Value::as_str)
-        .and_then(crate::scene::raw64::decode_f32)
-        .filter(|r| r.len() == len)
-}
-
-fn raw_u32(mesh: &Mesh, key: &str, len: usize) -> Option<Vec<u32>> {
-    mesh.extras
-        .get(key)
-        .and_then(Value::as_str)
-        .and_then(crate::scene::raw64::decode_u32)
+        .and_then(|v| crate::scene::raw64::pods::<T>(blobs, v))
         .filter(|r| r.len() == len)
 }
 
