@@ -321,6 +321,28 @@ fn skin_influences(
     let too_big = |j: u32| {
         u16::try_from(j).map_err(|_| ReadError::invalid(at, format!("joint {j} beyond 65535")))
     };
+    if let [(j, _)] = sets.as_slice() {
+        // One set (every export's): kept as it is, in bulk passes instead of the general loop
+        // below (which sorts and gathers per vertex). The first joint beyond u16 in file
+        // order is the one that loop reports.
+        if j.iter().fold(0, |m, &x| m.max(x)) > u32::from(u16::MAX) {
+            if let Some(&bad) = j.iter().find(|&&x| x > u32::from(u16::MAX)) {
+                too_big(bad)?;
+            }
+        }
+        let mut sets = sets;
+        if let Some((j, wt)) = sets.pop() {
+            v.joints = Some(
+                j.chunks_exact(4)
+                    .map(|c| std::array::from_fn(|k| c.get(k).map_or(0, |&x| x as u16)))
+                    .collect(),
+            );
+            // The flat weights become arrays in place when the allocation allows it.
+            v.weights =
+                Some(bytemuck::allocation::try_cast_vec(wt).unwrap_or_else(|(_, wt)| arrays(wt)));
+        }
+        return Ok(());
+    }
     let mut joints = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
     let mut all: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);
