@@ -102,27 +102,7 @@ pub(crate) fn mesh(
                 (first, count)
             }
         };
-        let local = match prim.indices {
-            Some(i) => {
-                reader
-                    .uints(i, &format!("{prim_at}.indices"), &[Type::Scalar])?
-                    .0
-            }
-            None => {
-                reader.charge(&prim_at, u64::from(count) * 4)?;
-                (0..count).collect()
-            }
-        };
-        // The largest index first, in one pass without an early exit (it vectorises); the
-        // offending index is looked for only when there is one.
-        let largest = local.iter().fold(0, |m, &i| m.max(i));
-        let bad = (largest >= count).then(|| local.iter().find(|&&i| i >= count));
-        if let Some(bad) = bad.flatten() {
-            return Err(ReadError::invalid(
-                format!("{prim_at}.indices"),
-                format!("index {bad} beyond the {count} vertices"),
-            ));
-        }
+        let local = primitive_indices(reader, prim, count, &prim_at)?;
         let material = match prim.material {
             Some(m) if m.value() >= material_count => {
                 return Err(ReadError::invalid(
@@ -135,36 +115,7 @@ pub(crate) fn mesh(
             }
             m => m.map(|m| m.value()),
         };
-        // A strip or fan of n indices makes at most 3 n.
-        reader.charge(&prim_at, local.len() as u64 * 12)?;
-        if mode == Mode::Triangles && local.len() % 3 != 0 {
-            w.push(
-                prim_at.clone(),
-                ReadWarningKind::NotCarried {
-                    what: format!(
-                        "the last {} of {} indices (not a whole triangle)",
-                        local.len() % 3,
-                        local.len()
-                    ),
-                },
-            );
-        }
-        // A list of triangles is used in place (no copy); strips and fans are rebuilt.
-        let mut triangles = match mode {
-            Mode::Triangles => {
-                let mut local = local;
-                local.truncate(local.len() / 3 * 3);
-                local
-            }
-            _ => triangulate(mode, &local),
-        };
-        if first > 0 {
-            // Every index is below `count`, and `first + count` vertices were counted in u32.
-            first.checked_add(count).ok_or_else(|| {
-                ReadError::invalid(&prim_at, "more than 2^32 vertices in one mesh")
-            })?;
-            triangles.iter_mut().for_each(|i| *i += first);
-        }
+        let triangles = triangles_of(reader, local, mode, (first, count), &prim_at, &mut w)?;
         out.primitives.push(Primitive {
             indices: triangles.into(),
             material,
@@ -199,6 +150,81 @@ pub(crate) fn mesh(
         w.push(at.clone(), ReadWarningKind::NotCarried { what });
     }
     Ok(out)
+}
+
+/// The indices of one primitive over its `count` vertices (or `0..count`), checked to be in
+/// range.
+fn primitive_indices(
+    reader: &mut Reader<'_>,
+    prim: &json::mesh::Primitive,
+    count: u32,
+    prim_at: &str,
+) -> Result<Vec<u32>, ReadError> {
+    let local = match prim.indices {
+        Some(i) => {
+            reader
+                .uints(i, &format!("{prim_at}.indices"), &[Type::Scalar])?
+                .0
+        }
+        None => {
+            reader.charge(prim_at, u64::from(count) * 4)?;
+            (0..count).collect()
+        }
+    };
+    // The largest index first, in one pass without an early exit (it vectorises); the
+    // offending index is looked for only when there is one.
+    let largest = local.iter().fold(0, |m, &i| m.max(i));
+    let bad = (largest >= count).then(|| local.iter().find(|&&i| i >= count));
+    if let Some(bad) = bad.flatten() {
+        return Err(ReadError::invalid(
+            format!("{prim_at}.indices"),
+            format!("index {bad} beyond the {count} vertices"),
+        ));
+    }
+    Ok(local)
+}
+
+/// The triangle list of one primitive's checked indices `local` (`mode` not a line or point
+/// mode), triangulated and offset by `first` to the mesh's vertices.
+fn triangles_of(
+    reader: &mut Reader<'_>,
+    local: Vec<u32>,
+    mode: Mode,
+    (first, count): (u32, u32),
+    prim_at: &str,
+    w: &mut MeshWarnings<'_>,
+) -> Result<Vec<u32>, ReadError> {
+    // A strip or fan of n indices makes at most 3 n.
+    reader.charge(prim_at, local.len() as u64 * 12)?;
+    if mode == Mode::Triangles && local.len() % 3 != 0 {
+        w.push(
+            prim_at.to_string(),
+            ReadWarningKind::NotCarried {
+                what: format!(
+                    "the last {} of {} indices (not a whole triangle)",
+                    local.len() % 3,
+                    local.len()
+                ),
+            },
+        );
+    }
+    // A list of triangles is used in place (no copy); strips and fans are rebuilt.
+    let mut triangles = match mode {
+        Mode::Triangles => {
+            let mut local = local;
+            local.truncate(local.len() / 3 * 3);
+            local
+        }
+        _ => triangulate(mode, &local),
+    };
+    if first > 0 {
+        // Every index is below `count`, and `first + count` vertices were counted in u32.
+        first
+            .checked_add(count)
+            .ok_or_else(|| ReadError::invalid(prim_at, "more than 2^32 vertices in one mesh"))?;
+        triangles.iter_mut().for_each(|i| *i += first);
+    }
+    Ok(triangles)
 }
 
 /// The vertex count of the block starting at `first`.
@@ -321,6 +347,28 @@ fn skin_influences(
     let too_big = |j: u32| {
         u16::try_from(j).map_err(|_| ReadError::invalid(at, format!("joint {j} beyond 65535")))
     };
+    if let [(j, _)] = sets.as_slice() {
+        // One set (every export's): kept as it is, in bulk passes instead of the general loop
+        // below (which sorts and gathers per vertex). The first joint beyond u16 in file
+        // order is the one that loop reports.
+        if j.iter().fold(0, |m, &x| m.max(x)) > u32::from(u16::MAX) {
+            if let Some(&bad) = j.iter().find(|&&x| x > u32::from(u16::MAX)) {
+                too_big(bad)?;
+            }
+        }
+        let mut sets = sets;
+        if let Some((j, wt)) = sets.pop() {
+            v.joints = Some(
+                j.chunks_exact(4)
+                    .map(|c| std::array::from_fn(|k| c.get(k).map_or(0, |&x| x as u16)))
+                    .collect(),
+            );
+            // The flat weights become arrays in place when the allocation allows it.
+            v.weights =
+                Some(bytemuck::allocation::try_cast_vec(wt).unwrap_or_else(|(_, wt)| arrays(wt)));
+        }
+        return Ok(());
+    }
     let mut joints = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
     let mut all: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);

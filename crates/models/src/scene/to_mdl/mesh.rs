@@ -15,11 +15,16 @@ type Quantized = ([u8; 4], [u8; 4], [u8; 4]);
 /// One vertex's skin influences as they are compared: joints and weight bits.
 type InfluenceBits = ([u16; 4], [u32; 4]);
 
-/// The last skin influences [`finish`] quantised (joints, weight bits) and their result, for
-/// one connector mapping: neighbouring vertices mostly share their influences (a rigid part:
-/// all of them), so the mapping and rounding run once per run of equal influences.
+/// Per-vertex results kept from the previous vertex, for one connector mapping: neighbouring
+/// vertices mostly share their influences (a rigid part: all of them) and their colour (a
+/// whole mesh often has one), so the mapping and rounding run once per run of equal values.
 #[derive(Default)]
-struct Memo(Cell<Option<(InfluenceBits, Quantized)>>);
+struct Memo {
+    /// The last skin influences [`influences`] quantised (joints, weight bits), and its result.
+    influence: Cell<Option<(InfluenceBits, Quantized)>>,
+    /// The last colour's bits and its bytes.
+    color: Cell<Option<([u32; 4], [u8; 4])>>,
+}
 
 /// One drawn mesh: the node that carries it and the mesh.
 #[derive(Clone, Copy)]
@@ -294,7 +299,8 @@ fn palette(scene: &ValidScene, inst: Instance, bones: &Bones, cx: &mut Ctx<'_>) 
     }
 }
 
-/// The triangles of a mesh's primitives in file winding, with their local material.
+/// The triangles of a mesh's primitives in file winding, with their local material (for
+/// [`split`]; an undivided mesh takes [`faces_and_runs`]).
 fn triangles(
     scene: &ValidScene,
     inst: Instance,
@@ -310,8 +316,7 @@ fn triangles(
     let mut out = Vec::with_capacity(total);
     let mut bad = 0usize;
     for p in &mesh.primitives {
-        let m = p.material.filter(|&m| m < scene.materials.len());
-        let material = local.get(&m).copied().unwrap_or(0);
+        let material = local_material(scene, p, local);
         for t in p.indices.chunks(3) {
             match *t {
                 // Counter-clockwise back to the file's clockwise: (a, b, c) → (a, c, b).
@@ -322,13 +327,85 @@ fn triangles(
             }
         }
     }
+    dropped_triangles(mesh, bad, cx);
+    out
+}
+
+/// The local material of a primitive (0 when it has none there).
+fn local_material(
+    scene: &ValidScene,
+    p: &crate::scene::Primitive,
+    local: &HashMap<Option<usize>, i32>,
+) -> i32 {
+    let m = p.material.filter(|&m| m < scene.materials.len());
+    local.get(&m).copied().unwrap_or(0)
+}
+
+fn dropped_triangles(mesh: &crate::scene::Mesh, bad: usize, cx: &mut Ctx<'_>) {
     if bad > 0 {
         cx.warn(
             &format!("mesh {:?}", mesh.name),
             format!("{bad} incomplete or out-of-range triangles dropped"),
         );
     }
-    out
+}
+
+/// [`triangles`] as the faces of one divided mesh, with the material runs they make (one per
+/// stretch of triangles with one material), without the per-triangle list: one exactly sized
+/// pass per primitive whose indices are all in range (checked first, in a pass that
+/// vectorises), the triangle-by-triangle check only for a primitive that has a bad one.
+fn faces_and_runs(
+    scene: &ValidScene,
+    inst: Instance,
+    local: &HashMap<Option<usize>, i32>,
+    cx: &mut Ctx<'_>,
+) -> (Vec<mdl::Face>, Vec<mdl::MaterialRun>) {
+    let Some(mesh) = scene.meshes.get(inst.mesh) else {
+        return (Vec::new(), Vec::new());
+    };
+    let n = mesh.vertices.positions.len();
+    let total: usize = mesh.primitives.iter().map(|p| p.indices.len() / 3).sum();
+    let mut faces = Vec::with_capacity(total);
+    let mut runs: Vec<mdl::MaterialRun> = Vec::new();
+    let mut bad = 0usize;
+    // Counter-clockwise back to the file's clockwise: (a, b, c) → (a, c, b). Every index is
+    // below `n`, which `divide` checked fits an i32.
+    let face = |a: u32, b: u32, c: u32| mdl::Face([a as i32, c as i32, b as i32]);
+    for p in &mesh.primitives {
+        let material = local_material(scene, p, local);
+        let before = faces.len();
+        let largest = p.indices.iter().fold(0, |m, &i| m.max(i));
+        if (largest as usize) < n {
+            let whole = p.indices.chunks_exact(3);
+            bad += usize::from(!whole.remainder().is_empty());
+            faces.extend(whole.map(|t| match *t {
+                [a, b, c] => face(a, b, c),
+                _ => mdl::Face([0; 3]),
+            }));
+        } else {
+            for t in p.indices.chunks(3) {
+                match *t {
+                    [a, b, c] if [a, b, c].iter().all(|&i| (i as usize) < n) => {
+                        faces.push(face(a, b, c))
+                    }
+                    _ => bad += 1,
+                }
+            }
+        }
+        let added = i32::try_from(faces.len() - before).unwrap_or(i32::MAX);
+        match runs.last_mut() {
+            _ if added == 0 => {}
+            Some(r) if r.material_index == material => {
+                r.face_count = r.face_count.saturating_add(added)
+            }
+            _ => runs.push(mdl::MaterialRun {
+                material_index: material,
+                face_count: added,
+            }),
+        }
+    }
+    dropped_triangles(mesh, bad, cx);
+    (faces, runs)
 }
 
 /// One drawn mesh as one divided mesh, or several when its skin has more than
@@ -353,8 +430,8 @@ fn divide(
         });
     }
     let pal = palette(scene, inst, bones, cx);
-    let tris = triangles(scene, inst, local, cx);
     if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
+        let (faces, runs) = faces_and_runs(scene, inst, local, cx);
         let n = v.positions.len();
         let raw = raw_vertices(mesh, &scene.blobs, n);
         let extra = stored(mesh, &scene.blobs, n);
@@ -371,18 +448,14 @@ fn divide(
                 .collect(),
             None => (0..n).map(|k| src.vertex(k, &conn, &memo)).collect(),
         };
-        let faces: Vec<mdl::Face> = tris
-            .iter()
-            .map(|(_, t)| mdl::Face(t.map(|i| i as i32)))
-            .collect();
-        let runs = runs_of(mesh, &tris);
         return Ok(vec![mdl::DividedMesh {
             vertices,
             faces,
-            material_runs: runs,
+            material_runs: runs_of(mesh, runs),
             connectors: pal.connectors,
         }]);
     }
+    let tris = triangles(scene, inst, local, cx);
     let kept = stored(mesh, &scene.blobs, v.positions.len());
     Ok(split(v, &pal, &tris, &kept, &place, cx))
 }
@@ -466,21 +539,9 @@ fn raw_vertices<'a>(
     raw64::pods::<mdl::Vertex>(blobs, mesh.extras.get("mdl_vertices")?).filter(|v| v.len() == n)
 }
 
-/// Material runs: the export's (empty runs included) while their non-empty runs are the
-/// primitives', else one per stretch of triangles with one material.
-fn runs_of(mesh: &crate::scene::Mesh, tris: &[(i32, [u32; 3])]) -> Vec<mdl::MaterialRun> {
-    let mut runs: Vec<mdl::MaterialRun> = Vec::new();
-    let mut prev: Option<i32> = None;
-    for (m, _) in tris {
-        match runs.last_mut() {
-            Some(r) if prev == Some(*m) => r.face_count += 1,
-            _ => runs.push(mdl::MaterialRun {
-                material_index: *m,
-                face_count: 1,
-            }),
-        }
-        prev = Some(*m);
-    }
+/// Material runs: the export's (empty runs included) while their non-empty runs are `runs`
+/// (one per stretch of triangles with one material), else `runs`.
+fn runs_of(mesh: &crate::scene::Mesh, runs: Vec<mdl::MaterialRun>) -> Vec<mdl::MaterialRun> {
     let raw: Option<Vec<mdl::MaterialRun>> = mesh
         .extras
         .get("mdl_runs")
@@ -653,7 +714,17 @@ impl<'a> Sources<'a> {
                 c.map(|x| x * t[3])
             })
         });
-        let color = self.colors.get(k).map_or([255; 4], |c| c.map(unit_byte));
+        let color = self.colors.get(k).map_or([255; 4], |c| {
+            let key = c.map(f32::to_bits);
+            match memo.color.get() {
+                Some((last, out)) if last == key => out,
+                _ => {
+                    let out = c.map(unit_byte);
+                    memo.color.set(Some((key, out)));
+                    out
+                }
+            }
+        });
         let (weights, bone_indices, original) = self.influence(k, conn, memo);
         mdl::Vertex {
             position: self.positions.get(k).copied().unwrap_or_default(),
@@ -677,11 +748,11 @@ impl<'a> Sources<'a> {
         let js = self.joints.get(k).copied().unwrap_or_default();
         let ws = self.weights.get(k).copied().unwrap_or_default();
         let key = (js, ws.map(f32::to_bits));
-        match memo.0.get() {
+        match memo.influence.get() {
             Some((last, out)) if last == key => out,
             _ => {
                 let out = influences(js, ws, conn);
-                memo.0.set(Some((key, out)));
+                memo.influence.set(Some((key, out)));
                 out
             }
         }
