@@ -28,10 +28,49 @@ pub(crate) fn shortest(v: f32) -> f64 {
     if exact_digits_at_most_ten(v) {
         return core_spelling(v);
     }
-    zmij::Buffer::new()
-        .format_finite(v)
-        .parse()
+    let text = zmij::Buffer::new().format_finite(v).to_owned();
+    exact_decimal(&text)
+        .or_else(|| text.parse().ok())
         .unwrap_or(f64::from(v))
+}
+
+/// The `f64` nearest to a decimal spelling (`-12.5e-3`) of at most 15 digits whose power of
+/// ten is at most 22 in size: the digits are an exact `f64` integer and `10^k` an exact
+/// `f64`, so one multiplication or division, correctly rounded by IEEE 754, gives the nearest
+/// `f64` (Clinger's fast path). That is every shortest `f32` spelling but the very large and
+/// very small; `None` for those and for any other text, which then takes the full parse.
+fn exact_decimal(text: &str) -> Option<f64> {
+    const POWERS: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.len() + fraction.len() > 15 || whole.len() + fraction.len() == 0 {
+        return None;
+    }
+    let mut digits: u64 = 0;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        digits = digits * 10 + u64::from(b - b'0');
+    }
+    let power = exponent.checked_sub(i32::try_from(fraction.len()).ok()?)?;
+    let scale = *POWERS.get(power.unsigned_abs() as usize)?;
+    let magnitude = if power >= 0 {
+        digits as f64 * scale
+    } else {
+        digits as f64 / scale
+    };
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// True when the exact decimal value of the finite `v` has at most ten significant digits:
@@ -367,6 +406,47 @@ mod tests {
                 assert_eq!(shortest(v).to_bits(), core_spelling(v).to_bits(), "{v:e}");
             }
             bits += 40_009;
+        }
+    }
+
+    #[test]
+    fn exact_decimal_reads_as_the_standard_library_does() {
+        // Within the fast path: the same bits as the full parse.
+        for text in [
+            "0.1",
+            "-1.5e-5",
+            "123.456",
+            "-0.0",
+            "7",
+            "2.5e22",
+            "0.30000001",
+            "123456789012345",
+            "1e-22",
+            "3.0e9",
+        ] {
+            let parsed: f64 = text.parse().unwrap();
+            assert_eq!(
+                exact_decimal(text).map(f64::to_bits),
+                Some(parsed.to_bits()),
+                "{text}"
+            );
+        }
+        // Beyond it (a power of ten over 22, more than 15 digits) or not a number: the full
+        // parse takes these.
+        for text in [
+            "3.4028235e38",
+            "1e-45",
+            "9.999999e-23",
+            "1.17549435e-38",
+            "",
+            "-",
+            "1.2.3",
+            "1e",
+            "abc",
+            "1234567890123456",
+            "1_0",
+        ] {
+            assert_eq!(exact_decimal(text), None, "{text:?}");
         }
     }
 
