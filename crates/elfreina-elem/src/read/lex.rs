@@ -20,22 +20,10 @@ pub(crate) fn lex<'a>(
     warnings: &mut Vec<Warning>,
 ) -> Result<(Tree<'a>, Budget), Error> {
     let mut lines = LineSplit::new(text, 0);
-    let (line_ending, header_line) = header(&mut lines)?;
-    let version = version(&mut lines, header_line, warnings)?;
-    let mut body = Body {
-        text,
-        budget: Budget::new(text.len()),
-        top: Vec::new(),
-        stack: Vec::new(),
-    };
-    for (line, offset, content, _) in lines {
-        body.line(line, offset, content)?;
-    }
-    body.finish(bom, line_ending, version)
-}
 
-/// The header, the first non-blank line: its line ending (the file's) and its line number.
-fn header(lines: &mut LineSplit<'_>) -> Result<(LineEnding, u32), Error> {
+    // Header: the first non-blank line.
+    let mut line_ending = LineEnding::CrLf;
+    let mut found_header = false;
     let mut last_line = 0;
     for (line, _, content, ending) in lines.by_ref() {
         last_line = line;
@@ -50,98 +38,72 @@ fn header(lines: &mut LineSplit<'_>) -> Result<(LineEnding, u32), Error> {
                 found: clip(t),
             });
         }
-        return Ok((ending.unwrap_or_default(), line));
+        line_ending = ending.unwrap_or_default();
+        found_header = true;
+        break;
     }
-    Err(Error::NotThisFormat {
-        line: last_line.max(1),
-        column: 1,
-        found: String::new(),
-    })
-}
+    if !found_header {
+        return Err(Error::NotThisFormat {
+            line: last_line.max(1),
+            column: 1,
+            found: String::new(),
+        });
+    }
 
-/// `File Version <number>`, the next non-blank line after the header (at `header_line`).
-fn version<'a>(
-    lines: &mut LineSplit<'a>,
-    header_line: u32,
-    warnings: &mut Vec<Warning>,
-) -> Result<(&'a str, Pos), Error> {
-    let mut last_line = header_line;
+    // `File Version <number>`.
+    let mut version = None;
     for (line, _, content, _) in lines.by_ref() {
         last_line = line;
         let (column, t) = trim(content);
         if t.is_empty() {
             continue;
         }
-        return read_version(line, column, t, warnings);
+        version = Some(read_version(line, column, t, warnings)?);
+        break;
     }
-    Err(syntax(
-        last_line.saturating_add(1),
-        1,
-        "expected `File Version 1.00`, found the end of the file",
-    ))
-}
+    let version = version.ok_or_else(|| {
+        syntax(
+            last_line.saturating_add(1),
+            1,
+            "expected `File Version 1.00`, found the end of the file",
+        )
+    })?;
 
-/// The body's state, line by line: the top-level items, the open scopes (innermost last) and
-/// the tree's memory budget.
-struct Body<'a> {
-    text: &'a str,
-    budget: Budget,
-    top: Vec<Item<'a>>,
-    stack: Vec<Scope<'a>>,
-}
-
-/// The list new items go to: the innermost open scope's, else the top level. (Free, not a
-/// method, so that the budget can be borrowed beside it.)
-fn innermost<'s, 'a>(
-    stack: &'s mut [Scope<'a>],
-    top: &'s mut Vec<Item<'a>>,
-) -> &'s mut Vec<Item<'a>> {
-    match stack.last_mut() {
-        Some(parent) => &mut parent.items,
-        None => top,
-    }
-}
-
-impl<'a> Body<'a> {
-    /// One body line (`content`, at byte `offset` of the text). Data lines, the bulk of a
-    /// file, take the short way; the others go to [`Self::structure`].
-    #[inline]
-    fn line(&mut self, line: u32, offset: usize, content: &'a str) -> Result<(), Error> {
+    // Body.
+    let mut budget = Budget::new(text.len());
+    let mut top: Vec<Item<'_>> = Vec::new();
+    let mut stack: Vec<Scope<'_>> = Vec::new();
+    for (line, offset, content, _) in lines {
         let (lead, t) = trim_lead(content);
         if t.is_empty() {
-            return Ok(());
+            continue;
         }
         let column = u32::try_from(lead).unwrap_or(u32::MAX).saturating_add(1);
-        let start = offset + lead;
         if valid(t) {
-            // Values that `split` accepts cannot start with `}`, end with `{` or hold `=`
-            // outside quotes, so none of the checks of `structure` applies; this skips them
-            // and the column arithmetic of `split`.
-            return self.data(start..start + t.len(), Pos::new(line, column));
+            // A data line, the bulk of a file: values that `split` accepts cannot start with
+            // `}`, end with `{` or hold `=` outside quotes, so none of the checks below
+            // applies; this skips them and the column arithmetic of `split`.
+            let list = match stack.last_mut() {
+                Some(parent) => &mut parent.items,
+                None => &mut top,
+            };
+            let start = offset + lead;
+            let pos = Pos::new(line, column);
+            if let Some(item) = data_line(list, text, start..start + t.len(), pos) {
+                budget.push(list, item, line, column)?;
+            }
+            continue;
         }
-        self.structure(line, column, start, t)
-    }
-
-    /// A checked data line onto the innermost list (see [`data_line`]).
-    #[inline]
-    fn data(&mut self, values: std::ops::Range<usize>, pos: Pos) -> Result<(), Error> {
-        let list = innermost(&mut self.stack, &mut self.top);
-        match data_line(list, self.text, values, pos) {
-            Some(item) => self.budget.push(list, item, pos.line, pos.column),
-            None => Ok(()),
-        }
-    }
-
-    /// A line that is not plain data: `}`, `Tag {`, `Key=values`, or values `valid` refused
-    /// (`t`, trimmed, starting at byte `start` of the text).
-    fn structure(&mut self, line: u32, column: u32, start: usize, t: &'a str) -> Result<(), Error> {
         if t == "}" {
-            let scope = self
-                .stack
+            let scope = stack
                 .pop()
                 .ok_or_else(|| syntax(line, column, "`}` without a matching `{`"))?;
-            let list = innermost(&mut self.stack, &mut self.top);
-            return self.budget.push(list, Item::Scope(scope), line, column);
+            let list = match stack.last_mut() {
+                Some(parent) => &mut parent.items,
+                None => &mut top,
+            };
+            budget.push(list, Item::Scope(scope), line, column)?;
+            continue;
         }
         if t.starts_with('}') {
             return Err(syntax(
@@ -150,90 +112,82 @@ impl<'a> Body<'a> {
                 format!("`}}` must be alone on its line, found {:?}", clip(t)),
             ));
         }
-        if let Some(tag) = t.strip_suffix('{') {
-            return self.open(tag, line, column);
-        }
-        if let Some(eq) = find_eq(t) {
-            let item = entry(t, eq, line, column)?;
-            let list = innermost(&mut self.stack, &mut self.top);
-            return self.budget.push(list, item, line, column);
-        }
-        // Values `valid` refused: `split` gives the error and its position.
-        checked(t, line, column)?;
-        // Not reached unless `valid` and `split` disagree; then `split` is the rule.
-        self.data(start..start + t.len(), Pos::new(line, column))
-    }
-
-    /// `Tag {`: a new innermost scope, within the depth limit.
-    fn open(&mut self, tag: &'a str, line: u32, column: u32) -> Result<(), Error> {
-        let tag = tag.trim_end_matches(is_ws);
-        if !is_ident(tag) {
-            return Err(syntax(
-                line,
-                column,
-                format!("expected a tag name before `{{`, found {:?}", clip(tag)),
-            ));
-        }
-        if self.stack.len() >= MAX_DEPTH {
-            return Err(Error::LimitExceeded {
-                line,
-                column,
-                limit: MAX_DEPTH,
+        let item = if let Some(tag) = t.strip_suffix('{') {
+            let tag = tag.trim_end_matches(is_ws);
+            if !is_ident(tag) {
+                return Err(syntax(
+                    line,
+                    column,
+                    format!("expected a tag name before `{{`, found {:?}", clip(tag)),
+                ));
+            }
+            if stack.len() >= MAX_DEPTH {
+                return Err(Error::LimitExceeded {
+                    line,
+                    column,
+                    limit: MAX_DEPTH,
+                });
+            }
+            stack.push(Scope {
+                pos: Pos::new(line, column),
+                tag,
+                items: Vec::new(),
             });
-        }
-        self.stack.push(Scope {
-            pos: Pos::new(line, column),
-            tag,
-            items: Vec::new(),
-        });
-        Ok(())
-    }
-
-    /// The end of the text: every scope must be closed.
-    fn finish(
-        self,
-        bom: bool,
-        line_ending: LineEnding,
-        version: (&'a str, Pos),
-    ) -> Result<(Tree<'a>, Budget), Error> {
-        if let Some(open) = self.stack.last() {
-            return Err(syntax(
-                open.pos.line,
-                open.pos.column,
-                format!(
-                    "scope `{}` is still open at the end of the file (missing `}}`)",
-                    clip(open.tag)
-                ),
-            ));
-        }
-        let tree = Tree {
-            bom,
-            line_ending,
-            version,
-            items: self.top,
+            continue;
+        } else if let Some(eq) = find_eq(t) {
+            let key = t.get(..eq).unwrap_or_default().trim_end_matches(is_ws);
+            if !is_ident(key) {
+                return Err(syntax(
+                    line,
+                    column,
+                    format!("expected a key name before `=`, found {:?}", clip(key)),
+                ));
+            }
+            let head = t.get(..=eq).unwrap_or_default();
+            let rest = t.get(eq + 1..).unwrap_or_default();
+            let values = checked(rest, line, column.saturating_add(char_len(head)))?;
+            Item::Entry(Entry {
+                pos: Pos::new(line, column),
+                key,
+                values,
+            })
+        } else {
+            // Values `valid` refused: `split` gives the error and its position.
+            checked(t, line, column)?;
+            // Not reached unless `valid` and `split` disagree; then `split` is the rule.
+            let start = offset + lead;
+            let list = match stack.last_mut() {
+                Some(parent) => &mut parent.items,
+                None => &mut top,
+            };
+            match data_line(list, text, start..start + t.len(), Pos::new(line, column)) {
+                Some(item) => item,
+                None => continue,
+            }
         };
-        Ok((tree, self.budget))
+        let list = match stack.last_mut() {
+            Some(parent) => &mut parent.items,
+            None => &mut top,
+        };
+        budget.push(list, item, line, column)?;
     }
-}
-
-/// `Key=values` (`=` at byte `eq` of `t`), its key and values checked.
-fn entry(t: &str, eq: usize, line: u32, column: u32) -> Result<Item<'_>, Error> {
-    let key = t.get(..eq).unwrap_or_default().trim_end_matches(is_ws);
-    if !is_ident(key) {
+    if let Some(open) = stack.last() {
         return Err(syntax(
-            line,
-            column,
-            format!("expected a key name before `=`, found {:?}", clip(key)),
+            open.pos.line,
+            open.pos.column,
+            format!(
+                "scope `{}` is still open at the end of the file (missing `}}`)",
+                clip(open.tag)
+            ),
         ));
     }
-    let head = t.get(..=eq).unwrap_or_default();
-    let rest = t.get(eq + 1..).unwrap_or_default();
-    let values = checked(rest, line, column.saturating_add(char_len(head)))?;
-    Ok(Item::Entry(Entry {
-        pos: Pos::new(line, column),
-        key,
-        values,
-    }))
+    let tree = Tree {
+        bom,
+        line_ending,
+        version,
+        items: top,
+    };
+    Ok((tree, budget))
 }
 
 /// A data line (its values at `values` in `text`, checked) onto its scope's `list`: the run
