@@ -129,6 +129,17 @@ impl Budget {
             input_len: None,
         }
     }
+
+    /// The budget of a format writer's animation keys: [`Self::for_writing`], or, when the
+    /// scene has no animation to charge, none at all (so that a static model's import does
+    /// not compute the cost, which serialises every extras map).
+    pub(crate) fn for_keys(scene: &Scene) -> Self {
+        if scene.animations.is_empty() {
+            Self::unlimited()
+        } else {
+            Self::for_writing(scene)
+        }
+    }
 }
 
 /// Refuses a scene whose primitives' index ranges, each counted once per primitive (as the
@@ -136,6 +147,18 @@ impl Budget {
 /// overlapping ranges of one shared list (BMF and SMF materials can overlap) would otherwise
 /// multiply into the output.
 pub(crate) fn check_index_uses(scene: &Scene) -> Result<(), Error> {
+    // Without a list used by more than one primitive, the copies are the lists the scene's
+    // cost already counts: nothing to check, and no cost to compute (it serialises extras).
+    let shared = scene.meshes.iter().any(|mesh| {
+        let mut lists: HashSet<*const Vec<u32>> = HashSet::new();
+        !mesh
+            .primitives
+            .iter()
+            .all(|p| lists.insert(std::sync::Arc::as_ptr(p.indices.list())))
+    });
+    if !shared {
+        return Ok(());
+    }
     let mut budget = Budget::for_writing(scene);
     for (m, mesh) in scene.meshes.iter().enumerate() {
         let indices: u64 = mesh
@@ -147,7 +170,8 @@ pub(crate) fn check_index_uses(scene: &Scene) -> Result<(), Error> {
             indices.saturating_mul(4),
             || {
                 format!(
-                    "{indices} indices (each primitive's range copied; the scene costs {}                      bytes, and a writer may make 16 × that + 16 MiB)",
+                    "{indices} indices (each primitive's range copied; the scene costs {} \
+                     bytes, and a writer may make 16 × that + 16 MiB)",
                     cost(scene)
                 )
             },

@@ -87,7 +87,7 @@ pub(crate) fn convert(
         options,
         blobs: &scene.blobs,
         warnings: Vec::new(),
-        budget: Budget::for_writing(scene),
+        budget: Budget::for_keys(scene),
     };
     let (mut frames, node_frame, derive_obb) = build_frames(scene, &mut ctx)?;
     let mut doc = smf::Smf::default();

@@ -20,7 +20,7 @@ pub(super) fn animations(
 ) -> Result<(), Error> {
     let mut list = elem::AnimationList::default();
     // A key list the scene shares (clips of one MDL source) is written once per clip here.
-    let mut budget = Budget::for_writing(scene);
+    let mut budget = Budget::for_keys(scene);
     for a in &scene.animations {
         let keys: u64 = a.channels.iter().map(|c| c.times.len() as u64).sum();
         budget.charge(

@@ -46,7 +46,7 @@ pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Resu
     // read back from one glTF sampler) share one source, as the file did: written once per
     // clip they would multiply the output.
     let mut source_of: HashMap<Vec<ChannelId>, usize> = HashMap::new();
-    let mut budget = Budget::for_writing(scene);
+    let mut budget = Budget::for_keys(scene);
     for (a, anim) in scene.animations.iter().enumerate() {
         let id: Vec<ChannelId> = anim.channels.iter().map(ChannelId::of).collect();
         if let Some(&s) = source_of.get(&id).filter(|_| !id.is_empty()) {
