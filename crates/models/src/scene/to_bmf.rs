@@ -881,15 +881,7 @@ fn kept_colours(m: &Material, now: &[[f32; 4]; 4]) -> Option<[[f32; 4]; 4]> {
         [a0, a1, a2, a3],
         [e0, e1, e2, e3],
     ];
-    let unit = |fill: f32| {
-        move |x: f32| {
-            if x.is_finite() {
-                x.clamp(0.0, 1.0)
-            } else {
-                fill
-            }
-        }
-    };
+    let unit = |fill: f32| move |x: f32| super::validate::unit_factor(x, fill);
     let finite = |x: f32| if x.is_finite() { x } else { 0.0 };
     let exported = [
         kept[0].map(unit(1.0)),

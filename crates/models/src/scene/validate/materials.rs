@@ -17,15 +17,6 @@ pub(super) fn material_factors(i: usize, m: &mut Material, warnings: &mut Vec<Sc
     if n == 0 {
         return;
     }
-    let clamp = |fill: f32| {
-        move |v: f32| {
-            if v.is_finite() {
-                v.clamp(0.0, 1.0)
-            } else {
-                fill
-            }
-        }
-    };
     warn_count(
         warnings,
         &label("material", i, &m.name),
@@ -40,8 +31,19 @@ pub(super) fn material_factors(i: usize, m: &mut Material, warnings: &mut Vec<Sc
     m.extras
         .entry("sourceEmissive")
         .or_insert_with(|| source_emissive);
-    m.base_color = m.base_color.map(clamp(1.0));
-    m.emissive = m.emissive.map(clamp(0.0));
+    m.base_color = m.base_color.map(|v| unit_factor(v, 1.0));
+    m.emissive = m.emissive.map(|v| unit_factor(v, 0.0));
+}
+
+/// One colour factor as validation repairs it: clamped to 0..1, `fill` when not finite. (The
+/// way back's check that a scene still holds what the export made of a file's colours,
+/// `to_bmf::kept_colours`, applies the same rule.)
+pub(crate) fn unit_factor(v: f32, fill: f32) -> f32 {
+    if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        fill
+    }
 }
 
 /// `v` as a JSON array (non-finite values as `null`, which JSON cannot otherwise say).

@@ -32,7 +32,7 @@ mod skins;
 mod vertices;
 mod weights;
 
-pub(crate) use materials::floats;
+pub(crate) use materials::{floats, unit_factor};
 pub(crate) use nodes::{matrix_is_trs, not_trs_message};
 pub(crate) use skins::skin_is_usable;
 pub(crate) use vertices::unit_tangent;
