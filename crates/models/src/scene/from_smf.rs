@@ -350,10 +350,61 @@ fn convert_mesh(
     scene: &mut Scene,
     warnings: &mut Vec<SceneWarning>,
 ) {
-    let n = mesh.vertices.len();
     let name = mesh.name.text().into_owned();
-    // Non-finite positions and UVs and non-unit normals are repaired (and said) once, by
-    // `scene::validate`.
+    let mut vertices = mesh_vertices(&mut mesh);
+    let n = vertices.positions.len();
+    let skin = match (&mesh.blend, &mesh.bones) {
+        (Some(blend), Some(bones)) if !bones.is_empty() => {
+            let (skin, joints, weights) = mesh_skin(i, (blend, bones), doc, &name, n, warnings);
+            vertices.joints = Some(joints);
+            vertices.weights = Some(weights);
+            Some(skin)
+        }
+        (Some(_), _) => {
+            warnings.push(warning(
+                &format!("smf mesh {i}"),
+                "V_A blend weights without BONE list; exported unskinned",
+            ));
+            None
+        }
+        (None, Some(bones)) if !bones.is_empty() => {
+            warnings.push(warning(
+                &format!("smf mesh {i}"),
+                "BONE list without V_A weights; exported unskinned",
+            ));
+            None
+        }
+        _ => None,
+    };
+    // IDX4 is used as it is; IDX2 is converted straight from its 16-bit indices (no widened
+    // copy of the whole list first).
+    let (primitives, triangles) = match &mesh.indices {
+        smf::Indices::U32(list) => mesh_primitives(i, &mesh, list, n, scene, warnings),
+        smf::Indices::U16(list) => mesh_primitives(i, &mesh, list, n, scene, warnings),
+    };
+    let extras = mesh_extras(i, &mesh, triangles, &mut scene.blobs, warnings);
+    if primitives.is_empty() {
+        warnings.push(warning(
+            &format!("smf mesh {i}"),
+            "no triangles; mesh not exported",
+        ));
+        return;
+    }
+    let mesh_index = scene.meshes.len();
+    scene.meshes.push(Mesh {
+        name: name.clone(),
+        vertices,
+        primitives,
+        extras,
+    });
+    place_mesh(i, (mesh_index, name), skin, frames, scene, warnings);
+}
+
+/// The mesh's positions, colours, normals and UVs, each array in one pass. Each source array
+/// is freed once converted when the conversion owns the mesh. Non-finite positions and UVs and
+/// non-unit normals are repaired (and said) once, by `scene::validate`.
+fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> Vertices {
+    let n = mesh.vertices.len();
     let mut out = Vertices {
         positions: mesh.vertices.iter().map(|v| mirror_z(v.position)).collect(),
         colors: Some(
@@ -364,7 +415,7 @@ fn convert_mesh(
         ),
         ..Vertices::default()
     };
-    release(&mut mesh, |m| m.vertices = Vec::new());
+    release(mesh, |m| m.vertices = Vec::new());
     if let Some(normals) = &mesh.normals {
         let mut ns: Vec<[f32; 3]> = normals.iter().map(|nv| mirror_z(nv.0)).collect();
         ns.resize(n, [0.0, 1.0, 0.0]);
@@ -380,126 +431,126 @@ fn convert_mesh(
         }
         out.uv0 = Some(uv0);
     }
-    release(&mut mesh, |m| m.uvs = None);
+    release(mesh, |m| m.uvs = None);
+    out
+}
 
-    // Skin.
-    let mut skin = None;
-    match (&mesh.blend, &mesh.bones) {
-        (Some(blend), Some(bones)) if !bones.is_empty() => {
-            let mut joints: Vec<usize> = Vec::new();
-            let mut joint_of_frame: HashMap<usize, usize> = HashMap::new();
-            let mut ibms: Vec<[f32; 16]> = Vec::new();
-            let mut bone_to_joint: Vec<u32> = Vec::new();
-            for (b, bone) in bones.iter().enumerate() {
-                let ibm = mirror_z_matrix(bone.offset);
-                let Some(frame) = index(bone.frame, doc.frames.len()) else {
-                    warnings.push(warning(
-                        &format!("smf mesh {i} bone {b}"),
-                        format!(
-                            "frame {} does not exist; its weights are dropped",
-                            bone.frame
-                        ),
-                    ));
-                    bone_to_joint.push(u32::MAX);
-                    continue;
-                };
-                if let Some(&k) = joint_of_frame.get(&frame) {
-                    if ibms.get(k) != Some(&ibm) {
-                        warnings.push(warning(
-                            &format!("smf mesh {i} bone {b}"),
-                            format!(
-                                "frame {frame} is already a joint with another \
-                             offset matrix; the first one is used"
-                            ),
-                        ));
-                    }
-                    bone_to_joint.push(u32::try_from(k).unwrap_or(u32::MAX));
-                } else {
-                    bone_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
-                    joint_of_frame.insert(frame, joints.len());
-                    joints.push(frame);
-                    ibms.push(ibm);
-                }
-            }
-            let map = |x: u8| {
-                bone_to_joint
-                    .get(usize::from(x))
-                    .copied()
-                    .unwrap_or(u32::MAX)
-            };
-            let mut fixed = 0usize;
-            let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
-            // Neighbouring vertices mostly share their influences (a rigid part: all of
-            // them): the last vertex's result is reused while its weight bits and first two
-            // bone indices (all the normaliser reads) are the same, as validation does.
-            type Cleaned = ([u16; 4], [f32; 4], bool);
-            let mut last: Option<((u32, [u8; 2]), Cleaned)> = None;
-            for k in 0..n {
-                let bv = blend.get(k).copied().unwrap_or_default();
-                let w = bv.weight;
-                let key = (w.to_bits(), [bv.indices[0], bv.indices[1]]);
-                let (j, wt, any_fix) = match last {
-                    Some((from, to)) if from == key => to,
-                    _ => {
-                        let (j, wt, fixes) = normalize_weights(
-                            [(map(bv.indices[0]), w), (map(bv.indices[1]), 1.0 - w)],
-                            joints.len(),
-                            SlotOrder::Source,
-                        );
-                        last = Some((key, (j, wt, fixes.any())));
-                        (j, wt, fixes.any())
-                    }
-                };
-                if any_fix {
-                    fixed += 1;
-                }
-                js.push(j);
-                ws.push(wt);
-            }
-            if fixed > 0 {
+/// The skin of a mesh with V_A weights and a BONE list, and JOINTS_0 and WEIGHTS_0 for its `n`
+/// vertices (cleaned, with one warning for all the vertices that needed it).
+fn mesh_skin(
+    i: usize,
+    (blend, bones): (&[smf::BlendVertex], &[smf::Bone]),
+    doc: &smf::Smf,
+    name: &str,
+    n: usize,
+    warnings: &mut Vec<SceneWarning>,
+) -> (Skin, Vec<[u16; 4]>, Vec<[f32; 4]>) {
+    let mut joints: Vec<usize> = Vec::new();
+    let mut joint_of_frame: HashMap<usize, usize> = HashMap::new();
+    let mut ibms: Vec<[f32; 16]> = Vec::new();
+    let mut bone_to_joint: Vec<u32> = Vec::new();
+    for (b, bone) in bones.iter().enumerate() {
+        let ibm = mirror_z_matrix(bone.offset);
+        let Some(frame) = index(bone.frame, doc.frames.len()) else {
+            warnings.push(warning(
+                &format!("smf mesh {i} bone {b}"),
+                format!(
+                    "frame {} does not exist; its weights are dropped",
+                    bone.frame
+                ),
+            ));
+            bone_to_joint.push(u32::MAX);
+            continue;
+        };
+        if let Some(&k) = joint_of_frame.get(&frame) {
+            if ibms.get(k) != Some(&ibm) {
                 warnings.push(warning(
-                    &format!("smf mesh {i}"),
+                    &format!("smf mesh {i} bone {b}"),
                     format!(
-                        "{fixed} vertices had weights outside [0, 1] or bone indices \
-                     out of range (cleaned)"
+                        "frame {frame} is already a joint with another \
+                     offset matrix; the first one is used"
                     ),
                 ));
             }
-            out.joints = Some(js);
-            out.weights = Some(ws);
-            skin = Some(Skin {
-                name: format!("{name}_skin"),
-                joints,
-                inverse_bind_matrices: ibms,
-                skeleton: None,
-            });
+            bone_to_joint.push(u32::try_from(k).unwrap_or(u32::MAX));
+        } else {
+            bone_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
+            joint_of_frame.insert(frame, joints.len());
+            joints.push(frame);
+            ibms.push(ibm);
         }
-        (Some(_), _) => warnings.push(warning(
-            &format!("smf mesh {i}"),
-            "V_A blend weights without BONE list; exported unskinned",
-        )),
-        (None, Some(bones)) if !bones.is_empty() => warnings.push(warning(
-            &format!("smf mesh {i}"),
-            "BONE list without V_A weights; exported unskinned",
-        )),
-        _ => {}
     }
-
-    // Materials and primitives. Material ranges may overlap: each primitive is a range of one
-    // shared list of the mesh's converted triangles.
-    // IDX4 is used as it is; IDX2 is widened once.
-    let widened: Vec<u32>;
-    let indices: &[u32] = match &mesh.indices {
-        smf::Indices::U32(list) => list,
-        narrow => {
-            widened = narrow.iter().collect();
-            &widened
-        }
+    let map = |x: u8| {
+        bone_to_joint
+            .get(usize::from(x))
+            .copied()
+            .unwrap_or(u32::MAX)
     };
+    let mut fixed = 0usize;
+    let (mut js, mut ws) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    // Neighbouring vertices mostly share their influences (a rigid part: all of them): the
+    // last vertex's result is reused while its weight bits and first two bone indices (all
+    // the normaliser reads) are the same, as validation does.
+    type Cleaned = ([u16; 4], [f32; 4], bool);
+    let mut last: Option<((u32, [u8; 2]), Cleaned)> = None;
+    for k in 0..n {
+        let bv = blend.get(k).copied().unwrap_or_default();
+        let w = bv.weight;
+        let key = (w.to_bits(), [bv.indices[0], bv.indices[1]]);
+        let (j, wt, any_fix) = match last {
+            Some((from, to)) if from == key => to,
+            _ => {
+                let (j, wt, fixes) = normalize_weights(
+                    [(map(bv.indices[0]), w), (map(bv.indices[1]), 1.0 - w)],
+                    joints.len(),
+                    SlotOrder::Source,
+                );
+                last = Some((key, (j, wt, fixes.any())));
+                (j, wt, fixes.any())
+            }
+        };
+        if any_fix {
+            fixed += 1;
+        }
+        js.push(j);
+        ws.push(wt);
+    }
+    if fixed > 0 {
+        warnings.push(warning(
+            &format!("smf mesh {i}"),
+            format!(
+                "{fixed} vertices had weights outside [0, 1] or bone indices \
+             out of range (cleaned)"
+            ),
+        ));
+    }
+    let skin = Skin {
+        name: format!("{name}_skin"),
+        joints,
+        inverse_bind_matrices: ibms,
+        skeleton: None,
+    };
+    (skin, js, ws)
+}
+
+/// The mesh's materials (added to the scene) and primitives, and its triangle count. Material
+/// ranges may overlap: each primitive is a range of one shared list of the mesh's converted
+/// triangles. Triangles in no range make one more primitive, without a material.
+fn mesh_primitives<T: Copy + Into<u32>>(
+    i: usize,
+    mesh: &smf::Mesh,
+    indices: &[T],
+    n: usize,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) -> (Vec<Primitive>, usize) {
     let triangles = indices.len() / 3;
     // Mostly every index is in range: then one bulk pass (no per-triangle check) makes the
     // list. The check has no early exit, so it vectorises.
-    let shared = if indices.iter().fold(true, |ok, &x| ok & ((x as usize) < n)) {
+    let in_range = indices
+        .iter()
+        .fold(true, |ok, &x| ok & ((x.into() as usize) < n));
+    let shared = if in_range {
         SharedTriangles::swapped(indices)
     } else {
         SharedTriangles::new(triangles, |t| triangle(indices, t, n)).0
@@ -572,7 +623,19 @@ fn convert_mesh(
             });
         }
     }
+    (primitives, triangles)
+}
 
+/// What glTF has no place for in a mesh: its number, triangle count, index format and OBB, the
+/// raw bytes of V_B, V_A, BONE and non-unit normals, unknown chunks and collision data (each
+/// unknown chunk and the collision data also said as a warning).
+fn mesh_extras(
+    i: usize,
+    mesh: &smf::Mesh,
+    triangles: usize,
+    blobs: &mut Vec<Vec<u8>>,
+    warnings: &mut Vec<SceneWarning>,
+) -> Map<String, Value> {
     let mut extras = Map::new();
     extras.insert("smf_mesh".into(), json!(i));
     extras.insert("smf_triangles".into(), json!(triangles));
@@ -587,15 +650,15 @@ fn convert_mesh(
     // Raw file bytes: V_B has no glTF attribute (no handedness sign), and V_A's unused index
     // slots and exact weights do not survive glTF's four normalised influences.
     if let Some(t) = &mesh.tangents {
-        let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(t).to_vec(), hex);
+        let raw = blob::put_or_text(blobs, binio::pod::as_bytes(t).to_vec(), hex);
         extras.insert("smf_tangents_hex".into(), raw);
     }
     if let Some(b) = &mesh.blend {
-        let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(b).to_vec(), hex);
+        let raw = blob::put_or_text(blobs, binio::pod::as_bytes(b).to_vec(), hex);
         extras.insert("smf_blend_hex".into(), raw);
     }
     if let Some(b) = &mesh.bones {
-        let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(b).to_vec(), hex);
+        let raw = blob::put_or_text(blobs, binio::pod::as_bytes(b).to_vec(), hex);
         extras.insert("smf_bones_hex".into(), raw);
     }
     // Normals that are not unit length (glTF needs unit normals) are kept as written. A normal
@@ -606,14 +669,14 @@ fn convert_mesh(
                 .is_some_and(|u| mirror_z(u).map(f32::to_bits) == v.0.map(f32::to_bits))
         };
         if !ns.iter().all(unit) {
-            let raw = blob::put_or_text(&mut scene.blobs, binio::pod::as_bytes(ns).to_vec(), hex);
+            let raw = blob::put_or_text(blobs, binio::pod::as_bytes(ns).to_vec(), hex);
             extras.insert("smf_normals_hex".into(), raw);
         }
     }
     if !mesh.unknown.is_empty() {
         extras.insert("smf_unknown".into(), unknown_json(&mesh.unknown));
     }
-    if let Some(c) = collision_json(&mesh) {
+    if let Some(c) = collision_json(mesh) {
         extras.insert("smf_collision".into(), c);
         warnings.push(warning(
             &format!("smf mesh {i}"),
@@ -624,21 +687,20 @@ fn convert_mesh(
     for u in &mesh.unknown {
         warnings.push(unknown_warning(&format!("mesh {i}"), u));
     }
-    if primitives.is_empty() {
-        warnings.push(warning(
-            &format!("smf mesh {i}"),
-            "no triangles; mesh not exported",
-        ));
-        return;
-    }
-    let mesh_index = scene.meshes.len();
-    scene.meshes.push(Mesh {
-        name: name.clone(),
-        vertices: out,
-        primitives,
-        extras,
-    });
+    extras
+}
 
+/// Hangs scene mesh `mesh_index` (SMF mesh `i`, named `name`) in the tree: a skinned mesh on
+/// its own untransformed root node, an unskinned one on every frame naming it, or on a root
+/// node of its own (with a warning) when no frame does.
+fn place_mesh(
+    i: usize,
+    (mesh_index, name): (usize, String),
+    skin: Option<Skin>,
+    frames: &[usize],
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) {
     if let Some(skin) = skin {
         let skin_index = scene.skins.len();
         scene.skins.push(skin);
@@ -680,7 +742,12 @@ fn convert_mesh(
 }
 
 /// Appends triangle `t` of `indices` with reversed winding, if its indices are in range.
-fn push_triangle(out: &mut Vec<u32>, indices: &[u32], t: usize, vertex_count: usize) {
+fn push_triangle<T: Copy + Into<u32>>(
+    out: &mut Vec<u32>,
+    indices: &[T],
+    t: usize,
+    vertex_count: usize,
+) {
     if let Some(tri) = triangle(indices, t, vertex_count) {
         out.extend(tri);
     }
@@ -688,17 +755,17 @@ fn push_triangle(out: &mut Vec<u32>, indices: &[u32], t: usize, vertex_count: us
 
 /// Triangle `t` with its winding swapped for glTF, or `None` when it is missing or refers to a
 /// vertex beyond `vertex_count`.
-fn triangle(indices: &[u32], t: usize, vertex_count: usize) -> Option<[u32; 3]> {
+fn triangle<T: Copy + Into<u32>>(indices: &[T], t: usize, vertex_count: usize) -> Option<[u32; 3]> {
     let tri = t
         .checked_mul(3)
         .and_then(|s| indices.get(s..s.checked_add(3)?))?;
     match *tri {
-        [a, b, c]
-            if [a, b, c]
+        [a, b, c] => {
+            let [a, b, c] = [a.into(), b.into(), c.into()];
+            [a, b, c]
                 .iter()
-                .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count)) =>
-        {
-            Some([a, c, b])
+                .all(|&x| usize::try_from(x).is_ok_and(|x| x < vertex_count))
+                .then_some([a, c, b])
         }
         _ => None,
     }
