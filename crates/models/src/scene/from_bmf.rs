@@ -230,8 +230,8 @@ fn convert_mesh(
     }
 
     // Positions, normals and UVs an array at a time (exact-size maps, which vectorise); the
-    // per-vertex loop below is for skinning only. Non-finite positions and UVs, and normals
-    // that are zero, not finite or not unit length, are repaired (and said) once, by
+    // per-vertex loop of `influences` is for skinning only. Non-finite positions and UVs, and
+    // normals that are zero, not finite or not unit length, are repaired (and said) once, by
     // `scene::validate`.
     let (positions, normals, uv0) = each_kind!(&mesh.vertices, v => {
         columns(v, &referenced, |x| (x.position, x.normal, x.uv))
@@ -243,13 +243,93 @@ fn convert_mesh(
         uv0: Some(uv0),
         ..Vertices::default()
     };
-    let skinned_count = if skinned { vertex_count } else { 0 };
-    let mut joints = Vec::with_capacity(skinned_count);
-    let mut weights = Vec::with_capacity(skinned_count);
+    if sanitised > 0 {
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            format!(
+                "{sanitised} vertices no triangle uses (uninitialised in the file) were \
+             zeroed"
+            ),
+        ));
+    }
+    let skin_influences = skinned.then(|| influences(m, mesh, &referenced, bone_count, warnings));
+    let (highest_joint, fixed_influences) = match skin_influences {
+        Some(s) => {
+            out.joints = Some(s.joints);
+            out.weights = Some(s.weights);
+            (s.highest_joint, s.fixed)
+        }
+        None => (None, Vec::new()),
+    };
+
+    let material_base = scene.materials.len();
+    let primitives = primitives(m, mesh, scene, warnings);
+    if primitives.is_empty() {
+        warnings.push(warning(
+            &format!("bmf mesh {m}"),
+            "no triangles; mesh not exported",
+        ));
+        return None;
+    }
+    let mesh_index = scene.meshes.len();
+    let mut extras = mesh_extras(
+        (mesh, &referenced),
+        &scene.materials,
+        material_base,
+        &primitives,
+        &mut scene.blobs,
+    );
+    if !fixed_influences.is_empty() {
+        extras.insert(
+            "bmf_influences".into(),
+            influences_json(&fixed_influences, bone_count, &mut scene.blobs),
+        );
+    }
+    scene.meshes.push(Mesh {
+        name: format!("mesh{m}"),
+        vertices: out,
+        primitives,
+        extras,
+    });
+
+    let mesh_node = scene.nodes.len();
+    scene.nodes.push(Node {
+        name: format!("mesh{m}"),
+        mesh: Some(mesh_index),
+        ..Node::default()
+    });
+    scene.roots.push(mesh_node);
+
+    let skin = mesh.skin.as_ref().filter(|_| skinned)?;
+    let exported = exported_bones(m, skin, bone_count, highest_joint, warnings);
+    Some((mesh_node, exported))
+}
+
+/// A skinned mesh's JOINTS_0 and WEIGHTS_0, the highest joint a used vertex is weighted to,
+/// and the vertices whose file influences glTF does not hold to within a rounding.
+struct SkinInfluences {
+    joints: Vec<[u16; 4]>,
+    weights: Vec<[f32; 4]>,
+    highest_joint: Option<u16>,
+    fixed: Vec<(usize, Influences)>,
+}
+
+/// Cleans every vertex's influences (vertices no triangle uses get joint 0 at full weight),
+/// with one warning for all the used vertices that needed it.
+fn influences(
+    m: usize,
+    mesh: &bmf_block::Mesh,
+    referenced: &[bool],
+    bone_count: usize,
+    warnings: &mut Vec<SceneWarning>,
+) -> SkinInfluences {
+    let vertex_count = mesh.vertices.len();
+    let mut joints = Vec::with_capacity(vertex_count);
+    let mut weights = Vec::with_capacity(vertex_count);
     let mut highest_joint: Option<u16> = None;
-    let mut fixed_influences: Vec<(usize, Influences)> = Vec::new();
+    let mut fixed: Vec<(usize, Influences)> = Vec::new();
     let mut bad_weights = 0usize;
-    for (i, v) in mesh.vertices.iter().enumerate().take(skinned_count) {
+    for (i, v) in mesh.vertices.iter().enumerate() {
         if !referenced.get(i).copied().unwrap_or(false) {
             joints.push([0u16; 4]);
             weights.push([1.0, 0.0, 0.0, 0.0]);
@@ -269,7 +349,7 @@ fn convert_mesh(
             || j.map(u32::from) != raw.0
             || !w.iter().zip(&raw.1).all(|(a, b)| rounding(*a, *b))
         {
-            fixed_influences.push((i, raw));
+            fixed.push((i, raw));
         }
         for (&jk, &wk) in j.iter().zip(&w) {
             if wk > 0.0 && highest_joint.is_none_or(|h| jk > h) {
@@ -278,19 +358,6 @@ fn convert_mesh(
         }
         joints.push(j);
         weights.push(w);
-    }
-    if skinned {
-        out.joints = Some(joints);
-        out.weights = Some(weights);
-    }
-    if sanitised > 0 {
-        warnings.push(warning(
-            &format!("bmf mesh {m}"),
-            format!(
-                "{sanitised} vertices no triangle uses (uninitialised in the file) were \
-             zeroed"
-            ),
-        ));
     }
     if bad_weights > 0 {
         warnings.push(warning(
@@ -301,12 +368,25 @@ fn convert_mesh(
             ),
         ));
     }
+    SkinInfluences {
+        joints,
+        weights,
+        highest_joint,
+        fixed,
+    }
+}
 
-    // Materials and primitives. Material ranges may overlap: every primitive is a range of one
-    // shared, winding-swapped copy of the index block (one per phase `start % 3`, since a range
-    // groups its indices into triangles from its own start).
+/// The mesh's materials (added to the scene) and one primitive per material range. Material
+/// ranges may overlap: every primitive is a range of one shared, winding-swapped copy of the
+/// index block (one per phase `start % 3`, since a range groups its indices into triangles
+/// from its own start).
+fn primitives(
+    m: usize,
+    mesh: &bmf_block::Mesh,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) -> Vec<Primitive> {
     let mut primitives = Vec::new();
-    let material_base = scene.materials.len();
     let mut phases: [Option<SharedTriangles>; 3] = [None, None, None];
     for (k, mat) in mesh.materials.iter().enumerate() {
         let material = scene.materials.len();
@@ -347,63 +427,35 @@ fn convert_mesh(
             material: Some(material),
         });
     }
-    if primitives.is_empty() {
+    primitives
+}
+
+/// How many of a skinned mesh's bones are exported. Bones with no AnimeMatrix sample carry
+/// nothing but their number: without samples, only the bones up to the highest one a vertex
+/// is weighted to are exported (a BoneCount of 2^31 - 1 with an empty AnimeMatrix must not
+/// make 2^31 - 1 nodes), with a warning when that leaves some out.
+fn exported_bones(
+    m: usize,
+    skin: &bmf_block::Skin,
+    bone_count: usize,
+    highest_joint: Option<u16>,
+    warnings: &mut Vec<SceneWarning>,
+) -> usize {
+    if skin.sample_count() > 0 {
+        return bone_count;
+    }
+    let used = highest_joint.map_or(1, |j| usize::from(j) + 1);
+    if used < bone_count {
         warnings.push(warning(
             &format!("bmf mesh {m}"),
-            "no triangles; mesh not exported",
+            format!(
+                "BoneCount {bone_count} but no animation sample and no vertex \
+             weighted to a bone above {}; only bones 0..{used} exported",
+                used - 1
+            ),
         ));
-        return None;
     }
-    let mesh_index = scene.meshes.len();
-    let mut extras = mesh_extras(
-        (mesh, &referenced),
-        &scene.materials,
-        material_base,
-        &primitives,
-        &mut scene.blobs,
-    );
-    if !fixed_influences.is_empty() {
-        extras.insert(
-            "bmf_influences".into(),
-            influences_json(&fixed_influences, bone_count, &mut scene.blobs),
-        );
-    }
-    scene.meshes.push(Mesh {
-        name: format!("mesh{m}"),
-        vertices: out,
-        primitives,
-        extras,
-    });
-
-    let mesh_node = scene.nodes.len();
-    scene.nodes.push(Node {
-        name: format!("mesh{m}"),
-        mesh: Some(mesh_index),
-        ..Node::default()
-    });
-    scene.roots.push(mesh_node);
-
-    let skin = mesh.skin.as_ref().filter(|_| skinned)?;
-    // Bones with no AnimeMatrix sample carry nothing but their number: without samples, only
-    // the bones up to the highest one a vertex is weighted to are exported (a BoneCount of
-    // 2^31 - 1 with an empty AnimeMatrix must not make 2^31 - 1 nodes).
-    let exported = if skin.sample_count() > 0 {
-        bone_count
-    } else {
-        let used = highest_joint.map_or(1, |j| usize::from(j) + 1);
-        if used < bone_count {
-            warnings.push(warning(
-                &format!("bmf mesh {m}"),
-                format!(
-                    "BoneCount {bone_count} but no animation sample and no vertex \
-                 weighted to a bone above {}; only bones 0..{used} exported",
-                    used - 1
-                ),
-            ));
-        }
-        used.min(bone_count)
-    };
-    Some((mesh_node, exported))
+    used.min(bone_count)
 }
 
 /// Makes the skeletons of the skinned meshes: one shared by all when they have the same bone
