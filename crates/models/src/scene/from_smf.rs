@@ -67,95 +67,8 @@ pub(crate) fn convert(doc: Cow<'_, smf::Smf>, options: &SceneOptions) -> Convers
     let mut warnings = Vec::new();
     let frame_count = doc.frames.len();
 
-    // Frames animated by any ANI (they must get a TRS transform).
-    let mut animated = vec![false; frame_count];
-    for a in doc.animation_sets.iter().flat_map(|s| &s.animations) {
-        if let Some(f) = index(a.target_frame, frame_count) {
-            if let Some(x) = animated.get_mut(f) {
-                *x = true;
-            }
-        }
-    }
-
-    // Nodes: one per frame, same index.
-    let mut obbs = 0usize;
-    for (i, frame) in doc.frames.iter().enumerate() {
-        let m = mirror_z_matrix(frame.transform);
-        let (t, q, s, err) = decompose(m);
-        let transform = if err <= DECOMPOSE_TOLERANCE {
-            Transform::Trs {
-                translation: t,
-                rotation: q,
-                scale: s,
-            }
-        } else if animated.get(i).copied().unwrap_or(false) || !m.iter().all(|x| x.is_finite()) {
-            warnings.push(warning(
-                &format!("smf frame {i}"),
-                format!(
-                    "transform is not translation·rotation·scale (error {err:e}); \
-                 the nearest TRS is used"
-                ),
-            ));
-            if err.is_finite() {
-                Transform::Trs {
-                    translation: t,
-                    rotation: q,
-                    scale: s,
-                }
-            } else {
-                Transform::default()
-            }
-        } else {
-            Transform::Matrix(m)
-        };
-        let mut extras = Map::new();
-        // The TRS glTF holds recomposes the matrix only to within rounding: the file's own bits
-        // come back from here while the node still has the TRS the export wrote.
-        if !recomposes_exactly(frame.transform) {
-            extras.insert(
-                "smf_matrix_hex".into(),
-                json!(hex(binio::pod::as_bytes(&frame.transform))),
-            );
-        }
-        // `null` says "no OBB" (an absent key: not from SMF, the importer makes one).
-        extras.insert(
-            "smf_obb".into(),
-            frame.obb.as_ref().map_or(Value::Null, obb_json),
-        );
-        obbs += usize::from(frame.obb.is_some());
-        for u in &frame.unknown {
-            warnings.push(unknown_warning(&format!("frame {i}"), u));
-        }
-        if !frame.unknown.is_empty() {
-            extras.insert("smf_unknown".into(), unknown_json(&frame.unknown));
-        }
-        scene.nodes.push(Node {
-            name: frame.name.text().into_owned(),
-            transform,
-            extras,
-            ..Node::default()
-        });
-    }
-    // Hierarchy, guarding against parent cycles (the reader rejects them already).
-    let reaches_root = reaches_root(&doc);
-    for (f, frame) in doc.frames.iter().enumerate() {
-        match index(frame.parent, frame_count) {
-            Some(p) if reaches_root.get(f).copied().unwrap_or(false) => {
-                if let Some(n) = scene.nodes.get_mut(p) {
-                    n.children.push(f);
-                }
-            }
-            parent => {
-                if parent.is_some() || frame.parent != -1 {
-                    warnings.push(warning(
-                        &format!("smf frame {f}"),
-                        format!("parent {} is invalid or cyclic; made a root", frame.parent),
-                    ));
-                }
-                scene.roots.push(f);
-            }
-        }
-    }
+    let mut obbs = frame_nodes(&doc, &mut scene, &mut warnings);
+    hierarchy(&doc, &mut scene, &mut warnings);
 
     // Meshes, and the frames that carry each (found in one pass over the frames).
     let mut frames_of_mesh: Vec<Vec<usize>> = vec![Vec::new(); mesh_count];
@@ -219,6 +132,107 @@ pub(crate) fn convert(doc: Cow<'_, smf::Smf>, options: &SceneOptions) -> Convers
             .insert("smf_unknown".into(), unknown_json(&doc.unknown));
     }
     Conversion { scene, warnings }
+}
+
+/// One node per frame, at the frame's index: its transform (TRS where the matrix is one, or
+/// where an animation drives the frame), and in extras what glTF cannot hold. Returns how
+/// many frames carry an OBB.
+fn frame_nodes(doc: &smf::Smf, scene: &mut Scene, warnings: &mut Vec<SceneWarning>) -> usize {
+    let frame_count = doc.frames.len();
+    // Frames animated by any ANI (they must get a TRS transform).
+    let mut animated = vec![false; frame_count];
+    for a in doc.animation_sets.iter().flat_map(|s| &s.animations) {
+        if let Some(f) = index(a.target_frame, frame_count) {
+            if let Some(x) = animated.get_mut(f) {
+                *x = true;
+            }
+        }
+    }
+
+    let mut obbs = 0usize;
+    for (i, frame) in doc.frames.iter().enumerate() {
+        let m = mirror_z_matrix(frame.transform);
+        let (t, q, s, err) = decompose(m);
+        let transform = if err <= DECOMPOSE_TOLERANCE {
+            Transform::Trs {
+                translation: t,
+                rotation: q,
+                scale: s,
+            }
+        } else if animated.get(i).copied().unwrap_or(false) || !m.iter().all(|x| x.is_finite()) {
+            warnings.push(warning(
+                &format!("smf frame {i}"),
+                format!(
+                    "transform is not translation·rotation·scale (error {err:e}); \
+                 the nearest TRS is used"
+                ),
+            ));
+            if err.is_finite() {
+                Transform::Trs {
+                    translation: t,
+                    rotation: q,
+                    scale: s,
+                }
+            } else {
+                Transform::default()
+            }
+        } else {
+            Transform::Matrix(m)
+        };
+        let mut extras = Map::new();
+        // The TRS glTF holds recomposes the matrix only to within rounding: the file's own bits
+        // come back from here while the node still has the TRS the export wrote.
+        if !recomposes_exactly(frame.transform) {
+            extras.insert(
+                "smf_matrix_hex".into(),
+                json!(hex(binio::pod::as_bytes(&frame.transform))),
+            );
+        }
+        // `null` says "no OBB" (an absent key: not from SMF, the importer makes one).
+        extras.insert(
+            "smf_obb".into(),
+            frame.obb.as_ref().map_or(Value::Null, obb_json),
+        );
+        obbs += usize::from(frame.obb.is_some());
+        for u in &frame.unknown {
+            warnings.push(unknown_warning(&format!("frame {i}"), u));
+        }
+        if !frame.unknown.is_empty() {
+            extras.insert("smf_unknown".into(), unknown_json(&frame.unknown));
+        }
+        scene.nodes.push(Node {
+            name: frame.name.text().into_owned(),
+            transform,
+            extras,
+            ..Node::default()
+        });
+    }
+    obbs
+}
+
+/// Hangs each node under its frame's parent, guarding against parent cycles (the reader
+/// rejects them already); a frame with an invalid or cyclic parent becomes a root (warning).
+fn hierarchy(doc: &smf::Smf, scene: &mut Scene, warnings: &mut Vec<SceneWarning>) {
+    let frame_count = doc.frames.len();
+    let reaches_root = reaches_root(doc);
+    for (f, frame) in doc.frames.iter().enumerate() {
+        match index(frame.parent, frame_count) {
+            Some(p) if reaches_root.get(f).copied().unwrap_or(false) => {
+                if let Some(n) = scene.nodes.get_mut(p) {
+                    n.children.push(f);
+                }
+            }
+            parent => {
+                if parent.is_some() || frame.parent != -1 {
+                    warnings.push(warning(
+                        &format!("smf frame {f}"),
+                        format!("parent {} is invalid or cyclic; made a root", frame.parent),
+                    ));
+                }
+                scene.roots.push(f);
+            }
+        }
+    }
 }
 
 /// The translation, rotation and scale a glTF file gets for a frame's matrix `raw` (file
