@@ -505,98 +505,26 @@ impl Reader {
         let h: MeshHead = fixed_struct(c.payload, c.payload_offset(), "MESH")?;
         let base = c.payload_offset();
         let name = self.name(h.name, base);
-
-        let mut obb = None;
-        let mut bones: Option<(u64, Vec<Bone>)> = None;
-        let mut vertices: Option<(u64, Vec<VertexPc>)> = None;
-        let mut normals: Option<(u64, Vec<Vec3>)> = None;
-        let mut tangents: Option<(u64, Vec<Vec3>)> = None;
-        let mut blend: Option<(u64, Vec<BlendVertex>)> = None;
-        let mut uvs: Option<(u64, Vec<UvVertex>)> = None;
-        let mut indices: Option<(u64, Indices)> = None;
-        let mut materials: Vec<(u64, Material)> = Vec::new();
-        let mut runs: Option<(u64, Vec<CollisionRun>)> = None;
-        let mut faces: Option<(u64, Vec<CollisionFace>)> = None;
-        let mut cverts: Option<(u64, Vec<CollisionVertex>)> = None;
-        let mut unknown = Vec::new();
-
-        let mut w = Walker::new(children, base + MESH_HEAD_SIZE as u64, Some(c.id), depth)?;
-        let mut sib = Siblings::new(Some(c.id));
-        while let Some(s) = w.next_chunk()? {
-            let rank = mesh_rank(s.id);
-            if rank == 0 {
-                sib.unknown(self, &s, &mut unknown);
-                continue;
-            }
-            let index = if s.id == ChunkId::MTRL {
-                materials.len()
-            } else {
-                0
-            };
-            sib.known(self, &s, rank, index);
-            let at = s.payload_offset();
-            match s.id {
-                ChunkId::OBB => set_once(&mut obb, &s, one::<Obb>(&s)?)?,
-                ChunkId::BONE => set_once(&mut bones, &s, (at, array_leaf(&s)?))?,
-                ChunkId::V_PC => set_once(&mut vertices, &s, (at, array_leaf(&s)?))?,
-                ChunkId::V_N => set_once(&mut normals, &s, (at, array_leaf(&s)?))?,
-                ChunkId::V_B => set_once(&mut tangents, &s, (at, array_leaf(&s)?))?,
-                ChunkId::V_A => set_once(&mut blend, &s, (at, array_leaf(&s)?))?,
-                ChunkId::V_UV => set_once(&mut uvs, &s, (at, array_leaf(&s)?))?,
-                ChunkId::IDX2 | ChunkId::IDX4 => {
-                    if indices.is_some() {
-                        return Err(Error::UnexpectedPart {
-                            offset: s.offset,
-                            chunk: s.id,
-                            reason: "a mesh holds exactly one IDX2 or IDX4 chunk",
-                        });
-                    }
-                    let list = if s.id == ChunkId::IDX2 {
-                        Indices::U16(array_leaf(&s)?)
-                    } else {
-                        Indices::U32(array_leaf(&s)?)
-                    };
-                    if list.len() % 3 != 0 {
-                        return Err(Error::BadSize {
-                            offset: s.offset,
-                            chunk: s.id,
-                            size: s.size() as i64,
-                            problem: SizeProblem::NotTriangles {
-                                indices: list.len() as u64,
-                            },
-                        });
-                    }
-                    indices = Some((at, list));
-                }
-                ChunkId::MTRL => {
-                    let m = self.material(&s, w.child_depth())?;
-                    materials.push((s.offset, m));
-                }
-                ChunkId::C_AT => set_once(&mut runs, &s, (at, array_leaf(&s)?))?,
-                ChunkId::C_FC => set_once(&mut faces, &s, (at, array_leaf(&s)?))?,
-                ChunkId::C_VX => set_once(&mut cverts, &s, (at, array_leaf(&s)?))?,
-                _ => sib.unknown(self, &s, &mut unknown),
-            }
-        }
+        let mut p = self.mesh_parts(c, children, depth)?;
 
         // Rule 13: MaterialCount.
-        if i64::from(h.material_count) != count_i64(materials.len()) {
+        if i64::from(h.material_count) != count_i64(p.materials.len()) {
             return Err(Error::CountMismatch {
                 offset: base + 64,
                 what: "MESH MaterialCount vs MTRL chunks",
                 declared: i64::from(h.material_count),
-                found: count_i64(materials.len()),
+                found: count_i64(p.materials.len()),
             });
         }
         // Rule 14: required parts.
-        let Some((v_at, vertices)) = vertices else {
+        let Some((v_at, vertices)) = p.vertices.take() else {
             return Err(Error::MissingPart {
                 offset: c.offset,
                 parent: c.id,
                 part: "V_PC chunk",
             });
         };
-        let Some((i_at, indices)) = indices else {
+        let Some((i_at, indices)) = p.indices.take() else {
             return Err(Error::MissingPart {
                 offset: c.offset,
                 parent: c.id,
@@ -604,54 +532,11 @@ impl Reader {
             });
         };
         let nv = vertices.len();
-        // Rule 15: per-vertex chunks agree with V_PC (offset: the disagreeing chunk header).
-        let lens = [
-            (
-                "V_N element count vs V_PC",
-                normals.as_ref().map(|(o, v)| (*o, v.len())),
-            ),
-            (
-                "V_B element count vs V_PC",
-                tangents.as_ref().map(|(o, v)| (*o, v.len())),
-            ),
-            (
-                "V_A element count vs V_PC",
-                blend.as_ref().map(|(o, v)| (*o, v.len())),
-            ),
-            (
-                "V_UV element count vs V_PC",
-                uvs.as_ref().map(|(o, v)| (*o, v.len())),
-            ),
-        ];
-        for (what, found) in lens {
-            if let Some((o, n)) = found {
-                if n != nv {
-                    return Err(Error::CountMismatch {
-                        offset: o - 8,
-                        what,
-                        declared: count_i64(nv),
-                        found: count_i64(n),
-                    });
-                }
-            }
-        }
-        // Rule 17: indices in range.
-        let isz: u64 = match indices {
-            Indices::U16(_) => 2,
-            Indices::U32(_) => 4,
-        };
-        if let Some((k, i)) = indices.iter().enumerate().find(|&(_, i)| i as usize >= nv) {
-            return Err(Error::IndexOutOfRange {
-                offset: i_at + k as u64 * isz,
-                what: format!(
-                    "{} index {k} is {i}, but the mesh has {nv} vertices",
-                    indices.chunk_id()
-                ),
-            });
-        }
+        check_vertex_counts(&p.per_vertex_lens(), nv)?;
+        check_indices(i_at, &indices, nv)?;
         // Rule 18: material ranges.
         let tris = indices.len() / 3;
-        for (k, (o, m)) in materials.iter().enumerate() {
+        for (k, (o, m)) in p.materials.iter().enumerate() {
             check_range(
                 *o + 8 + 64,
                 k,
@@ -671,31 +556,97 @@ impl Reader {
                 "vertices",
             )?;
         }
-        // Rule 21 / 27: blend indices against the bone list.
-        if let Some((at, bl)) = &blend {
-            match &bones {
-                None => self.warn(at - 8, WarningKind::BlendWithoutBones),
-                Some((_, b)) => {
-                    let nb = b.len();
-                    for (k, v) in bl.iter().enumerate() {
-                        let [i0, i1, ..] = v.indices;
-                        let bad = if usize::from(i0) >= nb {
-                            Some((0, i0))
-                        } else if usize::from(i1) >= nb && v.weight < 1.0 {
-                            Some((1, i1))
-                        } else {
-                            None
-                        };
-                        if let Some((slot, idx)) = bad {
-                            return Err(Error::IndexOutOfRange {
-                                offset: at + k as u64 * 8 + 4 + slot,
-                                what: format!(
-                                    "V_A vertex {k} bone index {slot} is {idx}, but the mesh has {nb} bones"
-                                ),
-                            });
-                        }
+        self.check_skin(p.blend.as_ref(), p.bones.as_ref())?;
+        check_collision(p.runs.as_ref(), p.faces.as_ref(), p.cverts.as_ref())?;
+        self.warn_non_finite((v_at, &vertices), p.normals.as_ref(), p.uvs.as_ref());
+
+        Ok(Mesh {
+            name,
+            obb: p.obb,
+            bones: p.bones.map(|(_, v)| v),
+            vertices,
+            normals: p.normals.map(|(_, v)| v),
+            tangents: p.tangents.map(|(_, v)| v),
+            blend: p.blend.map(|(_, v)| v),
+            uvs: p.uvs.map(|(_, v)| v),
+            indices,
+            materials: p.materials.into_iter().map(|(_, m)| m).collect(),
+            collision_runs: p.runs.map(|(_, v)| v),
+            collision_faces: p.faces.map(|(_, v)| v),
+            collision_vertices: p.cverts.map(|(_, v)| v),
+            unknown: p.unknown,
+        })
+    }
+
+    /// The child chunks of MESH chunk `c` (`children`: its payload after the head), each kept
+    /// with the file offset of its payload; a second chunk of a kind that occurs once is an
+    /// error.
+    fn mesh_parts(
+        &mut self,
+        c: &RawChunk<'_>,
+        children: &[u8],
+        depth: u32,
+    ) -> Result<MeshParts, Error> {
+        let mut p = MeshParts::default();
+        let start = c.payload_offset() + MESH_HEAD_SIZE as u64;
+        let mut w = Walker::new(children, start, Some(c.id), depth)?;
+        let mut sib = Siblings::new(Some(c.id));
+        while let Some(s) = w.next_chunk()? {
+            let rank = mesh_rank(s.id);
+            if rank == 0 {
+                sib.unknown(self, &s, &mut p.unknown);
+                continue;
+            }
+            let index = if s.id == ChunkId::MTRL {
+                p.materials.len()
+            } else {
+                0
+            };
+            sib.known(self, &s, rank, index);
+            let at = s.payload_offset();
+            match s.id {
+                ChunkId::OBB => set_once(&mut p.obb, &s, one::<Obb>(&s)?)?,
+                ChunkId::BONE => set_once(&mut p.bones, &s, (at, array_leaf(&s)?))?,
+                ChunkId::V_PC => set_once(&mut p.vertices, &s, (at, array_leaf(&s)?))?,
+                ChunkId::V_N => set_once(&mut p.normals, &s, (at, array_leaf(&s)?))?,
+                ChunkId::V_B => set_once(&mut p.tangents, &s, (at, array_leaf(&s)?))?,
+                ChunkId::V_A => set_once(&mut p.blend, &s, (at, array_leaf(&s)?))?,
+                ChunkId::V_UV => set_once(&mut p.uvs, &s, (at, array_leaf(&s)?))?,
+                ChunkId::IDX2 | ChunkId::IDX4 => {
+                    if p.indices.is_some() {
+                        return Err(Error::UnexpectedPart {
+                            offset: s.offset,
+                            chunk: s.id,
+                            reason: "a mesh holds exactly one IDX2 or IDX4 chunk",
+                        });
                     }
+                    p.indices = Some((at, index_leaf(&s)?));
                 }
+                ChunkId::MTRL => {
+                    let m = self.material(&s, w.child_depth())?;
+                    p.materials.push((s.offset, m));
+                }
+                ChunkId::C_AT => set_once(&mut p.runs, &s, (at, array_leaf(&s)?))?,
+                ChunkId::C_FC => set_once(&mut p.faces, &s, (at, array_leaf(&s)?))?,
+                ChunkId::C_VX => set_once(&mut p.cverts, &s, (at, array_leaf(&s)?))?,
+                _ => sib.unknown(self, &s, &mut p.unknown),
+            }
+        }
+        Ok(p)
+    }
+
+    /// Rules 21 and 27: V_A bone indices against the BONE list (an error), weights outside
+    /// 0..=1 and more than 40 bones (warnings); BONE frame numbers are checked once the frame
+    /// count is known.
+    fn check_skin(
+        &mut self,
+        blend: Option<&(u64, Vec<BlendVertex>)>,
+        bones: Option<&(u64, Vec<Bone>)>,
+    ) -> Result<(), Error> {
+        if let Some((at, bl)) = blend {
+            match bones {
+                None => self.warn(at - 8, WarningKind::BlendWithoutBones),
+                Some((_, b)) => check_blend_indices(*at, bl, b.len())?,
             }
             if let Some(k) = bl.iter().position(|v| !(0.0..=1.0).contains(&v.weight)) {
                 self.warn(
@@ -704,7 +655,7 @@ impl Reader {
                 );
             }
         }
-        if let Some((at, b)) = &bones {
+        if let Some((at, b)) = bones {
             if b.len() > 40 {
                 self.warn(
                     at - 8,
@@ -722,43 +673,20 @@ impl Reader {
                 });
             }
         }
-        // Rule 22: collision references.
-        let nf = faces.as_ref().map_or(0, |(_, f)| f.len());
-        let ncv = cverts.as_ref().map_or(0, |(_, v)| v.len());
-        if let Some((at, f)) = &faces {
-            for (k, face) in f.iter().enumerate() {
-                for (j, &i) in face.indices.iter().enumerate() {
-                    if i < 0 || i as usize >= ncv {
-                        return Err(Error::IndexOutOfRange {
-                            offset: at + k as u64 * 32 + 4 + j as u64 * 4,
-                            what: format!(
-                                "C_FC face {k} index {j} is {i}, but C_VX has {ncv} vertices"
-                            ),
-                        });
-                    }
-                }
-            }
-        }
-        if let Some((at, r)) = &runs {
-            for (k, run) in r.iter().enumerate() {
-                let end = i64::from(run.start) + i64::from(run.count);
-                if run.start < 0 || run.count < 0 || end > count_i64(nf) {
-                    return Err(Error::IndexOutOfRange {
-                        offset: at + k as u64 * 12,
-                        what: format!(
-                            "C_AT run {k} covers faces {}..{end}, outside the {nf} C_FC faces",
-                            run.start
-                        ),
-                    });
-                }
-            }
-        }
-        // Rule 27: non-finite geometry.
-        if let Some(bad) = vertices
+        Ok(())
+    }
+
+    /// Rule 27: one warning per vertex chunk holding a value that is not finite.
+    fn warn_non_finite(
+        &mut self,
+        (v_at, vertices): (u64, &[VertexPc]),
+        normals: Option<&(u64, Vec<Vec3>)>,
+        uvs: Option<&(u64, Vec<UvVertex>)>,
+    ) {
+        if vertices
             .iter()
-            .position(|v| v.position.iter().any(|x| !x.is_finite()))
+            .any(|v| v.position.iter().any(|x| !x.is_finite()))
         {
-            let _ = bad;
             self.warn(
                 v_at - 8,
                 WarningKind::NonFinite {
@@ -766,7 +694,7 @@ impl Reader {
                 },
             );
         }
-        if let Some((at, n)) = &normals {
+        if let Some((at, n)) = normals {
             if n.iter().any(|v| v.0.iter().any(|x| !x.is_finite())) {
                 self.warn(
                     at - 8,
@@ -776,7 +704,7 @@ impl Reader {
                 );
             }
         }
-        if let Some((at, u)) = &uvs {
+        if let Some((at, u)) = uvs {
             if u.iter()
                 .any(|v| v.uv.iter().chain(&v.uv2).any(|x| !x.is_finite()))
             {
@@ -788,23 +716,6 @@ impl Reader {
                 );
             }
         }
-
-        Ok(Mesh {
-            name,
-            obb,
-            bones: bones.map(|(_, v)| v),
-            vertices,
-            normals: normals.map(|(_, v)| v),
-            tangents: tangents.map(|(_, v)| v),
-            blend: blend.map(|(_, v)| v),
-            uvs: uvs.map(|(_, v)| v),
-            indices,
-            materials: materials.into_iter().map(|(_, m)| m).collect(),
-            collision_runs: runs.map(|(_, v)| v),
-            collision_faces: faces.map(|(_, v)| v),
-            collision_vertices: cverts.map(|(_, v)| v),
-            unknown,
-        })
     }
 
     fn material(&mut self, c: &RawChunk<'_>, depth: u32) -> Result<Material, Error> {
@@ -889,6 +800,163 @@ impl Reader {
         }
         Ok(m)
     }
+}
+
+/// A MESH chunk's children as read, each with the file offset of its payload (MTRL: of its
+/// header), before the checks across them.
+#[derive(Default)]
+struct MeshParts {
+    obb: Option<Obb>,
+    bones: Option<(u64, Vec<Bone>)>,
+    vertices: Option<(u64, Vec<VertexPc>)>,
+    normals: Option<(u64, Vec<Vec3>)>,
+    tangents: Option<(u64, Vec<Vec3>)>,
+    blend: Option<(u64, Vec<BlendVertex>)>,
+    uvs: Option<(u64, Vec<UvVertex>)>,
+    indices: Option<(u64, Indices)>,
+    materials: Vec<(u64, Material)>,
+    runs: Option<(u64, Vec<CollisionRun>)>,
+    faces: Option<(u64, Vec<CollisionFace>)>,
+    cverts: Option<(u64, Vec<CollisionVertex>)>,
+    unknown: Vec<UnknownChunk>,
+}
+
+impl MeshParts {
+    /// The per-vertex chunks other than V_PC: what each is, and its payload offset and element
+    /// count when present.
+    fn per_vertex_lens(&self) -> [(&'static str, Option<(u64, usize)>); 4] {
+        fn len<T>(x: &Option<(u64, Vec<T>)>) -> Option<(u64, usize)> {
+            x.as_ref().map(|(o, v)| (*o, v.len()))
+        }
+        [
+            ("V_N element count vs V_PC", len(&self.normals)),
+            ("V_B element count vs V_PC", len(&self.tangents)),
+            ("V_A element count vs V_PC", len(&self.blend)),
+            ("V_UV element count vs V_PC", len(&self.uvs)),
+        ]
+    }
+}
+
+/// An IDX2 or IDX4 chunk's list, which must hold whole triangles.
+fn index_leaf(s: &RawChunk<'_>) -> Result<Indices, Error> {
+    let list = if s.id == ChunkId::IDX2 {
+        Indices::U16(array_leaf(s)?)
+    } else {
+        Indices::U32(array_leaf(s)?)
+    };
+    if list.len() % 3 != 0 {
+        return Err(Error::BadSize {
+            offset: s.offset,
+            chunk: s.id,
+            size: s.size() as i64,
+            problem: SizeProblem::NotTriangles {
+                indices: list.len() as u64,
+            },
+        });
+    }
+    Ok(list)
+}
+
+/// Rule 15: every per-vertex chunk has V_PC's `nv` elements (the error's offset: the
+/// disagreeing chunk's header).
+fn check_vertex_counts(
+    lens: &[(&'static str, Option<(u64, usize)>)],
+    nv: usize,
+) -> Result<(), Error> {
+    for &(what, found) in lens {
+        if let Some((o, n)) = found {
+            if n != nv {
+                return Err(Error::CountMismatch {
+                    offset: o - 8,
+                    what,
+                    declared: count_i64(nv),
+                    found: count_i64(n),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rule 17: every index below the vertex count `nv` (`at`: the list's payload offset).
+fn check_indices(at: u64, indices: &Indices, nv: usize) -> Result<(), Error> {
+    let isz: u64 = match indices {
+        Indices::U16(_) => 2,
+        Indices::U32(_) => 4,
+    };
+    if let Some((k, i)) = indices.iter().enumerate().find(|&(_, i)| i as usize >= nv) {
+        return Err(Error::IndexOutOfRange {
+            offset: at + k as u64 * isz,
+            what: format!(
+                "{} index {k} is {i}, but the mesh has {nv} vertices",
+                indices.chunk_id()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Rule 21: each V_A vertex's first bone index, and its second one unless the first weighs 1,
+/// below the bone count `nb` (`at`: V_A's payload offset).
+fn check_blend_indices(at: u64, blend: &[BlendVertex], nb: usize) -> Result<(), Error> {
+    for (k, v) in blend.iter().enumerate() {
+        let [i0, i1, ..] = v.indices;
+        let bad = if usize::from(i0) >= nb {
+            Some((0, i0))
+        } else if usize::from(i1) >= nb && v.weight < 1.0 {
+            Some((1, i1))
+        } else {
+            None
+        };
+        if let Some((slot, idx)) = bad {
+            return Err(Error::IndexOutOfRange {
+                offset: at + k as u64 * 8 + 4 + slot,
+                what: format!(
+                    "V_A vertex {k} bone index {slot} is {idx}, but the mesh has {nb} bones"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Rule 22: C_FC faces index C_VX vertices, and C_AT runs cover C_FC faces.
+fn check_collision(
+    runs: Option<&(u64, Vec<CollisionRun>)>,
+    faces: Option<&(u64, Vec<CollisionFace>)>,
+    cverts: Option<&(u64, Vec<CollisionVertex>)>,
+) -> Result<(), Error> {
+    let nf = faces.map_or(0, |(_, f)| f.len());
+    let ncv = cverts.map_or(0, |(_, v)| v.len());
+    if let Some((at, f)) = faces {
+        for (k, face) in f.iter().enumerate() {
+            for (j, &i) in face.indices.iter().enumerate() {
+                if i < 0 || i as usize >= ncv {
+                    return Err(Error::IndexOutOfRange {
+                        offset: at + k as u64 * 32 + 4 + j as u64 * 4,
+                        what: format!(
+                            "C_FC face {k} index {j} is {i}, but C_VX has {ncv} vertices"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    if let Some((at, r)) = runs {
+        for (k, run) in r.iter().enumerate() {
+            let end = i64::from(run.start) + i64::from(run.count);
+            if run.start < 0 || run.count < 0 || end > count_i64(nf) {
+                return Err(Error::IndexOutOfRange {
+                    offset: at + k as u64 * 12,
+                    what: format!(
+                        "C_AT run {k} covers faces {}..{end}, outside the {nf} C_FC faces",
+                        run.start
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_range(
