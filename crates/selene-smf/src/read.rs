@@ -683,10 +683,11 @@ impl Reader {
         normals: Option<&(u64, Vec<Vec3>)>,
         uvs: Option<&(u64, Vec<UvVertex>)>,
     ) {
-        if vertices
-            .iter()
-            .any(|v| v.position.iter().any(|x| !x.is_finite()))
-        {
+        // Folds without an early exit over flat float slices, so that each pass vectorises
+        // (files are mostly finite).
+        let finite = |ok: bool, x: &f32| ok & x.is_finite();
+        let position = |ok: bool, v: &VertexPc| ok & v.position.iter().fold(true, finite);
+        if !vertices.iter().fold(true, position) {
             self.warn(
                 v_at - 8,
                 WarningKind::NonFinite {
@@ -695,7 +696,8 @@ impl Reader {
             );
         }
         if let Some((at, n)) = normals {
-            if n.iter().any(|v| v.0.iter().any(|x| !x.is_finite())) {
+            let floats: &[f32] = bytemuck::cast_slice(n);
+            if !floats.iter().fold(true, finite) {
                 self.warn(
                     at - 8,
                     WarningKind::NonFinite {
@@ -705,9 +707,9 @@ impl Reader {
             }
         }
         if let Some((at, u)) = uvs {
-            if u.iter()
-                .any(|v| v.uv.iter().chain(&v.uv2).any(|x| !x.is_finite()))
-            {
+            // A `UvVertex` is four floats (both pairs).
+            let floats: &[f32] = bytemuck::cast_slice(u);
+            if !floats.iter().fold(true, finite) {
                 self.warn(
                     at - 8,
                     WarningKind::NonFinite {
@@ -884,6 +886,15 @@ fn check_indices(at: u64, indices: &Indices, nv: usize) -> Result<(), Error> {
         Indices::U16(_) => 2,
         Indices::U32(_) => 4,
     };
+    // The largest index first, in one pass without an early exit (it vectorises); the
+    // offending index is looked for only when there is one.
+    let largest = match indices {
+        Indices::U16(v) => v.iter().fold(0, |m, &i| m.max(u32::from(i))),
+        Indices::U32(v) => v.iter().fold(0, |m, &i| m.max(i)),
+    };
+    if (largest as usize) < nv {
+        return Ok(());
+    }
     if let Some((k, i)) = indices.iter().enumerate().find(|&(_, i)| i as usize >= nv) {
         return Err(Error::IndexOutOfRange {
             offset: at + k as u64 * isz,
