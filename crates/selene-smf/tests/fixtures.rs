@@ -505,3 +505,40 @@ fn error_is_send_sync_static_and_reports_offsets() {
     assert_eq!(e.offset(), Some(8));
     assert!(e.to_string().starts_with("at byte 0x8:"), "{e}");
 }
+
+#[test]
+fn non_finite_vertex_data_warns_once_per_chunk() {
+    let finite = {
+        let mut doc = triangle();
+        let mesh = &mut doc.meshes[0];
+        mesh.normals = Some(vec![selene_smf::Vec3([0.0, 0.0, 1.0]); 3]);
+        mesh.uvs = Some(vec![selene_smf::UvVertex::default(); 3]);
+        doc
+    };
+    let non_finite_chunks = |doc: &Smf| {
+        let bytes = doc.to_bytes().unwrap();
+        let (_, warnings) = Smf::from_bytes_with_warnings(&bytes).unwrap();
+        warnings
+            .iter()
+            .filter_map(|w| match w.kind {
+                WarningKind::NonFinite { chunk } => Some(chunk),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(non_finite_chunks(&finite), []);
+    // Each bad value in the last component of the last vertex, the last one a check meets.
+    let mut doc = finite.clone();
+    let mesh = &mut doc.meshes[0];
+    mesh.vertices[2].position[2] = f32::NAN;
+    if let Some(n) = &mut mesh.normals {
+        n[2].0[2] = f32::INFINITY;
+    }
+    if let Some(u) = &mut mesh.uvs {
+        u[2].uv2[1] = f32::NEG_INFINITY;
+    }
+    assert_eq!(
+        non_finite_chunks(&doc),
+        [ChunkId::V_PC, ChunkId::V_N, ChunkId::V_UV]
+    );
+}
