@@ -395,6 +395,10 @@ impl<'a> Reader<'a> {
 
     /// Warnings for referenced vertices with non-finite floats or weights not summing to 1.
     fn check_vertices(&mut self, vertices: &Vertices, referenced: &[bool], data_at: u64) {
+        if nothing_suspicious(vertices, referenced) {
+            return;
+        }
+        // Something to report: find the first such vertex, the one the warning names.
         let stride = vertices.kind().size() as u64;
         for (i, v) in vertices.iter().enumerate() {
             if !referenced.get(i).copied().unwrap_or(false) {
@@ -419,6 +423,41 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+}
+
+/// True when no vertex a triangle uses (`referenced`) has a non-finite position, normal or UV,
+/// nor weights whose sum is off 1 by more than [`WEIGHT_TOLERANCE`]: what
+/// [`Reader::check_vertices`] warns about. One pass per layout over the typed vertices, with no
+/// early exit, so that it vectorises; most files have nothing to report.
+fn nothing_suspicious(vertices: &Vertices, referenced: &[bool]) -> bool {
+    fn each<V>(vertices: &[V], referenced: &[bool], fine: impl Fn(&V) -> bool) -> bool {
+        vertices
+            .iter()
+            .zip(referenced)
+            .fold(true, |all, (v, &used)| all & (!used | fine(v)))
+    }
+    fn finite(xs: &[f32]) -> bool {
+        xs.iter().fold(true, |ok, x| ok & x.is_finite())
+    }
+    // A NaN sum counts as fine here, exactly as it does in the warning's `> WEIGHT_TOLERANCE`.
+    fn weights(w: &[f32; 4]) -> bool {
+        let off = (w.iter().sum::<f32>() - 1.0).abs();
+        off <= WEIGHT_TOLERANCE || off.is_nan()
+    }
+    match vertices {
+        Vertices::Plain(v) => each(v, referenced, |v| {
+            finite(&v.position) & finite(&v.normal) & finite(&v.uv)
+        }),
+        Vertices::Tangent(v) => each(v, referenced, |v| {
+            finite(&v.position) & finite(&v.normal) & finite(&v.uv)
+        }),
+        Vertices::Skinned(v) => each(v, referenced, |v| {
+            finite(&v.position) & finite(&v.normal) & finite(&v.uv) & weights(&v.weights)
+        }),
+        Vertices::SkinnedTangent(v) => each(v, referenced, |v| {
+            finite(&v.position) & finite(&v.normal) & finite(&v.uv) & weights(&v.weights)
+        }),
     }
 }
 

@@ -266,3 +266,65 @@ fn misaligned_blocks_read_correctly() {
     assert_eq!((bytes.len() - 8) % 4, 2);
     assert_eq!(Bmf::from_bytes(&bytes).unwrap(), doc);
 }
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = test_support::fixtures("bmf", "bmf")
+        .into_iter()
+        .find(|p| test_support::file_name(p) == name)
+        .unwrap_or_else(|| panic!("fixture {name} missing"));
+    test_support::read(&path)
+}
+
+/// The suspicious-vertex warnings of `bytes`: (offset, reason).
+fn suspicious(bytes: &[u8]) -> Vec<(u64, &'static str)> {
+    let (_, warnings) = Bmf::from_bytes_with_warnings(bytes).unwrap();
+    warnings
+        .into_iter()
+        .filter_map(|w| match w {
+            bmf_block::Warning::SuspiciousVertex { offset, reason } => Some((offset, reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Where the vertex `v` (its bytes, unique in the file) starts in `file`.
+fn offset_of(file: &[u8], v: &[u8]) -> u64 {
+    file.windows(v.len())
+        .position(|w| w == v)
+        .expect("vertex in file") as u64
+}
+
+#[test]
+fn suspicious_vertices_warn_once_at_the_first_one() {
+    // A non-finite normal component in the last vertex a triangle uses.
+    let bytes = fixture("static_cube.bmf");
+    let mut doc = Bmf::from_bytes(&bytes).unwrap();
+    assert_eq!(suspicious(&bytes), []);
+    let last = usize::from(*doc.meshes[0].indices.iter().max().unwrap());
+    let bmf_block::Vertices::Plain(vs) = &mut doc.meshes[0].vertices else {
+        panic!("static_cube has plain vertices")
+    };
+    vs[last].normal[2] = f32::INFINITY;
+    let bad = bytemuck::bytes_of(&vs[last]).to_vec();
+    let out = doc.to_bytes().unwrap();
+    assert_eq!(
+        suspicious(&out),
+        [(offset_of(&out, &bad), "has a non-finite float")]
+    );
+
+    // Weights that do not sum to 1 in the last vertex of a skinned mesh.
+    let bytes = fixture("skinned_arm.bmf");
+    let mut doc = Bmf::from_bytes(&bytes).unwrap();
+    assert_eq!(suspicious(&bytes), []);
+    let last = usize::from(*doc.meshes[0].indices.iter().max().unwrap());
+    let bmf_block::Vertices::Skinned(vs) = &mut doc.meshes[0].vertices else {
+        panic!("skinned_arm has skinned vertices")
+    };
+    vs[last].weights = [0.5, 0.25, 0.0, 0.0];
+    let bad = bytemuck::bytes_of(&vs[last]).to_vec();
+    let out = doc.to_bytes().unwrap();
+    assert_eq!(
+        suspicious(&out),
+        [(offset_of(&out, &bad), "has weights that do not sum to 1")]
+    );
+}
