@@ -560,10 +560,10 @@ fn mesh_primitives<T: Copy + Into<u32>>(
 ) -> (Vec<Primitive>, usize) {
     let triangles = indices.len() / 3;
     // Mostly every index is in range: then one bulk pass (no per-triangle check) makes the
-    // list. The check has no early exit, so it vectorises.
-    let in_range = indices
-        .iter()
-        .fold(true, |ok, &x| ok & ((x.into() as usize) < n));
+    // list. The check has no early exit and compares in 32 bits, so it vectorises.
+    let in_range = u32::try_from(n).map_or(true, |n| {
+        indices.iter().fold(true, |ok, &x| ok & (x.into() < n))
+    });
     let shared = if in_range {
         SharedTriangles::swapped(indices)
     } else {
