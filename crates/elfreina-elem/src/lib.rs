@@ -33,7 +33,7 @@
 //! let mut mesh = Mesh { name: Some("Tri".into()), ..Mesh::default() };
 //! mesh.positions = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.5]];
 //! mesh.push_face(&[0, 1, 2]);
-//! mesh.attributes = vec![0];
+//! mesh.attributes = vec![0].into();
 //! let material = Material { name: Some("white".into()), diffuse: Some([1.0; 4]), ..Material::default() };
 //! let container = MeshContainer {
 //!     name: Some("Tri".into()),
@@ -73,6 +73,7 @@ mod model;
 mod number;
 mod read;
 mod rules;
+mod runs;
 pub mod tree;
 mod write;
 
@@ -80,6 +81,7 @@ pub use binio::Model;
 pub use error::{Error, Warning, WarningKind, MAX_QUOTED, MAX_SUBJECTS};
 pub use model::*;
 pub use number::FloatStyle;
+pub use runs::Runs;
 pub use tree::{Atom, Data, Entry, Item, LineEnding, Pos, Scope, Tree, Values};
 pub use write::WriteOptions;
 

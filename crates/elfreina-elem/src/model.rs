@@ -16,6 +16,7 @@
 //!   stored in file order **a:r:g:b**; matrices are the 16 values in file order (row-major,
 //!   `M11 M12 … M44`, Direct3D row vectors).
 
+use crate::runs::Runs;
 use crate::tree::{Item, Scope};
 
 /// A whole `.elem` document.
@@ -221,12 +222,13 @@ pub struct Mesh {
     pub blends: Option<Scope>,
     /// `BlendIndices`, kept verbatim (described nowhere).
     pub blend_indices: Option<Scope>,
-    /// `VertexIndices`: the corner count of each face (`FaceCount` is their number).
-    pub face_sizes: Vec<u32>,
+    /// `VertexIndices`: the corner count of each face (`FaceCount` is their number), as runs
+    /// (mostly one run of 3).
+    pub face_sizes: Runs,
     /// `VertexIndices`: every face's corner indices, concatenated.
     pub face_indices: Vec<u32>,
-    /// `Attributes`: the material index of each face (empty = absent).
-    pub attributes: Vec<u32>,
+    /// `Attributes`: the material index of each face (empty = absent), as runs.
+    pub attributes: Runs,
     /// Unknown items.
     pub extra: Vec<Item>,
 }
@@ -245,7 +247,7 @@ impl Mesh {
     /// The faces, each as its corner indices.
     pub fn faces(&self) -> impl Iterator<Item = &[u32]> + '_ {
         let mut rest: &[u32] = &self.face_indices;
-        self.face_sizes.iter().map(move |&n| {
+        self.face_sizes.iter().map(move |n| {
             let n = (n as usize).min(rest.len());
             let (face, tail) = rest.split_at(n);
             rest = tail;
@@ -281,8 +283,9 @@ impl Mesh {
     /// The number of triangles after a fan split of every polygon.
     pub fn triangle_count(&self) -> usize {
         self.face_sizes
+            .runs()
             .iter()
-            .map(|&n| (n as usize).saturating_sub(2))
+            .map(|&(n, k)| (n as usize).saturating_sub(2).saturating_mul(k as usize))
             .sum()
     }
 }

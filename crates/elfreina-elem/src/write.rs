@@ -516,7 +516,12 @@ impl<'o> W<'o> {
         if !m.attributes.is_empty() && m.attributes.len() != f {
             return Err(self.mismatch("FaceCount", f, "Attributes", m.attributes.len()));
         }
-        let corners: usize = m.face_sizes.iter().map(|&n| n as usize).sum();
+        let corners: usize = m
+            .face_sizes
+            .runs()
+            .iter()
+            .map(|&(n, k)| (n as usize).saturating_mul(k as usize))
+            .fold(0, usize::saturating_add);
         if corners != m.face_indices.len() {
             return Err(self.mismatch(
                 "the sum of face_sizes",
@@ -576,7 +581,7 @@ impl<'o> W<'o> {
         }
         if !m.attributes.is_empty() {
             self.open("Attributes")?;
-            for &a in &m.attributes {
+            for a in m.attributes.iter() {
                 if a as usize >= materials {
                     return Err(self.out_of_range("material index", a, materials));
                 }

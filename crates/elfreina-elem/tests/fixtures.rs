@@ -100,7 +100,7 @@ fn fixture_contents() {
 
     let grid = get("uv2_colors_quads.elem");
     let m = &grid.containers()[0].meshes[0];
-    assert!(m.face_sizes.iter().all(|&n| n == 4));
+    assert!(m.face_sizes.iter().all(|n| n == 4));
     assert_eq!((m.face_count(), m.triangle_count()), (9, 18));
     assert_eq!(
         (m.uv_sets[0].len(), m.uv_sets[1].len(), m.diffuse.len()),

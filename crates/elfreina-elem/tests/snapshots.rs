@@ -79,7 +79,7 @@ fn summary(bytes: &[u8]) -> String {
             let _ = writeln!(
                 s,
                 "    faces {} {} attributes {:?}",
-                f64_hash(&m.face_sizes),
+                f64_hash(&m.face_sizes.to_vec()),
                 f64_hash(&m.face_indices),
                 m.attributes
             );

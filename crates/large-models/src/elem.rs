@@ -19,7 +19,7 @@ fn mesh(g: &Geometry) -> Mesh {
     for t in &g.triangles {
         mesh.push_face(t);
     }
-    mesh.attributes = vec![0; mesh.face_count()];
+    mesh.attributes = std::iter::repeat_n(0, mesh.face_count()).collect();
     mesh
 }
 

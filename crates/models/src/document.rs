@@ -138,7 +138,22 @@ pub fn open_with_upgrades(path: impl AsRef<Path>) -> Result<Parsed, Error> {
     let run = || {
         let bytes = crate::input::read_regular_file(path)?;
         let format = detect_with_hint(&bytes, path).ok_or(Error::UnknownFormat)?;
-        parse_with_upgrades(format, &bytes)
+        parse_owned_with_upgrades(format, bytes)
     };
     run().map_err(|e| e.at(path))
+}
+
+/// [`parse_with_upgrades`], giving the whole input away: SKM's reader releases the text of
+/// the vertex rows once they are read, so that a large file and its whole document are not
+/// in memory together (issue 18: the peak of `models convert`). Same result.
+fn parse_owned_with_upgrades(format: Format, bytes: Vec<u8>) -> Result<Parsed, Error> {
+    #[cfg(feature = "skm")]
+    if format == Format::Skm {
+        let (document, warnings) = skm_text::Skm::from_vec_with_warnings(bytes)?;
+        return Ok(Parsed {
+            document: Document::Skm(document),
+            warnings: warnings.into_iter().map(Into::into).collect(),
+        });
+    }
+    parse_with_upgrades(format, &bytes)
 }

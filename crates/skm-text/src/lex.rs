@@ -37,6 +37,22 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// The offset of the next unread byte in the data.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The same lexer over `data`, which is this lexer's data without its first `cut` bytes
+    /// (`cut` at most [`Lexer::offset`]): the next token and every position stay the same.
+    pub fn rebased<'b>(&self, data: &'b [u8], cut: usize) -> Lexer<'b> {
+        Lexer {
+            data,
+            pos: self.pos.saturating_sub(cut),
+            line: self.line,
+            line_start: self.line_start.wrapping_sub(cut),
+        }
+    }
+
     /// Bytes not yet consumed.
     pub fn remaining(&self) -> usize {
         self.data.len().saturating_sub(self.pos)

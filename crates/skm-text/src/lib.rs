@@ -157,6 +157,15 @@ pub fn sniff(bytes: &[u8]) -> bool {
         .is_some_and(u8::is_ascii_digit)
 }
 
+impl Skm {
+    /// Like [`Model::from_bytes_with_warnings`], taking the text: once the vertex rows (most
+    /// of a large file) are read, the text before them is released, so that a large file and
+    /// its whole document are not in memory together. Same document, warnings and errors.
+    pub fn from_vec_with_warnings(bytes: Vec<u8>) -> Result<(Self, Vec<Warning>), Error> {
+        read::parse_owned(bytes)
+    }
+}
+
 impl Model for Skm {
     type Error = Error;
     type Warning = Warning;

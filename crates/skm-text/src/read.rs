@@ -3,7 +3,9 @@
 use crate::error::{Error, Pos, Warning};
 use crate::lex::{parse_f32, parse_u32, parse_word, show, Lexer, Tok};
 use crate::model::{AttributeRange, Bone, Encoding, Material, Name, Skm, Vertex};
-use crate::rules::{attribute_problem, bad_influence, guess_encoding, names, parent_cycle};
+use crate::rules::{
+    attribute_problem, bad_influence, guess_encoding, names, parent_cycle, top_used_palette,
+};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -258,27 +260,109 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Reads a whole text.
 pub(crate) fn parse(data: &[u8]) -> Result<(Skm, Vec<Warning>), Error> {
     let (bom, body) = match data.strip_prefix(BOM) {
         Some(rest) => (true, rest),
         None => (false, data),
     };
-    let mut p = Parser {
-        lx: Lexer::new(body, if bom { BOM.len() } else { 0 }),
-        warnings: Vec::new(),
-        non_finite: Repeated::default(),
-        weights: Repeated::default(),
-        columns: Default::default(),
-        section: "",
-        declared: 0,
-        row: 0,
+    let mut p = Parser::new(body, bom);
+    let head = vertices(&mut p)?;
+    rest(p, head, bom)
+}
+
+/// The consumed text released by [`parse_owned`] when it is at least this long: below it the
+/// memory saved is not worth moving the rest of the text.
+const RELEASE_MIN: usize = 16 << 20;
+
+/// Like [`parse`], owning the text: once the vertex rows are read (most of a large file), the
+/// text before the next token is released (the rest moved to the front, the buffer shrunk),
+/// so the text and the whole document are never in memory together (issue 18: the reading
+/// peak of a large file was both).
+pub(crate) fn parse_owned(data: Vec<u8>) -> Result<(Skm, Vec<Warning>), Error> {
+    parse_owned_from(data, RELEASE_MIN)
+}
+
+/// [`parse_owned`], releasing from `release_min` consumed bytes.
+fn parse_owned_from(mut data: Vec<u8>, release_min: usize) -> Result<(Skm, Vec<Warning>), Error> {
+    let bom = data.starts_with(BOM);
+    let skip = if bom { BOM.len() } else { 0 };
+    let (head, parked, cut) = {
+        let mut p = Parser::new(data.get(skip..).unwrap_or_default(), bom);
+        let head = vertices(&mut p)?;
+        let cut = p.lx.offset();
+        (head, p.park(), cut)
     };
-    if bom {
-        p.warnings.push(Warning::Utf8Text {
-            at: Pos { line: 1, column: 1 },
-        });
+    let (body, cut) = if cut >= release_min {
+        data.drain(..skip.saturating_add(cut));
+        data.shrink_to_fit();
+        (data.as_slice(), cut)
+    } else {
+        (data.get(skip..).unwrap_or_default(), 0)
+    };
+    rest(parked.resume(body, cut), head, bom)
+}
+
+/// The vertex section, read first.
+struct Head {
+    vertices: Vec<Vertex>,
+    /// The vertices whose top used palette index ([`top_used_palette`]) is larger than every
+    /// earlier vertex's, with the position of their blend word: at most 255, and the first
+    /// vertex whose palette index is not a bone is one of them, so its error has a position
+    /// without the text (released by [`parse_owned`]).
+    reach: Vec<(usize, Pos)>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(body: &'a [u8], bom: bool) -> Self {
+        let mut p = Parser {
+            lx: Lexer::new(body, if bom { BOM.len() } else { 0 }),
+            warnings: Vec::new(),
+            non_finite: Repeated::default(),
+            weights: Repeated::default(),
+            columns: Default::default(),
+            section: "",
+            declared: 0,
+            row: 0,
+        };
+        if bom {
+            p.warnings.push(Warning::Utf8Text {
+                at: Pos { line: 1, column: 1 },
+            });
+        }
+        p
     }
 
+    /// The parser without its text (its lexer over no data, keeping its place).
+    fn park(self) -> Parser<'static> {
+        Parser {
+            lx: self.lx.rebased(&[], 0),
+            warnings: self.warnings,
+            non_finite: self.non_finite,
+            weights: self.weights,
+            columns: self.columns,
+            section: self.section,
+            declared: self.declared,
+            row: self.row,
+        }
+    }
+
+    /// A parked parser going on over `data`, the parked text without its first `cut` bytes.
+    fn resume<'b>(self, data: &'b [u8], cut: usize) -> Parser<'b> {
+        Parser {
+            lx: self.lx.rebased(data, cut),
+            warnings: self.warnings,
+            non_finite: self.non_finite,
+            weights: self.weights,
+            columns: self.columns,
+            section: self.section,
+            declared: self.declared,
+            row: self.row,
+        }
+    }
+}
+/// The `Vertices:` section.
+fn vertices(p: &mut Parser<'_>) -> Result<Head, Error> {
     // Vertices
     let first = p.lx.next()?;
     let first_ok = first.is_some_and(|t| !t.quoted && t.text.starts_with(b"Vertices:"));
@@ -299,15 +383,15 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Skm, Vec<Warning>), Error> {
     };
     let n = p.ensure(v_count, VERTEX_MIN, v_at, "Vertices:")?;
     p.enter("Vertices:", n as u64);
-    let vertex_rows = p.lx.clone();
     let mut vertices = Vec::with_capacity(n);
+    let (mut reach, mut covered) = (Vec::new(), 0u8);
     for i in 0..n {
         p.row = i as u64;
         p.index_column(0)?;
         let row_at = p.lx.here();
         let position = p.f32s::<3>()?;
         let weights = p.f32s::<3>()?;
-        let (blend_indices, _) = p.word_at()?;
+        let (blend_indices, blend_at) = p.word_at()?;
         let normal = p.f32s::<3>()?;
         let uv = p.f32s::<2>()?;
         let v = Vertex {
@@ -321,9 +405,22 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Skm, Vec<Warning>), Error> {
         if b0 < 0.0 || b1 < 0.0 || b2 < 0.0 || b0 + b1 + b2 > 1.0 + 1e-4 {
             p.weights.note(row_at, i as u64, 0);
         }
+        if blend_indices != 0 {
+            let top = top_used_palette(&v);
+            if top > covered {
+                covered = top;
+                reach.push((i, blend_at));
+            }
+        }
         vertices.push(v);
     }
+    Ok(Head { vertices, reach })
+}
 
+/// Every section after `Vertices:` and the document rules.
+fn rest(mut p: Parser<'_>, head: Head, bom: bool) -> Result<(Skm, Vec<Warning>), Error> {
+    let Head { vertices, reach } = head;
+    let n = vertices.len();
     // Indices
     let (i_count, i_at) = p.header("Indices:")?;
     if i_count % 3 != 0 {
@@ -514,16 +611,11 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Skm, Vec<Warning>), Error> {
     };
 
     if let Some((v, k, idx)) = bad_influence(&doc) {
-        // Find the blend word of that vertex again: 1 + 7 tokens into its row.
-        let mut lx = vertex_rows;
-        let skip = v.saturating_mul(13).saturating_add(7);
-        let mut at = Pos::default();
-        for _ in 0..=skip {
-            match lx.next() {
-                Ok(Some(t)) => at = t.at,
-                _ => break,
-            }
-        }
+        // That vertex is one of `reach` (see `Head`).
+        let at = reach
+            .iter()
+            .find(|&&(i, _)| i == v)
+            .map_or_else(Pos::default, |&(_, at)| at);
         return Err(Error::IndexOutOfRange {
             at,
             what: format!(
@@ -571,4 +663,78 @@ pub(crate) fn parse(data: &[u8]) -> Result<(Skm, Vec<Warning>), Error> {
         });
     }
     Ok((doc, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse, parse_owned_from};
+
+    fn texts() -> Vec<(String, Vec<u8>)> {
+        let mut files = test_support::fixtures("skm", "skm");
+        files.extend(test_support::fixtures("regressions/skm", "skm"));
+        files
+            .iter()
+            .map(|p| (p.display().to_string(), test_support::read(p)))
+            .collect()
+    }
+
+    /// Releasing the read text after the vertex rows changes nothing: the same document,
+    /// warnings, errors and positions, for every fixture, every prefix of the small ones and
+    /// (with a BOM) the same again.
+    #[test]
+    fn the_owned_reading_equals_the_borrowed_one() {
+        for (name, bytes) in texts() {
+            let mut bom = b"\xEF\xBB\xBF".to_vec();
+            bom.extend_from_slice(&bytes);
+            for text in [&bytes, &bom] {
+                let step = (text.len() / 97).max(1);
+                for end in (0..text.len()).step_by(step).chain([text.len()]) {
+                    let cut = text.get(..end).unwrap_or_default();
+                    assert_eq!(
+                        format!("{:?}", parse(cut)),
+                        format!("{:?}", parse_owned_from(cut.to_vec(), 0)),
+                        "{name}, first {end} bytes"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A palette index that is not a bone is reported at that vertex's blend word, read or
+    /// owned (the text of the vertex rows is gone by then), for the first such vertex.
+    #[test]
+    fn a_palette_index_past_the_bones_has_its_position() {
+        let text = test_support::read(
+            &test_support::fixtures("skm", "skm")
+                .into_iter()
+                .find(|p| p.ends_with("arm_skinned.skm"))
+                .expect("arm_skinned.skm"),
+        );
+        // Vertex rows are lines 2.. (ASCII; the names further on are Shift-JIS); token 7
+        // (from 0) is the blend word.
+        for (row, word) in [(3usize, "0x00000063"), (5, "0x00006300"), (0, "99")] {
+            let mut lines: Vec<Vec<u8>> = text.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+            let line = lines.get_mut(row + 1).expect("a vertex row");
+            let ascii = String::from_utf8(line.clone()).expect("an ASCII row");
+            let mut tokens: Vec<&str> = ascii.split_whitespace().collect();
+            tokens[7] = word;
+            // Weights that use every influence.
+            tokens[4..7].copy_from_slice(&["0.25"; 3]);
+            let column = tokens[..7].iter().map(|t| t.len() + 1).sum::<usize>() + 1;
+            *line = tokens.join(" ").into_bytes();
+            let bytes = lines.join(&b'\n');
+            let read = parse(&bytes).expect_err("palette past the bones");
+            let owned = parse_owned_from(bytes, 0).expect_err("palette past the bones");
+            assert_eq!(format!("{read:?}"), format!("{owned:?}"));
+            let crate::Error::IndexOutOfRange { at, what } = read else {
+                panic!("{read:?}")
+            };
+            assert_eq!(
+                (at.line as usize, at.column as usize),
+                (row + 2, column),
+                "{what}"
+            );
+            assert!(what.starts_with(&format!("vertex {row}:")), "{what}");
+        }
+    }
 }

@@ -35,6 +35,17 @@ fn influence_used(v: &Vertex, k: usize) -> bool {
     }
 }
 
+/// The largest palette index of `v`'s used influences (0 when none is used): `v` is a bad
+/// influence of [`bad_influence`] exactly when this is at least the bone count (1 to 255).
+pub(crate) fn top_used_palette(v: &Vertex) -> u8 {
+    let p = v.palette();
+    (0..4)
+        .filter(|&k| influence_used(v, k))
+        .filter_map(|k| p.get(k).copied())
+        .max()
+        .unwrap_or(0)
+}
+
 /// The first vertex with a used influence whose palette index is not a bone:
 /// `(vertex, influence, palette index)`.
 pub(crate) fn bad_influence(doc: &Skm) -> Option<(usize, usize, u8)> {

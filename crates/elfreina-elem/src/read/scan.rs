@@ -9,6 +9,8 @@
 //!
 //! [`parse_f64`]: crate::number::parse_f64
 
+use crate::runs::Runs;
+
 /// Every line of a run of data lines ([`super::spans::Run`]'s text: lines already checked
 /// by the lexer, blank lines between them), each `N` numbers separated by `:`, appended to
 /// `out`; `None`, with `out` as it was, as soon as one line is not what [`row`] takes.
@@ -37,7 +39,7 @@ pub(crate) fn faces(
     text: &str,
     vertices: usize,
     indices: &mut Vec<u32>,
-    sizes: &mut Vec<u32>,
+    sizes: &mut Runs,
 ) -> Option<()> {
     let (before, faces_before) = (indices.len(), sizes.len());
     let done = each_line(text, |s| {
@@ -58,7 +60,7 @@ pub(crate) fn faces(
 
 /// Every line of a run of single indices below `len` (see [`rows`] and [`index`]), appended
 /// to `out`; `None`, with `out` as it was, at the first other line.
-pub(crate) fn indices(text: &str, len: usize, out: &mut Vec<u32>) -> Option<()> {
+pub(crate) fn indices(text: &str, len: usize, out: &mut Runs) -> Option<()> {
     let before = out.len();
     let done = each_line(text, |s| {
         s.ws();
@@ -339,20 +341,20 @@ mod tests {
             assert_eq!(rows::<3>(bad, &mut v), None, "{bad:?}");
             assert_eq!(v.len(), 5, "{bad:?}: nothing kept");
         }
-        let (mut idx, mut sizes) = (vec![9], vec![1]);
+        let (mut idx, mut sizes) = (vec![9], Runs::from([1]));
         assert_eq!(
             faces("3,0:1:2\r\n 4,3:2:1:0", 4, &mut idx, &mut sizes),
             Some(())
         );
         assert_eq!(
-            (idx.as_slice(), sizes.as_slice()),
+            (idx.as_slice(), sizes.to_vec().as_slice()),
             (&[9, 0, 1, 2, 3, 2, 1, 0][..], &[1, 3, 4][..])
         );
         for bad in ["3,0:1:2\n3,0:1:4", "3,0:1:2\n3,0:1", "3,0:1:2\n3,0:1:2,"] {
             assert_eq!(faces(bad, 4, &mut idx, &mut sizes), None, "{bad:?}");
             assert_eq!((idx.len(), sizes.len()), (8, 3), "{bad:?}: nothing kept");
         }
-        let mut at = vec![7];
+        let mut at = Runs::from([7]);
         assert_eq!(indices("0\r\n1 \n\n0", 2, &mut at), Some(()));
         assert_eq!(at, [7, 0, 1, 0]);
         for bad in ["0\n2", "0\n1:1", "0\n-1"] {

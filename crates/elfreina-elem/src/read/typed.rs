@@ -12,6 +12,7 @@ use crate::number::{is_int, parse_f64, Num};
 use crate::read::scan;
 use crate::read::spans::{syntax, AtomRef, Budget, Data, Entry, Item, Scope, Tree, Vals};
 use crate::rules::{known, UV_TAGS};
+use crate::runs::Runs;
 use crate::tree::{self, Pos};
 
 type Result<T> = std::result::Result<T, Error>;
@@ -964,9 +965,8 @@ impl Ctx<'_> {
             None => DataLines::default(),
         };
         self.check_count(fcount, "FaceCount", face_rows.len(), "VertexIndices", at)?;
-        m.face_sizes.reserve_exact(face_rows.len());
         // Every face has at least three corners, each backed by its line: triangles need
-        // no growth.
+        // no growth. (The sizes are runs, mostly one.)
         m.face_indices
             .reserve_exact(face_rows.len().saturating_mul(3));
         for item in &face_rows.items {
@@ -1002,7 +1002,6 @@ impl Ctx<'_> {
                     lines.len(),
                 ));
             }
-            m.attributes.reserve_exact(lines.len());
             for item in &lines.items {
                 let out = &mut m.attributes;
                 if run_text(item).is_some_and(|t| scan::indices(t, materials, out).is_some()) {
@@ -1019,7 +1018,7 @@ impl Ctx<'_> {
 
     /// The `Attributes` lines of one item onto `out`, line by line (plain ones read straight
     /// from the line, see [`scan`]; others atom by atom, which gives the exact error).
-    fn attributes(&mut self, item: &Item<'_>, materials: usize, out: &mut Vec<u32>) -> Result<()> {
+    fn attributes(&mut self, item: &Item<'_>, materials: usize, out: &mut Runs) -> Result<()> {
         each_line(item, |d| {
             let fast = d.values.text().and_then(scan::index);
             if let Some(i) = fast.filter(|&i| (i as usize) < materials) {

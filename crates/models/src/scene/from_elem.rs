@@ -540,24 +540,33 @@ fn triangles(
     let mut slot_of: HashMap<Option<usize>, usize> = HashMap::new();
     let (mut bad_faces, mut bad_material) = (0usize, 0usize);
     let mut expected = m.face_indices.len();
-    for (f, face) in m.faces().enumerate() {
+    // Face f's material index is the attributes' f-th value (one step per face, bad faces
+    // included); the last material's list is remembered, since materials come in runs.
+    let mut attributes = m.attributes.iter();
+    let mut last: Option<(Option<usize>, usize)> = None;
+    for face in m.faces() {
+        let attribute = attributes.next();
         expected = expected.saturating_sub(face.len());
         if face.len() < 3 || face.iter().any(|&i| i as usize >= vcount) {
             bad_faces += 1;
             continue;
         }
-        let material = match m.attributes.get(f) {
-            Some(&a) if (a as usize) < material_count => Some(base + a as usize),
+        let material = match attribute {
+            Some(a) if (a as usize) < material_count => Some(base + a as usize),
             Some(_) => {
                 bad_material += 1;
                 None
             }
             None => None,
         };
-        let slot = *slot_of.entry(material).or_insert_with(|| {
-            lists.push((material, Vec::new()));
-            lists.len() - 1
-        });
+        let slot = match last {
+            Some((mat, slot)) if mat == material => slot,
+            _ => *slot_of.entry(material).or_insert_with(|| {
+                lists.push((material, Vec::new()));
+                lists.len() - 1
+            }),
+        };
+        last = Some((material, slot));
         let Some((_, indices)) = lists.get_mut(slot) else {
             continue;
         };
@@ -1132,7 +1141,7 @@ fn kept_material(m: &elem::Material) -> Value {
 /// the file's: triangles only, every face valid, materials in runs of first use.
 fn faces_are_default(m: &elem::Mesh, material_count: usize) -> bool {
     let vcount = m.vertex_count();
-    if m.face_sizes.iter().any(|&n| n != 3)
+    if !m.face_sizes.all(|n| n == 3)
         || m.face_indices.len() != m.face_sizes.len() * 3
         || m.face_indices.iter().any(|&i| i as usize >= vcount)
     {
@@ -1141,14 +1150,15 @@ fn faces_are_default(m: &elem::Mesh, material_count: usize) -> bool {
     if m.attributes.is_empty() {
         return true;
     }
-    if m.attributes.len() != m.face_count()
-        || m.attributes.iter().any(|&a| a as usize >= material_count)
+    if m.attributes.len() != m.face_count() || !m.attributes.all(|a| (a as usize) < material_count)
     {
         return false;
     }
+    // Materials in runs of first use: no run's value seen in an earlier run (runs are
+    // canonical, so two runs in a row differ, but for a full run, which repeats its value).
     let mut seen = std::collections::HashSet::new();
     let mut last = None;
-    for &a in &m.attributes {
+    for &(a, _) in m.attributes.runs() {
         if last != Some(a) && !seen.insert(a) {
             return false;
         }
@@ -1211,9 +1221,9 @@ fn kept_mesh(
         put(
             "elem_faces",
             Some(json!({
-                "sizes": m.face_sizes,
+                "sizes": m.face_sizes.to_vec(),
                 "indices": m.face_indices,
-                "attributes": (!m.attributes.is_empty()).then_some(&m.attributes),
+                "attributes": (!m.attributes.is_empty()).then(|| m.attributes.to_vec()),
             })),
         );
     }

@@ -28,8 +28,10 @@ pub(crate) fn shortest(v: f32) -> f64 {
     if exact_digits_at_most_ten(v) {
         return core_spelling(v);
     }
-    let text = zmij::Buffer::new().format_finite(v).to_owned();
-    exact_decimal(&text)
+    // The spelling is read from zmij's own buffer: no String per value.
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(v);
+    exact_decimal(text)
         .or_else(|| text.parse().ok())
         .unwrap_or(f64::from(v))
 }

@@ -582,9 +582,9 @@ fn faces(
                     .zip(&scene_lists)
                     .all(|((ma, mi), (sa, si))| ma == sa && mi.as_slice() == *si);
             if same {
-                m.face_sizes = sizes;
+                m.face_sizes = sizes.into();
                 m.face_indices = indices;
-                m.attributes = attributes;
+                m.attributes = attributes.into();
                 return;
             }
             cx.warn(
