@@ -20,7 +20,7 @@
 
 mod indices;
 
-pub(crate) use indices::overlapping_groups;
+pub(crate) use indices::{below, overlapping_groups};
 
 use super::{Scene, SceneWarning};
 
