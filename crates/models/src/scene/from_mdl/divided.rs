@@ -44,6 +44,7 @@ pub(super) fn convert_divided(
     let here = format!("mdl mesh {mi} divided {di}");
     let pal = palette(&here, &part.connectors, target.bone_count, warnings);
     let (v, scan) = divided_vertices(&part.vertices, &pal.conn_to_joint, pal.joints.len());
+    let binormal = scan.binormal;
     if scan.bad_weight > 0 {
         warnings.push(warning(
             &here,
@@ -59,11 +60,11 @@ pub(super) fn convert_divided(
     release(&mut part, |p| p.faces = Vec::new());
     if primitives.is_empty() {
         warnings.push(warning(&here, "no triangles; not exported"));
-        return scan.binormal;
+        return binormal;
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras((mi, di), &part, &v, &scan, &pal, &mut scene.blobs);
+    let extras = divided_extras((mi, di), &part, &v, scan, &pal, &mut scene.blobs);
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
@@ -97,7 +98,7 @@ pub(super) fn convert_divided(
         ..Node::default()
     });
     scene.roots.push(node);
-    scan.binormal
+    binormal
 }
 
 /// Connectors → unique joints (a bone named twice is one joint, its first offset kept).
@@ -286,6 +287,8 @@ struct Scan {
     non_finite: bool,
     /// Vertices whose influences were cleaned.
     bad_weight: usize,
+    /// The binormals' bytes, when gathered in the pass.
+    binormals: Option<Vec<u8>>,
 }
 
 /// True when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a stored
@@ -297,8 +300,9 @@ fn normal_changes(n: [f32; 3]) -> bool {
 }
 
 /// A divided mesh's scene vertices and what the extras need to know of them ([`Scan`]), in one
-/// pass over the vertices into exactly sized columns. Non-finite positions and UVs and non-unit
-/// normals are kept as read: `scene::validate` repairs (and says) them once. With
+/// pass over the vertices into exactly sized columns (zeroed, so fresh pages of the allocator's,
+/// and written in place: no per-element capacity check). Non-finite positions and UVs and
+/// non-unit normals are kept as read: `scene::validate` repairs (and says) them once. With
 /// `joint_count` 0 the mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some
 /// sub-UV is not zero: its column is gathered then, in a second pass (FBX2MDL writes zeros).
 fn divided_vertices(
@@ -308,12 +312,20 @@ fn divided_vertices(
 ) -> (Vertices, Scan) {
     let n = vertices.len();
     let skinned = joint_count > 0;
-    let mut positions = Vec::with_capacity(n);
-    let mut normals = Vec::with_capacity(n);
-    let mut uv0 = Vec::with_capacity(n);
-    let mut colors = Vec::with_capacity(n);
+    let mut positions = vec![[0f32; 3]; n];
+    let mut normals = vec![[0f32; 3]; n];
+    let mut uv0 = vec![[0f32; 2]; n];
+    let mut colors = vec![[0f32; 4]; n];
     let skin_len = if skinned { n } else { 0 };
-    let (mut js, mut ws) = (Vec::with_capacity(skin_len), Vec::with_capacity(skin_len));
+    let (mut js, mut ws) = (vec![[0u16; 4]; skin_len], vec![[0f32; 4]; skin_len]);
+    // Binormals are nearly always all zero or all not: gathered in this pass when the first
+    // is not zero, else by `divided_extras` if a later one is not.
+    let gather_binormals = vertices
+        .first()
+        .is_some_and(|x| x.binormal.map(f32::to_bits) != [0; 3]);
+    let mut binormals = vec![0u8; if gather_binormals { n * 12 } else { 0 }];
+    let mut binormal_slots = binormals.chunks_exact_mut(12);
+    let mut skin_slots = js.iter_mut().zip(ws.iter_mut());
     let mut scan = Scan::default();
     // (raw bone indices, raw weights) → (joints, weights, repaired).
     type Raw = ([u8; 4], [u8; 4]);
@@ -322,13 +334,15 @@ fn divided_vertices(
     let mut last_color: Option<([u8; 4], [f32; 4])> = None;
     let finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
     let mut all_finite = true;
-    for x in vertices {
-        positions.push(x.position);
-        normals.push(x.normal);
-        uv0.push(x.uv);
+    let columns = positions
+        .iter_mut()
+        .zip(normals.iter_mut())
+        .zip(uv0.iter_mut().zip(colors.iter_mut()));
+    for (x, ((p, nm), (uv, c))) in vertices.iter().zip(columns) {
+        (*p, *nm, *uv) = (x.position, x.normal, x.uv);
         // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
         // share their colour.
-        let color = match last_color {
+        *c = match last_color {
             Some((raw, unit)) if raw == x.color => unit,
             _ => {
                 let unit = x.color.map(unit_of);
@@ -336,20 +350,23 @@ fn divided_vertices(
                 unit
             }
         };
-        colors.push(color);
         all_finite &= finite(&x.position) & finite(&x.uv) & finite(&x.sub_uv);
         scan.binormal |= x.binormal != [0.0; 3];
         scan.binormal_bits |= x.binormal.map(f32::to_bits) != [0; 3];
         scan.sub_uv |= x.sub_uv != [0.0; 2];
+        if let Some(slot) = binormal_slots.next() {
+            slot.copy_from_slice(bytemuck::bytes_of(&x.binormal));
+        }
         // Decided once: the (costlier) test stops at the first normal that changes.
         if !scan.normals_changed && normal_changes(x.normal) {
             scan.normals_changed = true;
         }
-        if skinned {
+        if let Some((j, w)) = skin_slots.next() {
             // Neighbouring vertices mostly share their influences (a rigid part: all of
             // them): the last vertex's result is reused while the raw bytes are the same.
             let raw = (x.bone_indices, x.weights);
-            let (j, w, fixed) = match last_weights {
+            let fixed;
+            (*j, *w, fixed) = match last_weights {
                 Some((from, out)) if from == raw => out,
                 _ => {
                     let (j, w, fixes) =
@@ -360,11 +377,10 @@ fn divided_vertices(
                 }
             };
             scan.bad_weight += usize::from(fixed);
-            js.push(j);
-            ws.push(w);
         }
     }
     scan.non_finite = !all_finite;
+    scan.binormals = gather_binormals.then_some(binormals);
     let v = Vertices {
         positions,
         normals: Some(normals),
@@ -391,7 +407,7 @@ fn divided_extras(
     (mi, di): (usize, usize),
     part: &mdl::DividedMesh,
     scene_vertices: &Vertices,
-    scan: &Scan,
+    mut scan: Scan,
     pal: &Palette,
     blobs: &mut Vec<Vec<u8>>,
 ) -> Map<String, serde_json::Value> {
@@ -416,10 +432,11 @@ fn divided_extras(
         bytes
     };
     if scan.binormal_bits {
-        extras.insert(
-            "mdl_binormals".into(),
-            raw64::put(blobs, gather(|x| &x.binormal)),
-        );
+        let bytes = match scan.binormals.take() {
+            Some(bytes) => bytes,
+            None => gather(|x| &x.binormal),
+        };
+        extras.insert("mdl_binormals".into(), raw64::put(blobs, bytes));
     }
     if scan.normals_changed {
         extras.insert(
