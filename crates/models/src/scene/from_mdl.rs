@@ -48,14 +48,15 @@
 //!   is charged to the conversion budget (its channel list and glTF objects) before it is made:
 //!   a clip costs a few bytes in the file, its channels can cost kilobytes.
 
+mod divided;
+
 use super::budget::{Budget, JSON_OBJECT};
 use super::raw64;
-use super::shared::{items, release, take_list};
-use super::validate::unit3;
+use super::shared::{items, take_list};
 use super::{
     decompose, euler_to_quat, make_quats_continuous, normalize3, normalize_quat, normalize_weights,
     quat_to_euler, transpose, Animation, Channel, ChannelPath, Conversion, Interpolation, Material,
-    Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform, Vertices,
+    Node, Scene, SceneOptions, SceneWarning, SlotOrder, Transform,
 };
 use super::{Known, MDL_BINORMAL_NOTE};
 use crate::Error;
@@ -111,8 +112,71 @@ pub(crate) fn convert(
     for (i, n) in names.iter().enumerate() {
         by_name.entry(n.as_str()).or_insert(i);
     }
-    let bone_by_name = |node: &str| by_name.get(node).copied();
+    let rests = bone_nodes(&doc, &names, &by_name, &mut scene, &mut warnings);
+    // Every bone's root, computed once (a parent always comes before its child).
+    let mut roots: Vec<usize> = Vec::with_capacity(doc.bones.len());
+    for (i, bone) in doc.bones.iter().enumerate() {
+        let parent = usize::try_from(bone.parent).ok().filter(|&p| p < i);
+        let root = parent.and_then(|p| roots.get(p).copied()).unwrap_or(i);
+        roots.push(root);
+    }
+    let root_of = |b: usize| roots.get(b).copied().unwrap_or(b);
 
+    // Meshes.
+    let mut binormals = false;
+    for (mi, mesh) in items(owned_meshes, &doc.meshes).enumerate() {
+        let base = scene.materials.len();
+        for (k, m) in mesh.materials.iter().enumerate() {
+            let mut material = convert_material(mi, k, m, &mut warnings);
+            material.extras.insert("mdl_mesh".into(), json!(mi));
+            scene.materials.push(material);
+        }
+        let (mesh, owned_parts) = take_list(mesh, |m| &mut m.divided);
+        let target = divided::Target {
+            material_base: base,
+            material_count: mesh.materials.len(),
+            bone_count: doc.bones.len(),
+            root_of: &root_of,
+        };
+        for (di, part) in items(owned_parts, &mesh.divided).enumerate() {
+            binormals |=
+                divided::convert_divided((mi, di), part, &target, &mut scene, &mut warnings);
+        }
+    }
+    if binormals {
+        warnings.push(note(
+            MDL_BINORMAL_NOTE,
+            " (glTF has no binormal; tangents are not derived)",
+        ));
+    }
+
+    let cx = SourceContext {
+        by_name: &by_name,
+        rests: &rests,
+        fps,
+    };
+    animations(&doc, &cx, budget, &mut scene, &mut warnings)?;
+    scene
+        .extras
+        .insert("mdl_version".into(), json!(doc.version));
+    if !doc.animation_sources.is_empty() || !doc.clips.is_empty() {
+        scene
+            .extras
+            .insert("mdl_animation".into(), raw_animation(&doc));
+    }
+    Ok(Conversion { scene, warnings })
+}
+
+/// Bones → nodes (node `i` is bone `i`), with their children and roots; each bone's rest pose
+/// for the animations.
+fn bone_nodes(
+    doc: &mdl::Mdl,
+    names: &[String],
+    by_name: &HashMap<&str, usize>,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) -> Vec<Rest> {
+    let bone_by_name = |node: &str| by_name.get(node).copied();
     // Bones animated by any curve must get a TRS transform.
     let mut animated = vec![false; doc.bones.len()];
     for c in doc.animation_sources.iter().flat_map(|s| &s.curves) {
@@ -162,47 +226,18 @@ pub(crate) fn convert(
             }
         }
     }
-    bone_tally.report(&mut warnings);
-    // Every bone's root, computed once (a parent always comes before its child).
-    let mut roots: Vec<usize> = Vec::with_capacity(doc.bones.len());
-    for (i, bone) in doc.bones.iter().enumerate() {
-        let parent = usize::try_from(bone.parent).ok().filter(|&p| p < i);
-        let root = parent.and_then(|p| roots.get(p).copied()).unwrap_or(i);
-        roots.push(root);
-    }
-    let root_of = |b: usize| roots.get(b).copied().unwrap_or(b);
+    bone_tally.report(warnings);
+    rests
+}
 
-    // Meshes.
-    let mut binormals = false;
-    for (mi, mesh) in items(owned_meshes, &doc.meshes).enumerate() {
-        let base = scene.materials.len();
-        for (k, m) in mesh.materials.iter().enumerate() {
-            let mut material = convert_material(mi, k, m, &mut warnings);
-            material.extras.insert("mdl_mesh".into(), json!(mi));
-            scene.materials.push(material);
-        }
-        let (mesh, owned_parts) = take_list(mesh, |m| &mut m.divided);
-        for (di, part) in items(owned_parts, &mesh.divided).enumerate() {
-            binormals |= part.vertices.iter().any(|v| v.binormal != [0.0; 3]);
-            convert_divided(
-                (mi, di),
-                part,
-                base,
-                mesh.materials.len(),
-                doc.bones.len(),
-                &root_of,
-                &mut scene,
-                &mut warnings,
-            );
-        }
-    }
-    if binormals {
-        warnings.push(note(
-            MDL_BINORMAL_NOTE,
-            " (glTF has no binormal; tangents are not derived)",
-        ));
-    }
-
+/// Animations: one per clip, from its source's curves (the module documentation says how).
+fn animations(
+    doc: &mdl::Mdl,
+    cx: &SourceContext<'_>,
+    budget: &mut Budget,
+    scene: &mut Scene,
+    warnings: &mut Vec<SceneWarning>,
+) -> Result<(), Error> {
     // Animations: one per clip. Each source is resampled once, by the first clip that plays
     // it; later clips share its channels (the key arrays are reference-counted).
     let mut resampled: HashMap<usize, Vec<Channel>> = HashMap::new();
@@ -243,12 +278,7 @@ pub(crate) fn convert(
                 channels.clone()
             }
             None => {
-                let cx = SourceContext {
-                    by_name: &by_name,
-                    rests: &rests,
-                    fps,
-                };
-                let channels = source_channels(c, source, &cx, &mut allowance, &mut tally);
+                let channels = source_channels(c, source, cx, &mut allowance, &mut tally);
                 resampled.insert(k, channels.clone());
                 channels
             }
@@ -273,7 +303,7 @@ pub(crate) fn convert(
             extras,
         });
     }
-    tally.report(&mut warnings);
+    tally.report(warnings);
     if allowance.thinned > 0 {
         warnings.push(warning(
             "mdl",
@@ -299,15 +329,7 @@ pub(crate) fn convert(
             ));
         }
     }
-    scene
-        .extras
-        .insert("mdl_version".into(), json!(doc.version));
-    if !doc.animation_sources.is_empty() || !doc.clips.is_empty() {
-        scene
-            .extras
-            .insert("mdl_animation".into(), raw_animation(&doc));
-    }
-    Ok(Conversion { scene, warnings })
+    Ok(())
 }
 
 /// A bone's transform as stored: 16 matrix floats (version 1) or translation, rotation and
@@ -577,357 +599,6 @@ fn convert_material(
         }
     }
     out
-}
-
-#[allow(clippy::too_many_arguments)]
-fn convert_divided(
-    (mi, di): (usize, usize),
-    mut part: Cow<'_, mdl::DividedMesh>,
-    material_base: usize,
-    material_count: usize,
-    bone_count: usize,
-    root_of: &dyn Fn(usize) -> usize,
-    scene: &mut Scene,
-    warnings: &mut Vec<SceneWarning>,
-) {
-    let here = format!("mdl mesh {mi} divided {di}");
-    let n = part.vertices.len();
-    // Skin: connectors → unique joints.
-    let mut joints: Vec<usize> = Vec::new();
-    let mut ibms: Vec<[f32; 16]> = Vec::new();
-    let mut conn_to_joint: Vec<u32> = Vec::new();
-    let mut joint_of_bone: HashMap<usize, usize> = HashMap::new();
-    for (k, c) in part.connectors.iter().enumerate() {
-        let Some(b) = usize::try_from(c.bone_index)
-            .ok()
-            .filter(|&b| b < bone_count)
-        else {
-            warnings.push(warning(
-                &format!("{here} connector {k}"),
-                format!(
-                    "bone {} does not exist; its weights are dropped",
-                    c.bone_index
-                ),
-            ));
-            conn_to_joint.push(u32::MAX);
-            continue;
-        };
-        let ibm = transpose(c.offset.0);
-        if let Some(&j) = joint_of_bone.get(&b) {
-            if ibms.get(j) != Some(&ibm) {
-                warnings.push(warning(
-                    &format!("{here} connector {k}"),
-                    format!(
-                        "bone {b} appears twice with different offsets; the \
-                     first is used"
-                    ),
-                ));
-            }
-            conn_to_joint.push(u32::try_from(j).unwrap_or(u32::MAX));
-        } else {
-            conn_to_joint.push(u32::try_from(joints.len()).unwrap_or(u32::MAX));
-            joint_of_bone.insert(b, joints.len());
-            joints.push(b);
-            ibms.push(ibm);
-        }
-    }
-    if part.connectors.len() > 32 {
-        warnings.push(warning(
-            &here,
-            format!(
-                "{} bone connectors; the engine uses only the first 32, all are exported",
-                part.connectors.len()
-            ),
-        ));
-    }
-
-    let (v, bad_weight) = divided_vertices(&part.vertices, &conn_to_joint, joints.len());
-    if bad_weight > 0 {
-        warnings.push(warning(
-            &here,
-            format!(
-                "{bad_weight} vertices whose weights do not sum to 255 or use missing \
-             connectors (renormalised)"
-            ),
-        ));
-    }
-
-    // Primitives: one per material run.
-    let mut primitives = Vec::new();
-    let mut face = 0usize;
-    let mut bad_faces = 0usize;
-    for (r, run) in part.material_runs.iter().enumerate() {
-        let count = usize::try_from(run.face_count).unwrap_or(0);
-        let end = face.saturating_add(count).min(part.faces.len());
-        let indices = triangles(
-            part.faces.get(face..end).unwrap_or_default(),
-            n,
-            &mut bad_faces,
-        );
-        face = end;
-        let material = usize::try_from(run.material_index)
-            .ok()
-            .filter(|&m| m < material_count)
-            .map(|m| material_base + m);
-        if material.is_none() {
-            warnings.push(warning(
-                &format!("{here} run {r}"),
-                format!(
-                    "material {} does not exist; default material",
-                    run.material_index
-                ),
-            ));
-        }
-        if !indices.is_empty() {
-            primitives.push(Primitive {
-                indices: indices.into(),
-                material,
-            });
-        }
-    }
-    if face < part.faces.len() {
-        warnings.push(warning(
-            &here,
-            format!(
-                "{} faces in no material run; exported without a material",
-                part.faces.len() - face
-            ),
-        ));
-        let indices = triangles(
-            part.faces.get(face..).unwrap_or_default(),
-            n,
-            &mut bad_faces,
-        );
-        if !indices.is_empty() {
-            primitives.push(Primitive {
-                indices: indices.into(),
-                material: None,
-            });
-        }
-    }
-    if bad_faces > 0 {
-        warnings.push(warning(
-            &here,
-            format!("{bad_faces} faces with out-of-range indices dropped"),
-        ));
-    }
-    // The faces are converted: an owned part frees them before its extras are made.
-    release(&mut part, |p| p.faces = Vec::new());
-    if primitives.is_empty() {
-        warnings.push(warning(&here, "no triangles; not exported"));
-        return;
-    }
-    let mesh = scene.meshes.len();
-    let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras(
-        (mi, di),
-        &part,
-        &v,
-        (&conn_to_joint, joints.len()),
-        &mut scene.blobs,
-    );
-    scene.meshes.push(Mesh {
-        name: name.clone(),
-        vertices: v,
-        primitives,
-        extras,
-    });
-    let skin = if joints.is_empty() {
-        None
-    } else {
-        let roots: Vec<usize> = joints.iter().map(|&j| root_of(j)).collect();
-        let skeleton = roots
-            .first()
-            .copied()
-            .filter(|r| roots.iter().all(|x| x == r));
-        scene.skins.push(Skin {
-            name: format!("{name}_skin"),
-            joints,
-            inverse_bind_matrices: ibms,
-            skeleton,
-        });
-        Some(scene.skins.len() - 1)
-    };
-    let node = scene.nodes.len();
-    let mut extras = Map::new();
-    extras.insert("mdl_mesh_node".into(), json!(true));
-    scene.nodes.push(Node {
-        name,
-        mesh: Some(mesh),
-        skin,
-        extras,
-        ..Node::default()
-    });
-    scene.roots.push(node);
-}
-
-/// The index list of `faces` with glTF's winding (`(a, b, c)` → `(a, c, b)`), without the faces
-/// that refer to a vertex at or beyond `n` (counted in `bad`). Nearly always every index is in
-/// range: one read-only pass without an early exit says so (it vectorises), and the list is
-/// then one exact-size map; the per-face check is for the rare file that needs it.
-fn triangles(faces: &[mdl::Face], n: usize, bad: &mut usize) -> Vec<u32> {
-    let in_range = |i: i32| usize::try_from(i).is_ok_and(|i| i < n);
-    let corners = faces.iter().flat_map(|f| f.0);
-    if corners.fold(true, |ok, i| ok & in_range(i)) {
-        // In range, so below `n` ≤ the vertices' count: each fits a u32 as it is.
-        let swapped = faces
-            .iter()
-            .map(|f| [f.0[0], f.0[2], f.0[1]].map(|i| i as u32));
-        return swapped.collect::<Vec<[u32; 3]>>().into_flattened();
-    }
-    let mut indices = Vec::with_capacity(faces.len() * 3);
-    for fc in faces {
-        match fc
-            .0
-            .map(|i| u32::try_from(i).ok().filter(|&i| (i as usize) < n))
-        {
-            [Some(a), Some(b), Some(c)] => indices.extend([a, c, b]),
-            _ => *bad += 1,
-        }
-    }
-    indices
-}
-
-/// `b / 255` (a colour byte as a unit float), from `to_mdl`'s table.
-fn unit_of(b: u8) -> f32 {
-    super::to_mdl::BYTE_UNIT
-        .get(usize::from(b))
-        .copied()
-        .unwrap_or(1.0)
-}
-
-/// A divided mesh's scene vertices, each attribute one exact-size map over the vertices
-/// (which vectorises), and how many vertices' influences were cleaned. Non-finite positions
-/// and UVs and non-unit normals are kept as read: `scene::validate` repairs (and says) them
-/// once. With `joint_count` 0 the mesh is rigid (no joints or weights).
-fn divided_vertices(
-    vertices: &[mdl::Vertex],
-    conn_to_joint: &[u32],
-    joint_count: usize,
-) -> (Vertices, usize) {
-    let has_uv1 = vertices.iter().any(|x| x.sub_uv != [0.0; 2]);
-    let mut v = Vertices {
-        positions: vertices.iter().map(|x| x.position).collect(),
-        normals: Some(vertices.iter().map(|x| x.normal).collect()),
-        uv0: Some(vertices.iter().map(|x| x.uv).collect()),
-        uv1: has_uv1.then(|| vertices.iter().map(|x| x.sub_uv).collect()),
-        colors: Some(
-            vertices
-                .iter()
-                // Looked up: the same bits as `b / 255` (`to_mdl` relies on them).
-                .map(|x| x.color.map(unit_of))
-                .collect(),
-        ),
-        ..Vertices::default()
-    };
-    if joint_count == 0 {
-        return (v, 0);
-    }
-    let (mut js, mut ws) = (
-        Vec::with_capacity(vertices.len()),
-        Vec::with_capacity(vertices.len()),
-    );
-    let mut bad_weight = 0usize;
-    // (raw bone indices, raw weights) → (joints, weights, repaired).
-    type Raw = ([u8; 4], [u8; 4]);
-    type Weighted = ([u16; 4], [f32; 4], bool);
-    let mut last_weights: Option<(Raw, Weighted)> = None;
-    for x in vertices {
-        // Neighbouring vertices mostly share their influences (a rigid part: all of them): the
-        // last vertex's result is reused while the raw bytes are the same.
-        let raw = (x.bone_indices, x.weights);
-        let (j, w, fixed) = match last_weights {
-            Some((from, out)) if from == raw => out,
-            _ => {
-                let (j, w, fixes) =
-                    influences(x.bone_indices, x.weights, conn_to_joint, joint_count);
-                let out = (j, w, fixes.any());
-                last_weights = Some((raw, out));
-                out
-            }
-        };
-        if fixed {
-            bad_weight += 1;
-        }
-        js.push(j);
-        ws.push(w);
-    }
-    v.joints = Some(js);
-    v.weights = Some(ws);
-    (v, bad_weight)
-}
-
-/// What a divided mesh's scene mesh cannot say, for `to_mdl`: which MDL mesh and divided mesh
-/// it was, its material runs (empty runs have no primitive) and connectors (repeated bones),
-/// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
-/// and, only when `to_mdl` could not rebuild every vertex byte for byte from the scene and
-/// those (zero-weight slots, original bone indices, weights not summing to 255, non-finite
-/// numbers), the raw vertices. Arrays are base64 of their bytes, or blobs when large
-/// (`scene/blob.rs`).
-fn divided_extras(
-    (mi, di): (usize, usize),
-    part: &mdl::DividedMesh,
-    scene_vertices: &Vertices,
-    (conn_to_joint, joint_count): (&[u32], usize),
-    blobs: &mut Vec<Vec<u8>>,
-) -> Map<String, serde_json::Value> {
-    let runs: Vec<[i32; 2]> = part
-        .material_runs
-        .iter()
-        .map(|r| [r.material_index, r.face_count])
-        .collect();
-    let connectors: &[f32] = bytemuck::cast_slice(&part.connectors);
-    let mut extras = Map::new();
-    extras.insert("mdl_mesh".into(), json!(mi));
-    extras.insert("mdl_divided".into(), json!(di));
-    extras.insert("mdl_runs".into(), json!(runs));
-    extras.insert("mdl_connectors".into(), raw64::put_f32(blobs, connectors));
-    let bits = |v: &[f32; 3]| v.map(f32::to_bits);
-    // Each array is gathered straight into the bytes of its blob (one copy, not a float
-    // array copied again into bytes).
-    let gather = |field: fn(&mdl::Vertex) -> &[f32; 3]| -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(part.vertices.len() * 12);
-        for x in part.vertices.iter() {
-            bytes.extend_from_slice(bytemuck::bytes_of(field(x)));
-        }
-        bytes
-    };
-    if part.vertices.iter().any(|x| bits(&x.binormal) != [0; 3]) {
-        extras.insert(
-            "mdl_binormals".into(),
-            raw64::put(blobs, gather(|x| &x.binormal)),
-        );
-    }
-    // Kept when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a
-    // stored normal would change any: then the file's normals come back bit for bit.
-    let validated = |n: [f32; 3]| unit3(n).unwrap_or([0.0, 1.0, 0.0]);
-    if part.vertices.iter().any(|x| {
-        bits(&validated(x.normal)) != bits(&x.normal)
-            || bits(&super::to_mdl::exported_normal(x.normal)) != bits(&x.normal)
-    }) {
-        extras.insert(
-            "mdl_normals".into(),
-            raw64::put(blobs, gather(|x| &x.normal)),
-        );
-    }
-    // The scene still holds non-finite positions and UVs as read (validation sets them to 0
-    // later), so `needs_raw_vertices` would find them unchanged: they decide here. Read from
-    // the scene's columns, which are the file's values (`divided_vertices`; sub-UVs are left
-    // out only when every one is ±0): contiguous floats, one pass without an early exit that
-    // vectorises, where the vertices' fields are strided.
-    let all_finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
-    let uvs = [&scene_vertices.uv0, &scene_vertices.uv1];
-    let finite = all_finite(scene_vertices.positions.as_flattened())
-        && uvs
-            .iter()
-            .all(|uv| uv.as_deref().is_none_or(|uv| all_finite(uv.as_flattened())));
-    if !finite
-        || super::to_mdl::needs_raw_vertices(scene_vertices, part, conn_to_joint, joint_count)
-    {
-        let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();
-        extras.insert("mdl_vertices".into(), raw64::put(blobs, vertices));
-    }
-    extras
 }
 
 /// Sorted, finite keys of one curve (`problems` counts what was dropped or reordered).
