@@ -692,3 +692,58 @@ fn extras_blobs_are_read_once_and_bad_ones_warned() {
         "{warned:?}"
     );
 }
+
+/// Primitives whose index accessors overlap in one buffer view share one decoded list (each a
+/// range of it, a trailing partial triangle left out with a warning); when that view holds an
+/// index past the vertices, each accessor is read on its own, and the one that holds it is
+/// refused by name.
+#[test]
+fn overlapping_index_accessors_share_one_list() {
+    let mut bin = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    // Indices (u16) at 36: two triangles, then 7 (past the three vertices), in the view only.
+    for i in [0u16, 1, 2, 2, 1, 0, 7, 0] {
+        bin.extend(i.to_le_bytes());
+    }
+    let json = |view_length: usize| {
+        serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 52}],
+            "bufferViews": [
+                {"buffer": 0, "byteLength": 36},
+                {"buffer": 0, "byteOffset": 36, "byteLength": view_length}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"},
+                {"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"},
+                {"bufferView": 1, "byteOffset": 6, "componentType": 5123, "count": 4,
+                 "type": "SCALAR"}
+            ],
+            "meshes": [{"primitives": [
+                {"attributes": {"POSITION": 0}, "indices": 1},
+                {"attributes": {"POSITION": 0}, "indices": 2}
+            ]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}]
+        })
+    };
+    let read = gltf::read_glb(&glb(&json(12), &bin)).unwrap();
+    let prims = &read.scene.meshes[0].primitives;
+    assert_eq!(*prims[0].indices, [0, 1, 2, 2, 1, 0]);
+    assert_eq!(*prims[1].indices, [2, 1, 0]);
+    assert!(std::sync::Arc::ptr_eq(
+        prims[0].indices.list(),
+        prims[1].indices.list()
+    ));
+    assert!(read
+        .warnings
+        .iter()
+        .any(|w| w.at == "meshes[0].primitives[1]"
+            && w.to_string().contains("the last 1 of 4 indices")));
+    // The view now reaches the 7: the shared path steps aside, and the second accessor (which
+    // holds it) is refused as before.
+    let e = gltf::read_glb(&glb(&json(16), &bin)).unwrap_err();
+    assert!(
+        e.to_string().contains("index 7 beyond the 3 vertices"),
+        "{e}"
+    );
+}

@@ -17,6 +17,19 @@ pub(crate) struct Reader<'a> {
     limit: u64,
 }
 
+/// An index accessor as a range of its buffer view's elements ([`Reader::index_span`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexSpan {
+    /// The buffer view.
+    pub view: usize,
+    /// The component type of the view's elements.
+    pub component: ComponentType,
+    /// The accessor's first element in the view.
+    pub first: usize,
+    /// The accessor's element count.
+    pub count: usize,
+}
+
 /// Where an accessor's values are: a strided run of elements (or zeros), and sparse
 /// substitutions.
 struct Layout<'a> {
@@ -212,6 +225,71 @@ impl<'a> Reader<'a> {
                 )
             })?;
         Ok((view, bytes))
+    }
+
+    /// Where index accessor `index` lies in its buffer view, when its values can be read as a
+    /// range of the whole view decoded once ([`Reader::view_uints`]): a scalar accessor of
+    /// unsigned components, not sparse, in a tightly packed view, at a whole number of
+    /// elements from the view's start. `None` otherwise (then it is read on its own).
+    pub fn index_span(&self, index: json::Index<json::Accessor>) -> Option<IndexSpan> {
+        let acc = self.root.accessors.get(index.value())?;
+        let (Valid(GenericComponentType(component)), Valid(Type::Scalar)) =
+            (acc.component_type, acc.type_)
+        else {
+            return None;
+        };
+        if !matches!(
+            component,
+            ComponentType::U8 | ComponentType::U16 | ComponentType::U32
+        ) || acc.sparse.is_some()
+        {
+            return None;
+        }
+        let view = acc.buffer_view?.value();
+        let elem = component.size();
+        let stride = self.root.buffer_views.get(view)?.byte_stride;
+        if stride.is_some_and(|s| s.0 != elem) {
+            return None;
+        }
+        let offset = usize::try_from(acc.byte_offset.map_or(0, |o| o.0)).ok()?;
+        Some(IndexSpan {
+            view,
+            component,
+            first: (offset % elem == 0).then_some(offset / elem)?,
+            count: usize::try_from(acc.count.0).ok()?,
+        })
+    }
+
+    /// All of buffer view `view` as `component` values (bytes after the last whole element
+    /// left out), charged to the budget (4 bytes a value) before anything is decoded.
+    pub fn view_uints(
+        &mut self,
+        view: usize,
+        component: ComponentType,
+        here: &str,
+    ) -> Result<Vec<u32>, ReadError> {
+        let (_, data) = self.view(view, here)?;
+        let elem = component.size();
+        let count = data.len() / elem;
+        self.charge(here, count as u64 * 4)?;
+        let layout = Layout {
+            component,
+            normalized: false,
+            comps: 1,
+            count,
+            base: Some((data, elem)),
+            sparse: None,
+        };
+        if component == ComponentType::U32 {
+            if let Some(tight) = layout.tight::<u32>(1) {
+                return Ok(tight);
+            }
+        }
+        Ok(match component {
+            ComponentType::U16 => layout.collect(|b| u32::from(u16::from_le_bytes(bytes(b)))),
+            ComponentType::U8 => layout.collect(|b| u32::from(b.first().copied().unwrap_or(0))),
+            c => layout.collect(move |b| uint(c, b)),
+        })
     }
 
     /// The bytes of buffer view `i` (an extras blob), copied and charged to the budget.

@@ -1,14 +1,15 @@
 //! glTF meshes → scene meshes: attributes decoded, primitives triangulated, skin influences
 //! reduced to four.
 
-use super::accessor::Reader;
+use super::accessor::{IndexSpan, Reader};
 use super::{ReadError, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
-use crate::scene::{Mesh, Primitive, Vertices};
+use crate::scene::{Indices, Mesh, Primitive, Vertices};
 use json::accessor::Type;
 use json::mesh::{Mode, Semantic};
 use json::validation::Checked::{self, Valid};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 type Attributes = BTreeMap<Checked<Semantic>, json::Index<json::Accessor>>;
 
@@ -58,6 +59,8 @@ pub(crate) fn mesh(
         ..Mesh::default()
     };
     let mut blocks: Vec<(&Attributes, u32)> = Vec::new();
+    let shared_views = overlapping_index_views(reader, mesh);
+    let mut decoded = HashMap::new();
     let mut morph = mesh.weights.as_ref().is_some_and(|v| !v.is_empty());
     for (p, prim) in mesh.primitives.iter().enumerate() {
         let prim_at = format!("{at}.primitives[{p}]");
@@ -102,7 +105,17 @@ pub(crate) fn mesh(
                 (first, count)
             }
         };
-        let local = primitive_indices(reader, prim, count, &prim_at)?;
+        let shared = match (mode, prim.indices) {
+            (Mode::Triangles, Some(accessor)) => {
+                let views = (&shared_views, &mut decoded);
+                shared_range(reader, accessor, views, (first, count), &prim_at, &mut w)?
+            }
+            _ => None,
+        };
+        let local = match shared {
+            Some(_) => Vec::new(),
+            None => primitive_indices(reader, prim, count, &prim_at)?,
+        };
         let material = match prim.material {
             Some(m) if m.value() >= material_count => {
                 return Err(ReadError::invalid(
@@ -115,11 +128,11 @@ pub(crate) fn mesh(
             }
             m => m.map(|m| m.value()),
         };
-        let triangles = triangles_of(reader, local, mode, (first, count), &prim_at, &mut w)?;
-        out.primitives.push(Primitive {
-            indices: triangles.into(),
-            material,
-        });
+        let indices = match shared {
+            Some(indices) => indices,
+            None => triangles_of(reader, local, mode, (first, count), &prim_at, &mut w)?.into(),
+        };
+        out.primitives.push(Primitive { indices, material });
     }
     if morph {
         w.push(
@@ -196,17 +209,8 @@ fn triangles_of(
 ) -> Result<Vec<u32>, ReadError> {
     // A strip or fan of n indices makes at most 3 n.
     reader.charge(prim_at, local.len() as u64 * 12)?;
-    if mode == Mode::Triangles && local.len() % 3 != 0 {
-        w.push(
-            prim_at.to_string(),
-            ReadWarningKind::NotCarried {
-                what: format!(
-                    "the last {} of {} indices (not a whole triangle)",
-                    local.len() % 3,
-                    local.len()
-                ),
-            },
-        );
+    if mode == Mode::Triangles {
+        warn_partial_triangle(w, prim_at, local.len());
     }
     // A list of triangles is used in place (no copy); strips and fans are rebuilt.
     let mut triangles = match mode {
@@ -225,6 +229,109 @@ fn triangles_of(
         triangles.iter_mut().for_each(|i| *i += first);
     }
     Ok(triangles)
+}
+
+/// Says that the last `len % 3` of a triangle list's `len` indices are left out, if any are.
+fn warn_partial_triangle(w: &mut MeshWarnings<'_>, prim_at: &str, len: usize) {
+    if len % 3 != 0 {
+        w.push(
+            prim_at.to_string(),
+            ReadWarningKind::NotCarried {
+                what: format!(
+                    "the last {} of {len} indices (not a whole triangle)",
+                    len % 3
+                ),
+            },
+        );
+    }
+}
+
+/// The index buffer views of which two or more TRIANGLES primitives of `mesh` read
+/// overlapping ranges. The writer lays out an index list shared by overlapping material
+/// ranges so (one view, an accessor per range): read accessor by accessor, M ranges over N
+/// indices would decode M × N values, and a small file could make a huge scene. Such a view is
+/// decoded once ([`shared_range`]), and each primitive is a range of it, as in the scene the
+/// file was written from. Views read without overlaps keep the accessor-by-accessor path.
+fn overlapping_index_views(reader: &Reader<'_>, mesh: &json::Mesh) -> HashSet<usize> {
+    let mut spans: Vec<IndexSpan> = mesh
+        .primitives
+        .iter()
+        .filter(|p| p.mode == Valid(Mode::Triangles))
+        .filter_map(|p| reader.index_span(p.indices?))
+        .filter(|s| s.count > 0)
+        .collect();
+    spans.sort_unstable_by_key(|s| (s.view, s.first));
+    let mut overlapping = HashSet::new();
+    // The view of the previous span and the furthest end of its spans so far.
+    let mut reach: Option<(usize, usize)> = None;
+    for s in spans {
+        let end = s.first.saturating_add(s.count);
+        reach = match reach {
+            Some((view, furthest)) if view == s.view => {
+                if s.first < furthest {
+                    overlapping.insert(view);
+                }
+                Some((view, furthest.max(end)))
+            }
+            _ => Some((s.view, end)),
+        };
+    }
+    overlapping
+}
+
+/// Index views decoded once, by view, component size and the vertex block (`first`, `count`)
+/// they index; `None`: the view holds an index outside the block, so it is not shared.
+type DecodedViews = HashMap<(usize, usize, u32, u32), Option<Arc<Vec<u32>>>>;
+
+/// The triangles of a TRIANGLES primitive whose indices `accessor` reads a range of one of
+/// `views.0` (see [`overlapping_index_views`]): that range of the view, decoded once for every
+/// primitive of the vertex block `(first, count)`. `None` when the accessor is not such a
+/// range, or the view holds an index outside the block: then the primitive is read on its
+/// own, with that path's checks and errors.
+fn shared_range(
+    reader: &mut Reader<'_>,
+    accessor: json::Index<json::Accessor>,
+    (shared_views, decoded): (&HashSet<usize>, &mut DecodedViews),
+    (first, count): (u32, u32),
+    prim_at: &str,
+    w: &mut MeshWarnings<'_>,
+) -> Result<Option<Indices>, ReadError> {
+    let Some(span) = reader
+        .index_span(accessor)
+        .filter(|s| shared_views.contains(&s.view))
+    else {
+        return Ok(None);
+    };
+    let key = (span.view, span.component.size(), first, count);
+    let list = match decoded.get(&key) {
+        Some(list) => list.clone(),
+        None => {
+            let here = format!("{prim_at}.indices");
+            let mut values = reader.view_uints(span.view, span.component, &here)?;
+            let list = if crate::scene::validate::below(&values, count as usize) {
+                if first > 0 {
+                    first.checked_add(count).ok_or_else(|| {
+                        ReadError::invalid(prim_at, "more than 2^32 vertices in one mesh")
+                    })?;
+                    values.iter_mut().for_each(|i| *i += first);
+                }
+                Some(Arc::new(values))
+            } else {
+                None
+            };
+            decoded.insert(key, list.clone());
+            list
+        }
+    };
+    let Some(list) = list else {
+        return Ok(None);
+    };
+    let whole = span.count / 3 * 3;
+    let Some(indices) = Indices::shared(&list, span.first..span.first.saturating_add(whole)) else {
+        return Ok(None);
+    };
+    warn_partial_triangle(w, prim_at, span.count);
+    Ok(Some(indices))
 }
 
 /// The vertex count of the block starting at `first`.
