@@ -335,16 +335,7 @@ impl<'a> Parser<'a> {
 
     /// The parser without its text (its lexer over no data, keeping its place).
     fn park(self) -> Parser<'static> {
-        Parser {
-            lx: self.lx.rebased(&[], 0),
-            warnings: self.warnings,
-            non_finite: self.non_finite,
-            weights: self.weights,
-            columns: self.columns,
-            section: self.section,
-            declared: self.declared,
-            row: self.row,
-        }
+        self.resume(&[], 0)
     }
 
     /// A parked parser going on over `data`, the parked text without its first `cut` bytes.
