@@ -224,13 +224,19 @@ fn nearest_decimal(a: f64) -> Option<Option<(u64, i32)>> {
     let k = approx - 9;
     let scale = *POWERS.get(k.unsigned_abs() as usize)?;
     let q = if k >= 0 { a / scale } else { a * scale };
-    // `q` is positive and below 10^11: adding a half is exact, the cast rounds it.
-    let mut d = (q + 0.5) as u64;
+    // `q` is positive and below 10^11: adding a half is exact, the cast rounds it (through
+    // `i64`, one instruction where `u64` takes a branch).
+    let mut d = (q + 0.5) as i64 as u64;
     if clinger(d, k)?.to_bits() != a.to_bits() {
         return Some(None);
     }
     let mut k = k;
-    while d != 0 && d % 10 == 0 {
+    // Two digits at a time first: values written with fixed decimals have several zeros.
+    while d != 0 && d % 100 == 0 {
+        d /= 100;
+        k += 2;
+    }
+    if d != 0 && d % 10 == 0 {
         d /= 10;
         k += 1;
     }
