@@ -42,10 +42,6 @@ pub(crate) fn shortest(v: f32) -> f64 {
 /// `f64` (Clinger's fast path). That is every shortest `f32` spelling but the very large and
 /// very small; `None` for those and for any other text, which then takes the full parse.
 fn exact_decimal(text: &str) -> Option<f64> {
-    const POWERS: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ];
     let (negative, rest) = match text.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, text),
@@ -140,8 +136,131 @@ impl std::fmt::Write for StackText {
 
 /// True when `x` comes back from its `f32` as itself (bit for bit).
 pub(crate) fn survives(x: f64) -> bool {
-    // Non-finite values are repaired to 0 by the export: they never survive.
-    x.is_finite() && shortest(x as f32).to_bits() == x.to_bits()
+    // Non-finite values are repaired to 0 by the export: they never survive. Most values are
+    // decided without spelling anything ([`survives_quickly`]; spelling every value was most of
+    // the ELEM export, issue 18); the rest take the spelling.
+    x.is_finite()
+        && survives_quickly(x).unwrap_or_else(|| shortest(x as f32).to_bits() == x.to_bits())
+}
+
+/// [`survives`] for the finite `x` decided with a few `f64` operations, `None` when too close
+/// to call. `shortest(f)` (`f` = `x` as `f32`) is the `f64` nearest to the decimal `S` of
+/// fewest digits (at most nine) inside `f`'s rounding interval, the closest to `f` among
+/// those; so `x` survives exactly when `x` is the `f64` nearest to a decimal `D` that is that
+/// `S`. `D` is within `a`'s half step of `a` (`|x|`); distances are compared with a margin
+/// (`slack`) far above that and the roundings of the comparison, and a comparison within the
+/// margin (a tie among them) takes the spelling.
+fn survives_quickly(x: f64) -> Option<bool> {
+    if x == 0.0 {
+        return Some(true);
+    }
+    let a = x.abs();
+    let Some((d, k)) = nearest_decimal(a)? else {
+        // `a` is the nearest `f64` to no decimal of up to nine digits: no spelling gives it.
+        return Some(false);
+    };
+    if d >= 1_000_000_000 {
+        return Some(false);
+    }
+    // `f`'s rounding interval (lo, hi), open; a power of two (uneven interval), a subnormal
+    // or an overflow take the spelling.
+    let f = a as f32;
+    let bits = f.to_bits();
+    let (m, e) = (bits & 0x7f_ffff, (bits >> 23) as i32);
+    if m == 0 || e == 0 || e == 0xff {
+        return None;
+    }
+    let f = f64::from(f);
+    let half = f64::from_bits(((e - 151 + 1023) as u64) << 52);
+    let (lo, hi) = (f - half, f + half);
+    // `D` reads back to `f` (exact: rounding is monotonic).
+    if !(lo < a && a < hi) {
+        return None;
+    }
+    let step = ten_to(k)?;
+    let slack = a * f64::from_bits((1023 - 44) << 52);
+    // No decimal of fewer digits inside: the neighbours of `D` one digit shorter lie outside
+    // (every shorter decimal near `D` is a multiple of theirs). The subtractions are exact.
+    if d >= 10 {
+        let r = (d % 10) as f64;
+        let (to_below, to_above) = (r * step, (10.0 - r) * step);
+        let (room_below, room_above) = (a - lo, hi - a);
+        if to_below < room_below - slack || to_above < room_above - slack {
+            return Some(false);
+        }
+        if to_below <= room_below + slack || to_above <= room_above + slack {
+            return None;
+        }
+    }
+    // `D` the closest to `f` of its length: nearer than half its step.
+    let (off, half_step) = ((a - f).abs(), 0.5 * step);
+    if off > half_step + slack {
+        return Some(false);
+    }
+    (off < half_step - slack).then_some(true)
+}
+
+/// `10^k` as the nearest `f64`, for `|k| ≤ 22`.
+fn ten_to(k: i32) -> Option<f64> {
+    const NEGATIVE: [f64; 23] = [
+        1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13,
+        1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22,
+    ];
+    let table = if k >= 0 { &POWERS } else { &NEGATIVE };
+    table.get(k.unsigned_abs() as usize).copied()
+}
+
+/// The decimal `d × 10^k` (`d` without trailing zeros) whose nearest `f64` is the positive
+/// normal `a`, among those whose last digit is at or above `a`'s ninth to tenth significant
+/// digit: `Some(None)` when there is none, `None` when `a` is too large or small to tell.
+fn nearest_decimal(a: f64) -> Option<Option<(u64, i32)>> {
+    let e2 = ((a.to_bits() >> 52) & 0x7ff) as i32;
+    if e2 == 0 || e2 == 0x7ff {
+        return None;
+    }
+    // floor(log10 a) is `approx` or one more; nine digits of any decimal near `a` end at or
+    // above 10^k, and `a / 10^k` is below 10^11 (an exact `f64` integer, no rounding doubt).
+    let approx = ((e2 - 1023) * 78_913) >> 18;
+    let k = approx - 9;
+    let scale = *POWERS.get(k.unsigned_abs() as usize)?;
+    let q = if k >= 0 { a / scale } else { a * scale };
+    // `q` is positive and below 10^11: adding a half is exact, the cast rounds it (through
+    // `i64`, one instruction where `u64` takes a branch).
+    let mut d = (q + 0.5) as i64 as u64;
+    if clinger(d, k)?.to_bits() != a.to_bits() {
+        return Some(None);
+    }
+    let mut k = k;
+    // Two digits at a time first: values written with fixed decimals have several zeros.
+    while d != 0 && d % 100 == 0 {
+        d /= 100;
+        k += 2;
+    }
+    if d != 0 && d % 10 == 0 {
+        d /= 10;
+        k += 1;
+    }
+    Some(Some((d, k)))
+}
+
+/// The exact powers of ten of `f64`.
+const POWERS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The `f64` nearest to `d × 10^k` by Clinger's fast path (one correctly rounded operation of
+/// exact operands); `None` beyond it.
+fn clinger(d: u64, k: i32) -> Option<f64> {
+    if d >= 1 << 53 {
+        return None;
+    }
+    let scale = *POWERS.get(k.unsigned_abs() as usize)?;
+    Some(if k >= 0 {
+        d as f64 * scale
+    } else {
+        d as f64 / scale
+    })
 }
 
 /// True when a kept value `kept` still is the scene's value `now` (read back as `f64`): equal
@@ -409,6 +528,53 @@ mod tests {
             }
             bits += 40_009;
         }
+    }
+
+    #[test]
+    fn survives_quickly_decides_as_the_spelling_does() {
+        let slow = |x: f64| shortest(x as f32).to_bits() == x.to_bits();
+        let (mut decided, mut kept) = (0u32, 0u32);
+        let mut check = |x: f64| {
+            if let Some(q) = survives_quickly(x) {
+                assert_eq!(q, slow(x), "{x:e}");
+                decided += 1;
+                kept += u32::from(q);
+            }
+        };
+        // Decimals of 1 to 17 digits over many magnitudes (as an ELEM file spells them),
+        // `f32` values widened, and bit patterns with a stride.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..400_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = 1 + (state % 17) as u32;
+            let mantissa = (state >> 8) % 10u64.pow(digits);
+            let exp = ((state >> 40) % 60) as i32 - 35;
+            let x: f64 = format!("{mantissa}e{exp}").parse().unwrap();
+            check(x);
+            check(-x);
+            check(f64::from(x as f32));
+        }
+        let mut bits = 0u64;
+        while bits < 1 << 32 {
+            check(f64::from(f32::from_bits(bits as u32)));
+            check(f64::from_bits(bits << 32 | bits));
+            bits += 40_009;
+        }
+        for text in [
+            "-14.299908",
+            "-11.080580",
+            "0.000000",
+            "123.456789",
+            "0.1",
+            "16777217",
+        ] {
+            check(text.parse().unwrap());
+        }
+        // Most values are decided, both ways.
+        assert!(decided > 700_000 && kept > 200_000, "{decided} {kept}");
+        assert!(decided - kept > 200_000, "{decided} {kept}");
     }
 
     #[test]
