@@ -351,42 +351,19 @@ fn build_mesh(
 ) -> Result<BuiltMesh, Error> {
     let v = &mesh.vertices;
     let n = v.positions.len();
-    // Attributes resolved to slices once (empty: absent), not per vertex.
-    let colors = v.colors.as_deref().unwrap_or_default();
-    let vertices: Vec<smf::VertexPc> = (0..n)
-        .map(|k| smf::VertexPc {
-            position: mirror_z(v.positions.get(k).copied().unwrap_or_default()),
-            bgra: match colors.get(k) {
-                Some(&[r, g, b, a]) => [byte(b), byte(g), byte(r), byte(a)],
-                None => [0xFF; 4],
-            },
-        })
-        .collect();
+    let vertices = position_colours(v);
     let normals = v.normals.as_ref().map(|ns| {
         raw_normals(mesh, ns, ctx.blobs).unwrap_or_else(|| {
-            (0..n)
-                .map(|k| smf::Vec3(mirror_z(ns.get(k).copied().unwrap_or([0.0, 1.0, 0.0]))))
-                .collect::<Vec<_>>()
+            if ns.len() == n {
+                ns.iter().map(|&x| smf::Vec3(mirror_z(x))).collect()
+            } else {
+                (0..n)
+                    .map(|k| smf::Vec3(mirror_z(ns.get(k).copied().unwrap_or([0.0, 1.0, 0.0]))))
+                    .collect::<Vec<_>>()
+            }
         })
     });
-    let uvs = match (&v.uv0, &v.uv1) {
-        (None, None) => None,
-        (uv0, uv1) => Some({
-            let (uv0, uv1) = (uv0.as_deref(), uv1.as_deref());
-            let (uv0, uv1) = (uv0.unwrap_or_default(), uv1.unwrap_or_default());
-            (0..n)
-                .map(|k| {
-                    let a = uv0.get(k).copied();
-                    let b = uv1.get(k).copied();
-                    let uv = a.or(b).unwrap_or_default();
-                    smf::UvVertex {
-                        uv,
-                        uv2: b.unwrap_or(uv),
-                    }
-                })
-                .collect::<Vec<_>>()
-        }),
-    };
+    let uvs = uv_pairs(v);
     let tangents = tangents(place, mesh, n, ctx);
     let (indices, materials) = layout(place, mesh, scene, ctx)?;
     let (obb, computed_obb) = match mesh.extras.get("smf_obb") {
@@ -427,6 +404,68 @@ fn build_mesh(
         meshes,
         computed_obb,
     })
+}
+
+/// V_PC: positions z-mirrored, colours as B, G, R, A bytes (white without colours). A
+/// validated scene has one colour per position: then the arrays are zipped (one pass with no
+/// per-vertex lookup); other lengths take the per-index path.
+fn position_colours(v: &super::Vertices) -> Vec<smf::VertexPc> {
+    let n = v.positions.len();
+    // Attributes resolved to slices once (empty: absent), not per vertex.
+    let colors = v.colors.as_deref().unwrap_or_default();
+    let vertex = |p: [f32; 3], bgra: [u8; 4]| smf::VertexPc {
+        position: mirror_z(p),
+        bgra,
+    };
+    if colors.len() == n {
+        let bgra = |&[r, g, b, a]: &[f32; 4]| [byte(b), byte(g), byte(r), byte(a)];
+        return v
+            .positions
+            .iter()
+            .zip(colors)
+            .map(|(&p, c)| vertex(p, bgra(c)))
+            .collect();
+    }
+    if colors.is_empty() {
+        return v.positions.iter().map(|&p| vertex(p, [0xFF; 4])).collect();
+    }
+    (0..n)
+        .map(|k| {
+            let p = v.positions.get(k).copied().unwrap_or_default();
+            match colors.get(k) {
+                Some(&[r, g, b, a]) => vertex(p, [byte(b), byte(g), byte(r), byte(a)]),
+                None => vertex(p, [0xFF; 4]),
+            }
+        })
+        .collect()
+}
+
+/// V_UV: TEXCOORD_0 and TEXCOORD_1 as the two pairs (either one standing in for a missing
+/// other), or `None` without both. Zipped when each present set has one pair per position, as
+/// in a validated scene; per index otherwise.
+fn uv_pairs(v: &super::Vertices) -> Option<Vec<smf::UvVertex>> {
+    let n = v.positions.len();
+    let pair = |uv: [f32; 2], uv2: [f32; 2]| smf::UvVertex { uv, uv2 };
+    let whole = |set: &Option<Vec<[f32; 2]>>| set.as_ref().is_none_or(|s| s.len() == n);
+    if whole(&v.uv0) && whole(&v.uv1) {
+        return match (v.uv0.as_deref(), v.uv1.as_deref()) {
+            (None, None) => None,
+            (Some(a), None) | (None, Some(a)) => Some(a.iter().map(|&uv| pair(uv, uv)).collect()),
+            (Some(a), Some(b)) => Some(a.iter().zip(b).map(|(&uv, &uv2)| pair(uv, uv2)).collect()),
+        };
+    }
+    let uv0 = v.uv0.as_deref().unwrap_or_default();
+    let uv1 = v.uv1.as_deref().unwrap_or_default();
+    Some(
+        (0..n)
+            .map(|k| {
+                let a = uv0.get(k).copied();
+                let b = uv1.get(k).copied();
+                let uv = a.or(b).unwrap_or_default();
+                pair(uv, b.unwrap_or(uv))
+            })
+            .collect(),
+    )
 }
 
 /// The export's raw V_N (`smf_normals_hex`, kept when some were not unit length) when the
