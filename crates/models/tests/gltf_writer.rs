@@ -1010,3 +1010,67 @@ fn overlapping_shared_ranges_are_written_once() {
         ]
     );
 }
+
+#[test]
+fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits() {
+    // Colours that are all `b / 255` (as SMF and MDL give them) go out as normalised `u8`, a
+    // quarter of the floats' bytes, and come back bit for bit; any other value keeps floats.
+    let scene_with = |colors: Vec<[f32; 4]>| Scene {
+        nodes: vec![Node {
+            mesh: Some(0),
+            ..Node::default()
+        }],
+        roots: vec![0],
+        meshes: vec![Mesh {
+            vertices: Vertices {
+                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                colors: Some(colors),
+                ..Vertices::default()
+            },
+            primitives: vec![Primitive {
+                indices: vec![0, 1, 2].into(),
+                material: None,
+            }],
+            ..Mesh::default()
+        }],
+        ..Scene::default()
+    };
+    let byte = |b: u8| f32::from(b) / 255.0;
+    let bytes = vec![
+        [byte(0), byte(1), byte(128), byte(255)],
+        [byte(254), byte(77), byte(3), byte(200)],
+        [1.0, 0.0, byte(17), 1.0],
+    ];
+    let floats = vec![[0.5, 0.25, 1.0, 1.0], [1.0; 4], [1.0; 4]];
+    for (name, colors, component) in [
+        ("byte_colours", bytes, ::gltf::accessor::DataType::U8),
+        ("float_colours", floats, ::gltf::accessor::DataType::F32),
+    ] {
+        let scene = scene_with(colors.clone());
+        let glb = gltf::to_glb(&validate(scene).scene, &GltfOptions::default()).unwrap();
+        dump(name, &glb);
+        let (doc, blob) = read(&glb);
+        let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+        let accessor = prim.get(&::gltf::Semantic::Colors(0)).unwrap();
+        assert_eq!(accessor.data_type(), component, "{name}");
+        assert_eq!(
+            accessor.normalized(),
+            component == ::gltf::accessor::DataType::U8
+        );
+        let reader = prim.reader(|_| Some(blob.as_slice()));
+        let read: Vec<[f32; 4]> = reader.read_colors(0).unwrap().into_rgba_f32().collect();
+        let ours = gltf::read_glb(&glb).unwrap().scene.meshes[0]
+            .vertices
+            .colors
+            .clone()
+            .unwrap();
+        let bits = |c: &[[f32; 4]]| c.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&ours), bits(&colors), "{name}: our reader");
+        for (a, b) in read.iter().flatten().zip(colors.iter().flatten()) {
+            assert!(
+                (a - b).abs() < 1e-6,
+                "{name}: the gltf crate reads {a} for {b}"
+            );
+        }
+    }
+}

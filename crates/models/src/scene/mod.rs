@@ -48,6 +48,7 @@ mod raw64;
 // Shared index lists: made by the converters of the formats whose material ranges may overlap
 // (BMF, SMF, SKM) and by validation when it repairs such a list.
 pub(crate) mod shared;
+// Colour bytes as unit floats and back (converters and the glTF writer).
 #[cfg(feature = "bmf")]
 pub(crate) mod to_bmf;
 #[cfg(feature = "elem")]
@@ -58,6 +59,7 @@ pub(crate) mod to_mdl;
 pub(crate) mod to_skm;
 #[cfg(feature = "smf")]
 pub(crate) mod to_smf;
+pub(crate) mod unit_bytes;
 pub(crate) mod validate;
 
 pub use budget::{cost, Budget};

@@ -7,6 +7,7 @@
 
 use super::{push, Builder};
 use crate::gltf::Error;
+use crate::scene::unit_bytes::unit_byte;
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::buffer::Target;
@@ -31,6 +32,10 @@ pub(crate) enum Chunk<'a> {
         range: Range<usize>,
         wide: bool,
     },
+    /// Unit floats that are all exactly `b / 255` (checked by the caller with
+    /// [`all_unit_bytes`](crate::scene::unit_bytes::all_unit_bytes)), as those bytes;
+    /// converted while written, like [`Chunk::Indices`].
+    UnitBytes(&'a [[f32; 4]]),
 }
 
 impl Chunk<'_> {
@@ -44,6 +49,7 @@ impl Chunk<'_> {
             Chunk::Bytes(b) => b.len(),
             Chunk::Zeros(n) => *n,
             Chunk::Indices { range, wide, .. } => range.len() * if *wide { 4 } else { 2 },
+            Chunk::UnitBytes(values) => values.len() * 4,
         }
     }
 
@@ -63,6 +69,16 @@ impl Chunk<'_> {
                         dst.copy_from_slice(&u16::try_from(x).unwrap_or(0).to_le_bytes());
                     }
                     out.write_all(block.get(..part.len() * 2).unwrap_or_default())?;
+                }
+                Ok(())
+            }
+            Chunk::UnitBytes(values) => {
+                let mut block = [0u8; 8192];
+                for part in values.chunks(block.len() / 4) {
+                    for (dst, x) in block.chunks_exact_mut(4).zip(part) {
+                        dst.copy_from_slice(&x.map(unit_byte));
+                    }
+                    out.write_all(block.get(..part.len() * 4).unwrap_or_default())?;
                 }
                 Ok(())
             }
@@ -163,6 +179,20 @@ impl<'a> Builder<'a> {
         target: Option<Target>,
         min_max: Option<(Value, Value)>,
     ) -> Result<Index<json::Accessor>, Error> {
+        self.accessor_of(data, count, (component, false), type_, target, min_max)
+    }
+
+    /// [`Builder::accessor`] of `(component, normalized)` integers: normalised ones read as
+    /// unit floats (glTF 2.0 § 3.11).
+    pub(super) fn accessor_of(
+        &mut self,
+        data: Chunk<'a>,
+        count: usize,
+        (component, normalized): (ComponentType, bool),
+        type_: Type,
+        target: Option<Target>,
+        min_max: Option<(Value, Value)>,
+    ) -> Result<Index<json::Accessor>, Error> {
         let view = self.view(data, target)?;
         let (min, max) = match min_max {
             Some((a, b)) => (Some(a), Some(b)),
@@ -181,7 +211,7 @@ impl<'a> Builder<'a> {
                 min,
                 max,
                 name: None,
-                normalized: false,
+                normalized,
                 sparse: None,
             },
         )

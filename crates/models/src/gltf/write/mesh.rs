@@ -8,6 +8,7 @@ use super::skin::SkinPlan;
 use super::tangents::generate_tangents;
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
+use crate::scene::unit_bytes::all_unit_bytes;
 use crate::scene::validate::unit_tangent;
 use crate::scene::{Mesh, Scene, Vertices};
 use gltf_json as json;
@@ -208,13 +209,19 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// `COLOR_0`.
+    /// `COLOR_0`: normalised `u8` when every value is a byte / 255 (SMF and MDL colours, whose
+    /// specifications ask for it; a quarter of the bytes, nothing lost), else floats.
     fn colors(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
         if let Some(colors) = v.colors.as_deref() {
-            let acc = self.accessor(
-                Chunk::Bytes(f32_bytes(colors)),
+            let (data, component) = if all_unit_bytes(colors) {
+                (Chunk::UnitBytes(colors), (ComponentType::U8, true))
+            } else {
+                (Chunk::Bytes(f32_bytes(colors)), (ComponentType::F32, false))
+            };
+            let acc = self.accessor_of(
+                data,
                 v.positions.len(),
-                ComponentType::F32,
+                component,
                 Type::Vec4,
                 Some(Target::ArrayBuffer),
                 None,
