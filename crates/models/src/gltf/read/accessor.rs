@@ -85,6 +85,9 @@ impl<'a> Reader<'a> {
                 return Ok((tight, layout.comps));
             }
         }
+        if let Some(units) = layout.tight_unit_bytes() {
+            return Ok((units, layout.comps));
+        }
         Ok((layout.collect(move |b| float(c, n, b)), layout.comps))
     }
 
@@ -413,6 +416,18 @@ impl Layout<'_> {
         // One copy into fresh memory (the view is aligned in practice: `bytemuck`'s
         // `pod_collect_to_vec` would zero the vector first, a second pass over it).
         binio::pod::vec_from_bytes(bytes.get(..whole)?)
+    }
+
+    /// Tightly packed normalised `u8` components (colours as our writer writes them) as unit
+    /// floats, in one pass that vectorises: the same values as [`float`] gives each.
+    fn tight_unit_bytes(&self) -> Option<Vec<f32>> {
+        let (bytes, stride) = self.base?;
+        let fits = self.component == ComponentType::U8
+            && self.normalized
+            && self.sparse.is_none()
+            && stride == self.comps;
+        let whole = bytes.get(..self.count.checked_mul(self.comps)?)?;
+        fits.then(|| whole.iter().map(|&b| f32::from(b) / 255.0).collect())
     }
 
     fn collect<T: Copy + Default>(&self, convert: impl Fn(&[u8]) -> T) -> Vec<T> {
