@@ -7,7 +7,7 @@
 
 use super::{push, Builder};
 use crate::gltf::Error;
-use crate::scene::unit_bytes::unit_byte;
+use crate::scene::unit_bytes::exact_byte;
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::buffer::Target;
@@ -73,12 +73,13 @@ impl Chunk<'_> {
                 Ok(())
             }
             Chunk::UnitBytes(values) => {
+                let flat: &[f32] = bytemuck::cast_slice(values);
                 let mut block = [0u8; 8192];
-                for part in values.chunks(block.len() / 4) {
-                    for (dst, x) in block.chunks_exact_mut(4).zip(part) {
-                        dst.copy_from_slice(&x.map(unit_byte));
+                for part in flat.chunks(block.len()) {
+                    for (dst, &x) in block.iter_mut().zip(part) {
+                        *dst = exact_byte(x);
                     }
-                    out.write_all(block.get(..part.len() * 4).unwrap_or_default())?;
+                    out.write_all(block.get(..part.len()).unwrap_or_default())?;
                 }
                 Ok(())
             }
