@@ -162,29 +162,57 @@ pub fn validate_gltf() -> Result<bool, Box<dyn std::error::Error>> {
     let script = validator_dir.join("validate.js");
     std::fs::write(&script, SCRIPT)?;
 
-    eprintln!("building the models binary");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(&cargo)
-        .current_dir(&root)
+    let models = build_models(&cargo, &root, &target)?;
+    let mut rows = Vec::new();
+    let mut glbs = Vec::new();
+    convert_models(&models, &root, &out_root, &mut rows, &mut glbs)?;
+    writer_test_outputs(&cargo, &root, &out_root, &mut rows, &mut glbs)?;
+    // One node process for all files.
+    if !glbs.is_empty() {
+        run_validator(&script, &glbs, &mut rows)?;
+    }
+    Ok(print_table(&rows, &out_root))
+}
+
+/// A converted `.glb` to validate: its row, its path and the folder its textures are beside.
+type Glb = (usize, PathBuf, PathBuf);
+
+/// Builds the `models` binary (debug) and returns its path.
+fn build_models(
+    cargo: &std::ffi::OsStr,
+    root: &Path,
+    target: &Path,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    eprintln!("building the models binary");
+    let status = Command::new(cargo)
+        .current_dir(root)
         .args(["build", "--quiet", "-p", "models-cli", "--bin", "models"])
         .status()?;
     if !status.success() {
         return Err("cargo build -p models-cli failed".into());
     }
-    let models = target
+    Ok(target
         .join("debug")
-        .join(format!("models{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("models{}", std::env::consts::EXE_SUFFIX)))
+}
 
-    // Every fixture and sample, converted one by one so each failure is attributed.
-    let samples = samples_root(&root);
+/// Every fixture and sample, converted one by one so each failure is attributed: a row each,
+/// and the converted ones to validate.
+fn convert_models(
+    models: &Path,
+    root: &Path,
+    out_root: &Path,
+    rows: &mut Vec<Row>,
+    glbs: &mut Vec<Glb>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let samples = samples_root(root);
     if !samples.is_dir() {
         eprintln!(
             "note: sample folder {} not found: only fixtures are validated",
             samples.display()
         );
     }
-    let mut rows = Vec::new();
-    let mut glbs = Vec::new();
     for (set, base) in [("fixtures", root.join("fixtures")), ("samples", samples)] {
         for format in FORMATS {
             let dir = out_root.join(set).join(format);
@@ -196,42 +224,65 @@ pub fn validate_gltf() -> Result<bool, Box<dyn std::error::Error>> {
                     .unwrap_or_default();
                 let name = format!("{set}/{format}/{stem}");
                 let glb = dir.join(format!("{stem}.glb"));
-                let out = run(Command::new(&models)
-                    .arg("convert")
-                    .arg("--force")
-                    .arg(&input)
-                    .arg(&glb))?;
-                let expected = EXPECTED_FAILURES
-                    .iter()
-                    .find(|(prefix, _)| stem.starts_with(prefix));
-                let status = match (out.status.success(), expected) {
-                    (true, _) => {
-                        let source = input.parent().unwrap_or(Path::new(".")).to_path_buf();
-                        glbs.push((rows.len(), glb, source));
-                        Status::ConvertFailed("not validated".into())
-                    }
-                    (false, Some((_, why))) => Status::ExpectedFailure(why),
-                    (false, None) => {
-                        let err = String::from_utf8_lossy(&out.stderr);
-                        let line = err
-                            .lines()
-                            .find(|l| l.starts_with("error:"))
-                            .unwrap_or("failed")
-                            .to_owned();
-                        Status::ConvertFailed(line)
-                    }
-                };
+                let status = convert_one(models, &input, &stem, glb, rows.len(), glbs)?;
                 rows.push(Row { name, status });
             }
         }
     }
+    Ok(())
+}
 
-    // The writer's own tests dump their scenes (repaired invalid data included).
+/// Converts `input` to `glb`: pushed onto `glbs` (as row `row`) when it converts, else the
+/// failure, expected (a negative sample) or not.
+fn convert_one(
+    models: &Path,
+    input: &Path,
+    stem: &str,
+    glb: PathBuf,
+    row: usize,
+    glbs: &mut Vec<Glb>,
+) -> Result<Status, Box<dyn std::error::Error>> {
+    let out = run(Command::new(models)
+        .arg("convert")
+        .arg("--force")
+        .arg(input)
+        .arg(&glb))?;
+    let expected = EXPECTED_FAILURES
+        .iter()
+        .find(|(prefix, _)| stem.starts_with(prefix));
+    Ok(match (out.status.success(), expected) {
+        (true, _) => {
+            let source = input.parent().unwrap_or(Path::new(".")).to_path_buf();
+            glbs.push((row, glb, source));
+            Status::ConvertFailed("not validated".into())
+        }
+        (false, Some((_, why))) => Status::ExpectedFailure(why),
+        (false, None) => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let line = err
+                .lines()
+                .find(|l| l.starts_with("error:"))
+                .unwrap_or("failed")
+                .to_owned();
+            Status::ConvertFailed(line)
+        }
+    })
+}
+
+/// The writer's own tests dump their scenes (repaired invalid data included): a row each, to
+/// validate.
+fn writer_test_outputs(
+    cargo: &std::ffi::OsStr,
+    root: &Path,
+    out_root: &Path,
+    rows: &mut Vec<Row>,
+    glbs: &mut Vec<Glb>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let dump = out_root.join("writer-tests");
     let _ = std::fs::remove_dir_all(&dump);
     eprintln!("running the glTF writer tests to collect their outputs");
-    let out = run(Command::new(&cargo)
-        .current_dir(&root)
+    let out = run(Command::new(cargo)
+        .current_dir(root)
         .env("MODELS_GLTF_DUMP_DIR", &dump)
         .args(["test", "--quiet", "-p", "models", "--test", "gltf_writer"]))?;
     if !out.status.success() {
@@ -253,48 +304,57 @@ pub fn validate_gltf() -> Result<bool, Box<dyn std::error::Error>> {
             status: Status::ConvertFailed("not validated".into()),
         });
     }
+    Ok(())
+}
 
-    // One node process for all files.
-    if !glbs.is_empty() {
-        let out = run(Command::new("node")
-            .arg(&script)
-            .args(glbs.iter().flat_map(|(_, glb, source)| [glb, source])))?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        for line in stdout.lines() {
-            let f: Vec<&str> = line.split('\t').collect();
-            let [file, e, w, i, m, codes] = f.as_slice() else {
-                continue;
+/// Runs the validator script once on every `glbs` file and sets its row's status from the
+/// report line.
+fn run_validator(
+    script: &Path,
+    glbs: &[Glb],
+    rows: &mut [Row],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let out = run(Command::new("node")
+        .arg(script)
+        .args(glbs.iter().flat_map(|(_, glb, source)| [glb, source])))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for line in stdout.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [file, e, w, i, m, codes] = f.as_slice() else {
+            continue;
+        };
+        let Some((row, _, _)) = glbs.iter().find(|(_, p, _)| p.to_string_lossy() == *file) else {
+            continue;
+        };
+        if let Some(r) = rows.get_mut(*row) {
+            r.status = Status::Validated {
+                errors: e.parse().unwrap_or(1),
+                warnings: w.parse().unwrap_or(0),
+                infos: i.parse().unwrap_or(0),
+                missing_images: m.parse().unwrap_or(0),
+                codes: (*codes).to_owned(),
             };
-            let Some((row, _, _)) = glbs.iter().find(|(_, p, _)| p.to_string_lossy() == *file)
-            else {
-                continue;
-            };
-            if let Some(r) = rows.get_mut(*row) {
-                r.status = Status::Validated {
-                    errors: e.parse().unwrap_or(1),
-                    warnings: w.parse().unwrap_or(0),
-                    infos: i.parse().unwrap_or(0),
-                    missing_images: m.parse().unwrap_or(0),
-                    codes: (*codes).to_owned(),
-                };
-            }
-        }
-        if !stderr.trim().is_empty() {
-            eprintln!("{}", stderr.trim_end());
-        }
-        if stdout.lines().count() != glbs.len() {
-            return Err(format!(
-                "the validator reported on {} of {} files: {}",
-                stdout.lines().count(),
-                glbs.len(),
-                stderr.trim()
-            )
-            .into());
         }
     }
+    if !stderr.trim().is_empty() {
+        eprintln!("{}", stderr.trim_end());
+    }
+    if stdout.lines().count() != glbs.len() {
+        return Err(format!(
+            "the validator reported on {} of {} files: {}",
+            stdout.lines().count(),
+            glbs.len(),
+            stderr.trim()
+        )
+        .into());
+    }
+    Ok(())
+}
 
-    // The table.
+/// Prints the table of every row and the totals; whether every file converted and validated
+/// without error.
+fn print_table(rows: &[Row], out_root: &Path) -> bool {
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
     println!(
         "{:width$}  {:>6}  {:>8}  {:>5}  {:>7}  codes (E: error, W: warning)",
@@ -302,7 +362,7 @@ pub fn validate_gltf() -> Result<bool, Box<dyn std::error::Error>> {
     );
     let mut ok = true;
     let (mut files, mut errors_total, mut warnings_total, mut missing_total) = (0, 0, 0, 0);
-    for r in &rows {
+    for r in rows {
         match &r.status {
             Status::Validated {
                 errors,
@@ -335,5 +395,5 @@ pub fn validate_gltf() -> Result<bool, Box<dyn std::error::Error>> {
          {missing_total} texture images referenced but absent beside their model (outputs in {})",
         out_root.display()
     );
-    Ok(ok)
+    ok
 }

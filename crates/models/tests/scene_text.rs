@@ -61,6 +61,15 @@ fn check_values(name: &str, scene: &Scene) {
 /// Invariants every converted scene must satisfy (what the glTF writer and validator rely on).
 fn check_structure(name: &str, scene: &Scene) {
     check_values(name, scene);
+    check_nodes(name, scene);
+    check_meshes(name, scene);
+    check_joints(name, scene);
+    check_skins(name, scene);
+    check_animations(name, scene);
+}
+
+/// Node indices in range, a tree: every node has one parent but the roots, which have none.
+fn check_nodes(name: &str, scene: &Scene) {
     let n = scene.nodes.len();
     let mut parent_count = vec![0usize; n];
     for node in &scene.nodes {
@@ -95,6 +104,10 @@ fn check_structure(name: &str, scene: &Scene) {
             "{name}: node {i} has {c} parents (root: {is_root})"
         );
     }
+}
+
+/// Meshes: attributes of one length each, triangle lists of indices in range.
+fn check_meshes(name: &str, scene: &Scene) {
     for mesh in &scene.meshes {
         let v = &mesh.vertices;
         let count = v.positions.len();
@@ -137,7 +150,10 @@ fn check_structure(name: &str, scene: &Scene) {
             }
         }
     }
-    // Joint indices in range of the skin that deforms the mesh; no joint twice per vertex.
+}
+
+/// Joint indices in range of the skin that deforms the mesh; no joint twice per vertex.
+fn check_joints(name: &str, scene: &Scene) {
     for node in &scene.nodes {
         let (Some(m), Some(s)) = (node.mesh, node.skin) else {
             continue;
@@ -158,6 +174,11 @@ fn check_structure(name: &str, scene: &Scene) {
             }
         }
     }
+}
+
+/// Skins: one inverse bind matrix per joint, each joint a node once.
+fn check_skins(name: &str, scene: &Scene) {
+    let n = scene.nodes.len();
     for skin in &scene.skins {
         assert_eq!(
             skin.joints.len(),
@@ -178,6 +199,11 @@ fn check_structure(name: &str, scene: &Scene) {
             );
         }
     }
+}
+
+/// Animations: one channel per target, times increasing from 0, values that fill them.
+fn check_animations(name: &str, scene: &Scene) {
+    let n = scene.nodes.len();
     for anim in &scene.animations {
         assert!(
             !anim.channels.is_empty(),

@@ -412,7 +412,47 @@ fn vertices(p: &mut Parser<'_>) -> Result<Head, Error> {
 fn rest(mut p: Parser<'_>, head: Head, bom: bool) -> Result<(Skm, Vec<Warning>), Error> {
     let Head { vertices, reach } = head;
     let n = vertices.len();
-    // Indices
+    let triangles = indices(&mut p, n)?;
+    let faces = triangles.len();
+    let adjacency = adjacency(&mut p, faces)?;
+    let materials = materials(&mut p)?;
+    let attributes = attributes(&mut p, materials.len(), faces, n)?;
+    let (bones, parent_at) = bone_section(&mut p)?;
+
+    if let Some(i) = parent_cycle(&bones) {
+        return Err(Error::IndexOutOfRange {
+            at: parent_at.get(i).copied().unwrap_or_default(),
+            what: format!("bone {i}: its parent chain loops back to itself"),
+        });
+    }
+
+    let mut doc = Skm {
+        encoding: Encoding::ShiftJis,
+        vertices,
+        triangles,
+        adjacency,
+        materials,
+        attributes,
+        bones,
+    };
+    check_influences(&doc, &reach)?;
+
+    doc.encoding = if bom {
+        Encoding::Utf8
+    } else {
+        let e = guess_encoding(names(&doc));
+        if e == Encoding::Utf8 {
+            p.warnings.push(Warning::Utf8Text {
+                at: Pos { line: 1, column: 1 },
+            });
+        }
+        e
+    };
+    Ok((doc, p.into_warnings()))
+}
+
+/// The `Indices:` section: triangles whose corners are vertices.
+fn indices(p: &mut Parser<'_>, n: usize) -> Result<Vec<[u32; 3]>, Error> {
     let (i_count, i_at) = p.header("Indices:")?;
     if i_count % 3 != 0 {
         return Err(Error::BadSize {
@@ -438,8 +478,11 @@ fn rest(mut p: Parser<'_>, head: Head, bom: bool) -> Result<(Skm, Vec<Warning>),
         }
         triangles.push(tri);
     }
+    Ok(triangles)
+}
 
-    // Adjacency
+/// The `Adjacency:` section: one row per face, its words kept as written.
+fn adjacency(p: &mut Parser<'_>, faces: usize) -> Result<Vec<[u32; 3]>, Error> {
     let (a_count, a_at) = p.header("Adjacency:")?;
     if a_count as usize != faces {
         return Err(Error::CountMismatch {
@@ -460,8 +503,11 @@ fn rest(mut p: Parser<'_>, head: Head, bom: bool) -> Result<(Skm, Vec<Warning>),
         }
         adjacency.push(row);
     }
+    Ok(adjacency)
+}
 
-    // Materials
+/// The `Materials:` section.
+fn materials(p: &mut Parser<'_>) -> Result<Vec<Material>, Error> {
     let (m_count, m_at) = p.header("Materials:")?;
     let m = p.ensure(m_count, MATERIAL_MIN, m_at, "Materials:")?;
     p.enter("Materials:", m as u64);
@@ -485,8 +531,16 @@ fn rest(mut p: Parser<'_>, head: Head, bom: bool) -> Result<(Skm, Vec<Warning>),
             texture,
         });
     }
+    Ok(materials)
+}
 
-    // Attributes
+/// The `Attributes:` section: ranges of the `m` materials, `faces` faces and `n` vertices.
+fn attributes(
+    p: &mut Parser<'_>,
+    m: usize,
+    faces: usize,
+    n: usize,
+) -> Result<Vec<AttributeRange>, Error> {
     let (r_count, r_at) = p.header("Attributes:")?;
     let r = p.ensure(r_count, ATTRIBUTE_MIN, r_at, "Attributes:")?;
     p.enter("Attributes:", r as u64);
@@ -511,149 +565,139 @@ fn rest(mut p: Parser<'_>, head: Head, bom: bool) -> Result<(Skm, Vec<Warning>),
         }
         attributes.push(range);
     }
+    Ok(attributes)
+}
 
-    // Bone (optional: a static mesh ends here)
-    let mut bones = Vec::new();
-    let mut parent_at = Vec::new();
-    match p.lx.next()? {
-        None => p
-            .warnings
-            .push(Warning::NoBoneSection { at: p.lx.end_pos() }),
-        Some(t) => {
-            let spelled = if !t.quoted && t.text.starts_with(b"Bones:") {
-                p.warnings.push(Warning::BonesSpelling { at: t.at });
-                "Bones:"
-            } else {
-                "Bone:"
-            };
-            let (b_count, b_at) = p.header_from(t, "Bone:", spelled)?;
-            let b = p.ensure(b_count, BONE_MIN, b_at, "Bone:")?;
-            p.enter("Bone:", b as u64);
-            bones.reserve_exact(b);
-            parent_at.reserve_exact(b);
-            for i in 0..b {
-                p.row = i as u64;
-                let name = Name::from_raw(p.tok()?.text);
-                p.index_column(2)?;
-                let (parent, at) = p.word_at()?;
-                let parent = parent as i32;
-                if parent != -1 && usize::try_from(parent).map_or(true, |x| x >= b) {
-                    return Err(Error::IndexOutOfRange {
-                        at,
-                        what: format!(
-                            "bone {i}: parent {parent} is neither -1 nor one of the {b} bones"
-                        ),
-                    });
-                }
-                parent_at.push(at);
-                let (symmetric, s_at) = p.word_at()?;
-                let symmetric = symmetric as i32;
-                if symmetric != -1 && usize::try_from(symmetric).map_or(true, |x| x >= b) {
-                    p.warnings.push(Warning::SymmetricOutOfRange {
-                        at: s_at,
-                        bone: i as u64,
-                        symmetric: i64::from(symmetric),
-                    });
-                }
-                let begin = p.f32s::<3>()?;
-                let end = p.f32s::<3>()?;
-                let rotation = p.f32s::<4>()?;
-                bones.push(Bone {
-                    name,
-                    parent,
-                    symmetric,
-                    begin,
-                    end,
-                    rotation,
-                });
-            }
-            if let Some(t) = p.lx.next()? {
-                if parse_f32(t.text).is_some() && !t.quoted {
-                    return Err(Error::CountMismatch {
-                        at: t.at,
-                        what: "rows of `Bone:`".into(),
-                        declared: b as u64,
-                        found: "more".into(),
-                    });
-                }
-                return Err(Error::TrailingData {
-                    at: t.at,
-                    found: show(t.text),
-                });
-            }
-        }
-    }
-
-    if let Some(i) = parent_cycle(&bones) {
-        return Err(Error::IndexOutOfRange {
-            at: parent_at.get(i).copied().unwrap_or_default(),
-            what: format!("bone {i}: its parent chain loops back to itself"),
-        });
-    }
-
-    let mut doc = Skm {
-        encoding: Encoding::ShiftJis,
-        vertices,
-        triangles,
-        adjacency,
-        materials,
-        attributes,
-        bones,
+/// The optional `Bone:` section (a static mesh ends before it), then the end of the text: the
+/// bones and the position of each one's parent (for the cycle error).
+fn bone_section(p: &mut Parser<'_>) -> Result<(Vec<Bone>, Vec<Pos>), Error> {
+    let Some(t) = p.lx.next()? else {
+        p.warnings
+            .push(Warning::NoBoneSection { at: p.lx.end_pos() });
+        return Ok((Vec::new(), Vec::new()));
     };
-
-    if let Some((v, k, idx)) = bad_influence(&doc) {
-        // That vertex is one of `reach` (see `Head`).
-        let at = reach
-            .iter()
-            .find(|&&(i, _)| i == v)
-            .map_or_else(Pos::default, |&(_, at)| at);
-        return Err(Error::IndexOutOfRange {
-            at,
-            what: format!(
-                "vertex {v}: influence {k} uses bone {idx}, but there are only {} bones",
-                doc.bones.len()
-            ),
-        });
-    }
-
-    doc.encoding = if bom {
-        Encoding::Utf8
+    let spelled = if !t.quoted && t.text.starts_with(b"Bones:") {
+        p.warnings.push(Warning::BonesSpelling { at: t.at });
+        "Bones:"
     } else {
-        let e = guess_encoding(names(&doc));
-        if e == Encoding::Utf8 {
-            p.warnings.push(Warning::Utf8Text {
-                at: Pos { line: 1, column: 1 },
-            });
-        }
-        e
+        "Bone:"
     };
-
-    let mut warnings = p.warnings;
-    for (r, section) in p.columns.iter().zip(["Vertices:", "Materials:", "Bone:"]) {
-        if let Some(at) = r.first {
-            warnings.push(Warning::IndexColumn {
-                section,
-                at,
-                expected: r.a,
-                found: r.b,
-                count: r.count,
+    let (b_count, b_at) = p.header_from(t, "Bone:", spelled)?;
+    let b = p.ensure(b_count, BONE_MIN, b_at, "Bone:")?;
+    p.enter("Bone:", b as u64);
+    let mut bones = Vec::with_capacity(b);
+    let mut parent_at = Vec::with_capacity(b);
+    for i in 0..b {
+        p.row = i as u64;
+        let (bone, at) = bone(p, i, b)?;
+        bones.push(bone);
+        parent_at.push(at);
+    }
+    if let Some(t) = p.lx.next()? {
+        if parse_f32(t.text).is_some() && !t.quoted {
+            return Err(Error::CountMismatch {
+                at: t.at,
+                what: "rows of `Bone:`".into(),
+                declared: b as u64,
+                found: "more".into(),
             });
         }
-    }
-    if let Some(at) = p.weights.first {
-        warnings.push(Warning::BadWeights {
-            at,
-            vertex: p.weights.a,
-            count: p.weights.count,
+        return Err(Error::TrailingData {
+            at: t.at,
+            found: show(t.text),
         });
     }
-    if let Some(at) = p.non_finite.first {
-        warnings.push(Warning::NonFinite {
+    Ok((bones, parent_at))
+}
+
+/// Row `i` of the `b` rows of `Bone:`, and the position of its parent.
+fn bone(p: &mut Parser<'_>, i: usize, b: usize) -> Result<(Bone, Pos), Error> {
+    let name = Name::from_raw(p.tok()?.text);
+    p.index_column(2)?;
+    let (parent, at) = p.word_at()?;
+    let parent = parent as i32;
+    if parent != -1 && usize::try_from(parent).map_or(true, |x| x >= b) {
+        return Err(Error::IndexOutOfRange {
             at,
-            count: p.non_finite.count,
+            what: format!("bone {i}: parent {parent} is neither -1 nor one of the {b} bones"),
         });
     }
-    Ok((doc, warnings))
+    let (symmetric, s_at) = p.word_at()?;
+    let symmetric = symmetric as i32;
+    if symmetric != -1 && usize::try_from(symmetric).map_or(true, |x| x >= b) {
+        p.warnings.push(Warning::SymmetricOutOfRange {
+            at: s_at,
+            bone: i as u64,
+            symmetric: i64::from(symmetric),
+        });
+    }
+    let begin = p.f32s::<3>()?;
+    let end = p.f32s::<3>()?;
+    let rotation = p.f32s::<4>()?;
+    let bone = Bone {
+        name,
+        parent,
+        symmetric,
+        begin,
+        end,
+        rotation,
+    };
+    Ok((bone, at))
+}
+
+/// Refuses a vertex whose palette uses a bone that does not exist.
+fn check_influences(doc: &Skm, reach: &[(usize, Pos)]) -> Result<(), Error> {
+    let Some((v, k, idx)) = bad_influence(doc) else {
+        return Ok(());
+    };
+    // That vertex is one of `reach` (see `Head`).
+    let at = reach
+        .iter()
+        .find(|&&(i, _)| i == v)
+        .map_or_else(Pos::default, |&(_, at)| at);
+    Err(Error::IndexOutOfRange {
+        at,
+        what: format!(
+            "vertex {v}: influence {k} uses bone {idx}, but there are only {} bones",
+            doc.bones.len()
+        ),
+    })
+}
+
+impl Parser<'_> {
+    /// Every warning, the per-row ones (kept once with a count) last, in a fixed order.
+    fn into_warnings(self) -> Vec<Warning> {
+        let mut warnings = self.warnings;
+        for (r, section) in self
+            .columns
+            .iter()
+            .zip(["Vertices:", "Materials:", "Bone:"])
+        {
+            if let Some(at) = r.first {
+                warnings.push(Warning::IndexColumn {
+                    section,
+                    at,
+                    expected: r.a,
+                    found: r.b,
+                    count: r.count,
+                });
+            }
+        }
+        if let Some(at) = self.weights.first {
+            warnings.push(Warning::BadWeights {
+                at,
+                vertex: self.weights.a,
+                count: self.weights.count,
+            });
+        }
+        if let Some(at) = self.non_finite.first {
+            warnings.push(Warning::NonFinite {
+                at,
+                count: self.non_finite.count,
+            });
+        }
+        warnings
+    }
 }
 
 #[cfg(test)]

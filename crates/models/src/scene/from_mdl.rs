@@ -680,10 +680,46 @@ pub(super) fn source_channels(
     allowance: &mut SampleAllowance,
     tally: &mut CurveTally,
 ) -> Vec<Channel> {
-    let (rests, fps) = (cx.rests, cx.fps);
     let here = format!("mdl clip {c} source {:?}", source.name.to_string_lossy());
-    // (bone, channel) → curves by axis x, y, z, w.
-    let mut groups: BTreeMap<(usize, u8), [Option<Vec<mdl::Keyframe>>; 4]> = BTreeMap::new();
+    let groups = group_curves(source, cx, tally, &here);
+    let mut dropped = Dropped::default();
+    let mut channels = Vec::new();
+    for (&(bone, ch), curves) in &groups {
+        let Some(rest) = cx.rests.get(bone) else {
+            continue;
+        };
+        let channel = group_channel((bone, ch), curves, rest, cx.fps, allowance, &mut dropped);
+        channels.extend(channel);
+    }
+    let Dropped {
+        negative,
+        w_ignored,
+        rot_skipped,
+    } = dropped;
+    tally.add(CurveIssue::BeforeZero, &here, negative, negative > 0);
+    tally.add(CurveIssue::WIgnored, &here, w_ignored, w_ignored > 0);
+    tally.add(
+        CurveIssue::RotationSkipped,
+        &here,
+        rot_skipped,
+        rot_skipped > 0,
+    );
+    channels
+}
+
+/// A source's curves by (bone, channel: 0 position, 1 rotation, 2 scale), each group's curves
+/// by axis x, y, z, w.
+type CurveGroups = BTreeMap<(usize, u8), [Option<Vec<mdl::Keyframe>>; 4]>;
+
+/// The curves of `source` (at `here`) by bone and channel, their keys prepared; what is left
+/// out (curves of no bone, malformed targets, duplicates, key problems) goes to `tally`.
+fn group_curves(
+    source: &mdl::AnimationSource,
+    cx: &SourceContext<'_>,
+    tally: &mut CurveTally,
+    here: &str,
+) -> CurveGroups {
+    let mut groups = CurveGroups::new();
     let mut missing: Vec<String> = Vec::new();
     let mut missing_set: HashSet<String> = HashSet::new();
     let mut malformed = 0usize;
@@ -728,104 +764,116 @@ pub(super) fn source_channels(
         }
     }
     let new = tally.not_bone_names.len() - before;
-    tally.add(CurveIssue::NotBone, &here, new, in_source);
-    tally.add(CurveIssue::Malformed, &here, malformed, malformed > 0);
-    tally.add(CurveIssue::Duplicate, &here, duplicates, duplicates > 0);
-    tally.add(CurveIssue::KeyProblem, &here, problems, problems > 0);
-    tally.add(
-        CurveIssue::UnknownInterpolation,
-        &here,
-        unknown,
-        unknown > 0,
-    );
+    tally.add(CurveIssue::NotBone, here, new, in_source);
+    tally.add(CurveIssue::Malformed, here, malformed, malformed > 0);
+    tally.add(CurveIssue::Duplicate, here, duplicates, duplicates > 0);
+    tally.add(CurveIssue::KeyProblem, here, problems, problems > 0);
+    tally.add(CurveIssue::UnknownInterpolation, here, unknown, unknown > 0);
+    groups
+}
 
-    let mut channels = Vec::new();
-    let mut negative = 0usize;
-    let mut w_ignored = 0usize;
-    let mut rot_skipped = 0usize;
-    for ((bone, ch), curves) in &groups {
-        let Some(rest) = rests.get(*bone) else {
-            continue;
-        };
-        let [cx, cy, cz, cw] = curves;
-        if cw.is_some() {
-            w_ignored += 1;
-        }
-        let xyz = [cx.as_deref(), cy.as_deref(), cz.as_deref()];
-        if xyz.iter().all(|c| c.is_none_or(|k| k.is_empty())) {
-            continue;
-        }
-        if *ch == 1 && !matches!(rest.order, Order::Euler(_)) {
-            rot_skipped += 1;
-            continue;
-        }
-        let (frames, step) = sample_times(&xyz, *ch == 1, allowance);
-        let mut times: Vec<f32> = Vec::with_capacity(frames.len());
-        let mut kept: Vec<f32> = Vec::with_capacity(frames.len());
-        negative += usize::from(frames.first().is_some_and(|&f| f < 0.0));
-        for f in frames {
-            let f = if f < 0.0 { 0.0 } else { f };
-            let t = f / fps;
-            if times.last().is_none_or(|&l| t > l) {
-                times.push(t);
-                kept.push(f);
-            }
-        }
-        let rest_v = match ch {
-            0 => rest.translation,
-            1 => rest.euler_deg,
-            _ => rest.scale,
-        };
-        let comp = |k: usize, f: f32| {
-            xyz.get(k)
-                .copied()
-                .flatten()
-                .and_then(|keys| evaluate(keys, f))
-                .unwrap_or(rest_v.get(k).copied().unwrap_or(0.0))
-        };
-        let mut values = Vec::with_capacity(kept.len() * 4);
-        for &f in &kept {
-            let v = [comp(0, f), comp(1, f), comp(2, f)];
-            if *ch == 1 {
-                if let Order::Euler(o) = rest.order {
-                    values.extend(euler_to_quat(v.map(f32::to_radians), o));
-                }
-            } else {
-                values.extend(v);
-            }
-        }
-        let path = match ch {
-            0 => ChannelPath::Translation,
-            1 => {
-                make_quats_continuous(&mut values);
-                ChannelPath::Rotation
-            }
-            _ => ChannelPath::Scale,
-        };
-        if times.is_empty() {
-            continue;
-        }
-        channels.push(Channel {
-            node: *bone,
-            path,
-            interpolation: if step {
-                Interpolation::Step
-            } else {
-                Interpolation::Linear
-            },
-            times: times.into(),
-            values: values.into(),
-        });
+/// What [`group_channel`] drops or changes, counted over a source for [`CurveTally`].
+#[derive(Default)]
+struct Dropped {
+    /// Channels whose first sample is before frame 0 (clamped to 0).
+    negative: usize,
+    /// Groups with a `.w` curve (ignored: only quaternion and axis-angle bones use it).
+    w_ignored: usize,
+    /// Rotation groups of quaternion or axis-angle bones (not converted).
+    rot_skipped: usize,
+}
+
+/// The channel of one (bone, channel) group, sampled from its x, y, z curves (a missing one
+/// holds the rest value); `None` when it has no keys or cannot be converted.
+fn group_channel(
+    (bone, ch): (usize, u8),
+    curves: &[Option<Vec<mdl::Keyframe>>; 4],
+    rest: &Rest,
+    fps: f32,
+    allowance: &mut SampleAllowance,
+    dropped: &mut Dropped,
+) -> Option<Channel> {
+    let [cx, cy, cz, cw] = curves;
+    if cw.is_some() {
+        dropped.w_ignored += 1;
     }
-    tally.add(CurveIssue::BeforeZero, &here, negative, negative > 0);
-    tally.add(CurveIssue::WIgnored, &here, w_ignored, w_ignored > 0);
-    tally.add(
-        CurveIssue::RotationSkipped,
-        &here,
-        rot_skipped,
-        rot_skipped > 0,
-    );
-    channels
+    let xyz = [cx.as_deref(), cy.as_deref(), cz.as_deref()];
+    if xyz.iter().all(|c| c.is_none_or(|k| k.is_empty())) {
+        return None;
+    }
+    if ch == 1 && !matches!(rest.order, Order::Euler(_)) {
+        dropped.rot_skipped += 1;
+        return None;
+    }
+    let (frames, step) = sample_times(&xyz, ch == 1, allowance);
+    let mut times: Vec<f32> = Vec::with_capacity(frames.len());
+    let mut kept: Vec<f32> = Vec::with_capacity(frames.len());
+    dropped.negative += usize::from(frames.first().is_some_and(|&f| f < 0.0));
+    for f in frames {
+        let f = if f < 0.0 { 0.0 } else { f };
+        let t = f / fps;
+        if times.last().is_none_or(|&l| t > l) {
+            times.push(t);
+            kept.push(f);
+        }
+    }
+    let mut values = sampled_values(ch, &xyz, rest, &kept);
+    let path = match ch {
+        0 => ChannelPath::Translation,
+        1 => {
+            make_quats_continuous(&mut values);
+            ChannelPath::Rotation
+        }
+        _ => ChannelPath::Scale,
+    };
+    if times.is_empty() {
+        return None;
+    }
+    Some(Channel {
+        node: bone,
+        path,
+        interpolation: if step {
+            Interpolation::Step
+        } else {
+            Interpolation::Linear
+        },
+        times: times.into(),
+        values: values.into(),
+    })
+}
+
+/// The values of channel `ch` at each of the `frames`: x, y, z (a missing curve holds the rest
+/// value), a rotation's Euler angles as a quaternion.
+fn sampled_values(
+    ch: u8,
+    xyz: &[Option<&[mdl::Keyframe]>; 3],
+    rest: &Rest,
+    frames: &[f32],
+) -> Vec<f32> {
+    let rest_v = match ch {
+        0 => rest.translation,
+        1 => rest.euler_deg,
+        _ => rest.scale,
+    };
+    let comp = |k: usize, f: f32| {
+        xyz.get(k)
+            .copied()
+            .flatten()
+            .and_then(|keys| evaluate(keys, f))
+            .unwrap_or(rest_v.get(k).copied().unwrap_or(0.0))
+    };
+    let mut values = Vec::with_capacity(frames.len() * 4);
+    for &f in frames {
+        let v = [comp(0, f), comp(1, f), comp(2, f)];
+        if ch == 1 {
+            if let Order::Euler(o) = rest.order {
+                values.extend(euler_to_quat(v.map(f32::to_radians), o));
+            }
+        } else {
+            values.extend(v);
+        }
+    }
+    values
 }
 
 /// One kind of curve problem [`source_channels`] reports.

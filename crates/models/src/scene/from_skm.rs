@@ -208,7 +208,54 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
         return None;
     }
     let base = scene.nodes.len();
-    // A parent that is out of range or closes a cycle makes the bone a root.
+    let parents = tree_parents(doc, cx);
+    let begins = begin_points(doc, cx);
+    let mut rotated = Vec::new();
+    for (i, b) in doc.bones.iter().enumerate() {
+        let parent = parents.get(i).copied().flatten();
+        let node = bone_node(doc, i, b, &begins, parent, &mut rotated);
+        scene.nodes.push(node);
+    }
+    for (i, parent) in parents.iter().enumerate() {
+        match parent.and_then(|p| scene.nodes.get_mut(base + p)) {
+            Some(p) => p.children.push(base + i),
+            None => scene.roots.push(base + i),
+        }
+    }
+    if !rotated.is_empty() {
+        cx.warn(
+            "bind pose",
+            format!(
+                "the initial-posture quaternions of {} bones ({}) are not applied (the \
+             rest pose is translation only, skm.md §4); kept in extras.initial_rotation",
+                rotated.len(),
+                rotated.join(", ")
+            ),
+        );
+    }
+    let roots: Vec<usize> = (0..count)
+        .filter(|&i| parents.get(i).copied().flatten().is_none())
+        .collect();
+    let skin = Skin {
+        name: "skm".into(),
+        joints: (base..base + count).collect(),
+        inverse_bind_matrices: begins
+            .iter()
+            .map(|b| translation_matrix(b.map(|x| -x)))
+            .collect(),
+        skeleton: match roots.as_slice() {
+            [one] => Some(base + one),
+            _ => None,
+        },
+    };
+    scene.skins.push(skin);
+    Some(scene.skins.len() - 1)
+}
+
+/// Each bone's parent, making a tree: a parent that is out of range or closes a cycle makes
+/// the bone a root (warned).
+fn tree_parents(doc: &Skm, cx: &mut Ctx) -> Vec<Option<usize>> {
+    let count = doc.bones.len();
     let mut parents: Vec<Option<usize>> = doc
         .bones
         .iter()
@@ -220,6 +267,19 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
             broken.push(i);
         }
     }
+    break_cycles(&mut parents, &mut broken);
+    if !broken.is_empty() {
+        cx.warn(
+            &format!("bones {broken:?}"),
+            "parent out of range or in a cycle; made roots",
+        );
+    }
+    parents
+}
+
+/// Makes the lowest bone of each parent cycle a root, adding it to `broken`.
+fn break_cycles(parents: &mut [Option<usize>], broken: &mut Vec<usize>) {
+    let count = parents.len();
     // Each bone is walked once (state: 0 unseen, 1 on the current walk, 2 done), so a chain
     // of 120 000 bones costs 120 000 steps, not 120 000²/2. A walk that meets itself has found
     // a cycle: its lowest bone becomes a root.
@@ -257,13 +317,11 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
             }
         }
     }
-    if !broken.is_empty() {
-        cx.warn(
-            &format!("bones {broken:?}"),
-            "parent out of range or in a cycle; made roots",
-        );
-    }
-    let mut begins = Vec::with_capacity(count);
+}
+
+/// Each bone's begin point in glTF axes, a non-finite one set to 0 (warned).
+fn begin_points(doc: &Skm, cx: &mut Ctx) -> Vec<[f32; 3]> {
+    let mut begins = Vec::with_capacity(doc.bones.len());
     let mut non_finite = 0usize;
     for b in &doc.bones {
         let (p, bad) = finite(b.begin, 0.0);
@@ -276,90 +334,67 @@ fn bones(doc: &Skm, scene: &mut Scene, cx: &mut Ctx) -> Option<usize> {
             format!("{non_finite} bones have a non-finite begin point (set to 0)"),
         );
     }
-    let mut rotated = Vec::new();
-    for (i, b) in doc.bones.iter().enumerate() {
-        let name = doc.text(&b.name).into_owned();
-        let begin = begins.get(i).copied().unwrap_or_default();
-        let parent = parents.get(i).copied().flatten();
-        let origin = parent
-            .and_then(|p| begins.get(p).copied())
-            .unwrap_or([0.0; 3]);
-        let translation = [
-            begin[0] - origin[0],
-            begin[1] - origin[1],
-            begin[2] - origin[2],
-        ];
-        let (end, _) = finite(b.end, 0.0);
-        let (q, _) = finite(b.rotation, 0.0);
-        let q = mirror_z_quat(q);
-        if (q[0].abs() + q[1].abs() + q[2].abs()) > 1e-6 {
-            rotated.push(name.clone());
-        }
-        let mut node = Node {
-            name: if name.is_empty() {
-                format!("bone_{i}")
-            } else {
-                name
-            },
-            transform: Transform::Trs {
-                translation,
-                rotation: [0.0, 0.0, 0.0, 1.0],
-                scale: [1.0; 3],
-            },
-            ..Node::default()
-        };
-        node.extras.insert("end".into(), json!(mirror_z(end)));
-        node.extras.insert("initial_rotation".into(), json!(q));
-        node.extras.insert(
-            "symmetric".into(),
-            match b.symmetric_index().filter(|&s| s < count) {
-                Some(s) => json!(s),
-                None => Value::Null,
-            },
-        );
-        if b.symmetric != -1 && b.symmetric_index().filter(|&s| s < count).is_none() {
-            node.extras
-                .insert("skm_symmetric".into(), json!(b.symmetric));
-        }
-        if !survives(doc, &b.name, &node.name) {
-            node.extras.insert("skm_name".into(), json!(b.name.raw));
-        }
-        scene.nodes.push(node);
+    begins
+}
+
+/// Bone `i`'s node: translated from its parent's begin point; what glTF cannot hold (end
+/// point, initial rotation, symmetric bone, raw name) in extras. A bone with an initial
+/// rotation adds its name to `rotated`.
+fn bone_node(
+    doc: &Skm,
+    i: usize,
+    b: &skm_text::Bone,
+    begins: &[[f32; 3]],
+    parent: Option<usize>,
+    rotated: &mut Vec<String>,
+) -> Node {
+    let count = doc.bones.len();
+    let name = doc.text(&b.name).into_owned();
+    let begin = begins.get(i).copied().unwrap_or_default();
+    let origin = parent
+        .and_then(|p| begins.get(p).copied())
+        .unwrap_or([0.0; 3]);
+    let translation = [
+        begin[0] - origin[0],
+        begin[1] - origin[1],
+        begin[2] - origin[2],
+    ];
+    let (end, _) = finite(b.end, 0.0);
+    let (q, _) = finite(b.rotation, 0.0);
+    let q = mirror_z_quat(q);
+    if (q[0].abs() + q[1].abs() + q[2].abs()) > 1e-6 {
+        rotated.push(name.clone());
     }
-    for (i, parent) in parents.iter().enumerate() {
-        match parent.and_then(|p| scene.nodes.get_mut(base + p)) {
-            Some(p) => p.children.push(base + i),
-            None => scene.roots.push(base + i),
-        }
-    }
-    if !rotated.is_empty() {
-        cx.warn(
-            "bind pose",
-            format!(
-                "the initial-posture quaternions of {} bones ({}) are not applied (the \
-             rest pose is translation only, skm.md §4); kept in extras.initial_rotation",
-                rotated.len(),
-                rotated.join(", ")
-            ),
-        );
-    }
-    let roots: Vec<usize> = (0..count)
-        .filter(|&i| parents.get(i).copied().flatten().is_none())
-        .collect();
-    let skin = Skin {
-        name: "skm".into(),
-        joints: (base..base + count).collect(),
-        inverse_bind_matrices: begins
-            .iter()
-            .map(|b| translation_matrix(b.map(|x| -x)))
-            .collect(),
-        skeleton: match roots.as_slice() {
-            [one] => Some(base + one),
-            _ => None,
+    let mut node = Node {
+        name: if name.is_empty() {
+            format!("bone_{i}")
+        } else {
+            name
         },
+        transform: Transform::Trs {
+            translation,
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        },
+        ..Node::default()
     };
-    scene.skins.push(skin);
-    Some(scene.skins.len() - 1)
+    node.extras.insert("end".into(), json!(mirror_z(end)));
+    node.extras.insert("initial_rotation".into(), json!(q));
+    node.extras.insert(
+        "symmetric".into(),
+        match b.symmetric_index().filter(|&s| s < count) {
+            Some(s) => json!(s),
+            None => Value::Null,
+        },
+    );
+    if b.symmetric != -1 && b.symmetric_index().filter(|&s| s < count).is_none() {
+        node.extras
+            .insert("skm_symmetric".into(), json!(b.symmetric));
+    }
+    if !survives(doc, &b.name, &node.name) {
+        node.extras.insert("skm_name".into(), json!(b.name.raw));
+    }
+    node
 }
 
 /// Does `name` come back from the scene's `text` (encoded in the document's encoding)?
