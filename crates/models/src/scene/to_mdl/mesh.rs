@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// Bytes of one vertex's weights, connector and original bone indices.
 type Quantized = ([u8; 4], [u8; 4], [u8; 4]);
@@ -448,7 +449,10 @@ fn divide(
                     None => src.vertex(k, &conn, &memo),
                 })
                 .collect(),
-            None => (0..n).map(|k| src.vertex(k, &conn, &memo)).collect(),
+            None => match src.whole_vertices(&conn, &memo) {
+                Some(vertices) => vertices,
+                None => (0..n).map(|k| src.vertex(k, &conn, &memo)).collect(),
+            },
         };
         return Ok(vec![mdl::DividedMesh {
             vertices,
@@ -687,46 +691,20 @@ impl<'a> Sources<'a> {
         conn: &dyn Fn(usize) -> Option<usize>,
         memo: &Memo,
     ) -> mdl::Vertex {
-        let bits = |v: [f32; 3]| v.map(f32::to_bits);
         let scene_normal = self.normals.get(k).copied();
-        // The stored normal while it still is the scene's (once normalised). The same bits
-        // need no normalisation (both arms give them): every vertex of the export's check.
         let normal = match (kept_normal, scene_normal) {
-            (Some(raw), Some(n)) if bits(raw) == bits(n) => raw,
-            (Some(raw), Some(n))
-                if exported_normal(raw)
-                    .iter()
-                    .zip(&n)
-                    .all(|(a, b)| close(*a, *b)) =>
-            {
-                raw
-            }
+            (Some(raw), Some(n)) => stored_or_scene(raw, n),
             (_, n) => n.unwrap_or([0.0; 3]),
         };
-        // glTF's bitangent is w·(n × t) and points the other way from MDL's binormal (from_mdl
-        // would derive t = n × b): b = w·(t × n).
         let binormal = kept_binormal.unwrap_or_else(|| {
-            self.tangents.get(k).map_or([0.0; 3], |t| {
-                let [n0, n1, n2] = normal;
-                let c = [
-                    t[1] * n2 - t[2] * n1,
-                    t[2] * n0 - t[0] * n2,
-                    t[0] * n1 - t[1] * n0,
-                ];
-                c.map(|x| x * t[3])
-            })
+            self.tangents
+                .get(k)
+                .map_or([0.0; 3], |t| binormal_of(normal, t))
         });
-        let color = self.colors.get(k).map_or([255; 4], |c| {
-            let key = c.map(f32::to_bits);
-            match memo.color.get() {
-                Some((last, out)) if last == key => out,
-                _ => {
-                    let out = c.map(unit_byte);
-                    memo.color.set(Some((key, out)));
-                    out
-                }
-            }
-        });
+        let color = self
+            .colors
+            .get(k)
+            .map_or([255; 4], |c| color_bytes(*c, memo));
         let (weights, bone_indices, original) = self.influence(k, conn, memo);
         mdl::Vertex {
             position: self.positions.get(k).copied().unwrap_or_default(),
@@ -738,6 +716,139 @@ impl<'a> Sources<'a> {
             weights,
             bone_indices,
             original_bone_indices: original,
+        }
+    }
+
+    /// Every vertex, when each present attribute and kept array has one entry per position,
+    /// as validation leaves a mesh with vertices (`validate/vertices.rs` drops an attribute
+    /// of another length); `None` otherwise (the caller then takes the per-index path).
+    ///
+    /// The same vertices as [`Sources::vertex`] (`whole_vertices_are_per_vertex`), made a
+    /// chunk of [`CHUNK`] vertices at a time, one attribute after the other: each attribute's
+    /// pass zips the chunk's outputs with its array (no per-vertex lookup, and the mesh's
+    /// choice of path, made once, out of the loop); an absent attribute's default is the
+    /// zeroed vertex's or one fill. The chunk stays in the cache between its passes.
+    fn whole_vertices(
+        &self,
+        conn: &dyn Fn(usize) -> Option<usize>,
+        memo: &Memo,
+    ) -> Option<Vec<mdl::Vertex>> {
+        let n = self.positions.len();
+        let lens = [
+            self.normals.len(),
+            self.tangents.len(),
+            self.uv0.len(),
+            self.uv1.len(),
+            self.colors.len(),
+            self.joints.len(),
+            self.weights.len(),
+            self.kept_normals.len(),
+            self.kept_binormals.len(),
+        ];
+        if lens.iter().any(|&len| len != 0 && len != n) {
+            return None;
+        }
+        let mut out: Vec<mdl::Vertex> = Vec::with_capacity(n);
+        for start in (0..n).step_by(CHUNK) {
+            let end = n.min(start + CHUNK);
+            out.resize(end, mdl::Vertex::default());
+            let dst = out.get_mut(start..end).unwrap_or_default();
+            let part = |s: &'a [[f32; 3]]| s.get(start..end).unwrap_or_default();
+            for (v, p) in dst.iter_mut().zip(part(self.positions)) {
+                v.position = *p;
+            }
+            self.chunk_normals(dst, part(self.normals), part(self.kept_normals));
+            if !self.kept_binormals.is_empty() {
+                for (v, b) in dst.iter_mut().zip(part(self.kept_binormals)) {
+                    v.binormal = *b;
+                }
+            } else if let Some(ts) = self.tangents.get(start..end).filter(|t| !t.is_empty()) {
+                for (v, t) in dst.iter_mut().zip(ts) {
+                    v.binormal = binormal_of(v.normal, t);
+                }
+            }
+            for (v, u) in dst
+                .iter_mut()
+                .zip(self.uv0.get(start..end).unwrap_or_default())
+            {
+                v.uv = *u;
+            }
+            for (v, u) in dst
+                .iter_mut()
+                .zip(self.uv1.get(start..end).unwrap_or_default())
+            {
+                v.sub_uv = *u;
+            }
+            self.chunk_colors(dst, start..end, memo);
+            self.chunk_influences(dst, start..end, conn, memo);
+        }
+        Some(out)
+    }
+
+    /// The normals of a chunk of [`Sources::whole_vertices`]: `kept` (the stored normals) and
+    /// `scene`'s, each empty when absent, as [`Sources::vertex_with`] chooses them.
+    #[inline(always)]
+    fn chunk_normals(&self, dst: &mut [mdl::Vertex], scene: &[[f32; 3]], kept: &[[f32; 3]]) {
+        if kept.is_empty() {
+            for (v, n) in dst.iter_mut().zip(scene) {
+                v.normal = *n;
+            }
+            return;
+        }
+        // Without scene normals: zero (the vertex default), as the per-index path gives.
+        for (v, (raw, n)) in dst.iter_mut().zip(kept.iter().zip(scene)) {
+            v.normal = stored_or_scene(*raw, *n);
+        }
+    }
+
+    /// The colour bytes of the vertices `range` (a chunk of [`Sources::whole_vertices`]):
+    /// white without colours, else [`unit_byte`] per channel, memoised per run of equal bits.
+    #[inline(always)]
+    fn chunk_colors(&self, dst: &mut [mdl::Vertex], range: Range<usize>, memo: &Memo) {
+        let Some(cs) = self.colors.get(range).filter(|c| !c.is_empty()) else {
+            dst.iter_mut().for_each(|v| v.color = [255; 4]);
+            return;
+        };
+        for (v, c) in dst.iter_mut().zip(cs) {
+            v.color = color_bytes(*c, memo);
+        }
+    }
+
+    /// The weight, connector and original bone bytes of the vertices `range` (a chunk of
+    /// [`Sources::whole_vertices`]). A rigid mesh's, or a chunk whose influences all have the
+    /// bits of the memo's (a rigid part of a skin, every chunk of a one-joint skin), are one
+    /// fill: no per-vertex compare.
+    #[inline(always)]
+    fn chunk_influences(
+        &self,
+        dst: &mut [mdl::Vertex],
+        range: Range<usize>,
+        conn: &dyn Fn(usize) -> Option<usize>,
+        memo: &Memo,
+    ) {
+        let fill = |dst: &mut [mdl::Vertex], (w, c, o): Quantized| {
+            for v in dst.iter_mut() {
+                (v.weights, v.bone_indices, v.original_bone_indices) = (w, c, o);
+            }
+        };
+        if let Some(q) = self.rigid {
+            return fill(dst, q);
+        }
+        let js = self.joints.get(range.clone()).unwrap_or_default();
+        let ws = self.weights.get(range.clone()).unwrap_or_default();
+        if js.len() == dst.len() && ws.len() == dst.len() {
+            if let Some(((kj, kw), q)) = memo.influence.get() {
+                let differs = |j: &[u16; 4], w: &[f32; 4]| {
+                    let j = bytemuck::cast::<_, u64>(*j) ^ bytemuck::cast::<_, u64>(kj);
+                    u128::from(j) | (bytemuck::cast::<_, u128>(*w) ^ bytemuck::cast::<_, u128>(kw))
+                };
+                if js.iter().zip(ws).fold(0, |any, (j, w)| any | differs(j, w)) == 0 {
+                    return fill(dst, q);
+                }
+            }
+        }
+        for (v, k) in dst.iter_mut().zip(range) {
+            (v.weights, v.bone_indices, v.original_bone_indices) = self.influence(k, conn, memo);
         }
     }
 
@@ -796,6 +907,55 @@ impl<'a> Sources<'a> {
             | diff(s1, rs1.to_bits())
             | color)
             == 0
+    }
+}
+
+/// Vertices made at once by [`Sources::whole_vertices`]: few enough that a chunk (68 bytes
+/// each) stays in the first-level cache between its attribute passes.
+const CHUNK: usize = 64;
+
+/// The MDL normal of a vertex with a stored normal `raw` and the scene normal `n`: the stored
+/// one while it still is the scene's (once normalised), else the scene's. The same bits need
+/// no normalisation (both arms give them): every vertex of the export's check.
+#[inline(always)]
+fn stored_or_scene(raw: [f32; 3], n: [f32; 3]) -> [f32; 3] {
+    let bits = |v: [f32; 3]| v.map(f32::to_bits);
+    if bits(raw) == bits(n)
+        || exported_normal(raw)
+            .iter()
+            .zip(&n)
+            .all(|(a, b)| close(*a, *b))
+    {
+        raw
+    } else {
+        n
+    }
+}
+
+/// The MDL binormal of the normal `n` and the glTF tangent `t`. glTF's bitangent is
+/// w·(n × t) and points the other way from MDL's binormal (from_mdl would derive t = n × b):
+/// b = w·(t × n).
+#[inline(always)]
+fn binormal_of([n0, n1, n2]: [f32; 3], t: &[f32; 4]) -> [f32; 3] {
+    let c = [
+        t[1] * n2 - t[2] * n1,
+        t[2] * n0 - t[0] * n2,
+        t[0] * n1 - t[1] * n0,
+    ];
+    c.map(|x| x * t[3])
+}
+
+/// A colour's bytes ([`unit_byte`] per channel), memoised per run of equal bits.
+#[inline(always)]
+fn color_bytes(c: [f32; 4], memo: &Memo) -> [u8; 4] {
+    let key = c.map(f32::to_bits);
+    match memo.color.get() {
+        Some((last, out)) if last == key => out,
+        _ => {
+            let out = c.map(unit_byte);
+            memo.color.set(Some((key, out)));
+            out
+        }
     }
 }
 
@@ -1027,6 +1187,98 @@ struct Part {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Sources::whole_vertices` gives `Sources::vertex`'s bytes for every vertex, with each
+    /// attribute and kept array present or absent, rigid or skinned, over whole chunks and a
+    /// partial last one; and declines arrays of other lengths.
+    #[test]
+    fn whole_vertices_are_per_vertex() {
+        let n = 3 * CHUNK + 17;
+        let f = |k: usize, s: f32| ((k * 37 % 101) as f32 / 101.0 - 0.5) * s;
+        let normal = |k: usize| {
+            let v = [f(k, 1.0), f(k + 5, 1.0), 0.3];
+            normalize3(v).unwrap_or([0.0, 1.0, 0.0])
+        };
+        let full = Vertices {
+            positions: (0..n)
+                .map(|k| [f(k, 9.0), f(k + 1, 9.0), f(k + 2, 9.0)])
+                .collect(),
+            normals: Some((0..n).map(normal).collect()),
+            tangents: Some((0..n).map(|k| [1.0, 0.0, f(k, 0.1), -1.0]).collect()),
+            uv0: Some((0..n).map(|k| [f(k, 1.0), f(k + 3, 1.0)]).collect()),
+            uv1: Some((0..n).map(|k| [f(k + 7, 1.0), 0.5]).collect()),
+            // Runs of equal colours and influences, and changes inside chunks.
+            colors: Some(
+                (0..n)
+                    .map(|k| [(k / 50) as f32 / 9.0, 0.5, 1.0, 1.0])
+                    .collect(),
+            ),
+            joints: Some((0..n).map(|k| [(k / 70 % 3) as u16, 1, 0, 0]).collect()),
+            weights: Some(
+                (0..n)
+                    .map(|k| [0.75, 0.25 + (k / 90) as f32 * 0.1, 0.0, 0.0])
+                    .collect(),
+            ),
+        };
+        // Stored normals: the scene's bits, scaled copies, and unrelated ones.
+        let kept_normals: Vec<[f32; 3]> = (0..n)
+            .map(|k| match k % 3 {
+                0 => normal(k),
+                1 => normal(k).map(|x| x * 1.01),
+                _ => [0.0, 0.0, 2.0],
+            })
+            .collect();
+        let kept_binormals: Vec<[f32; 3]> = (0..n).map(|k| [f(k, 1.0), 0.0, 1.0]).collect();
+        let conn = |j: usize| (j < 3).then_some(2 - j);
+        for mask in 0u32..1 << 9 {
+            let on = |bit: u32| mask & (1 << bit) != 0;
+            let mut v = full.clone();
+            v.normals = v.normals.filter(|_| on(0));
+            v.tangents = v.tangents.filter(|_| on(1));
+            v.uv0 = v.uv0.filter(|_| on(2));
+            v.uv1 = v.uv1.filter(|_| on(3));
+            v.colors = v.colors.filter(|_| on(4));
+            if !on(5) {
+                (v.joints, v.weights) = (None, None);
+            }
+            let stored = Stored {
+                normals: on(6).then(|| Cow::Borrowed(&kept_normals[..])),
+                binormals: on(7).then(|| Cow::Borrowed(&kept_binormals[..])),
+            };
+            let pal = Palette {
+                connectors: vec![mdl::BoneConnector {
+                    bone_index: 0,
+                    offset: mdl::Matrix44::IDENTITY,
+                }],
+                conn_of_joint: vec![2, 1, 0],
+                joint_of_conn: vec![2, 1, 0],
+                joint_count: 3,
+                rigid: on(8),
+            };
+            let src = Sources::new(&v, &stored, &pal);
+            let (m1, m2) = (Memo::default(), Memo::default());
+            let whole = src
+                .whole_vertices(&conn, &m1)
+                .expect("every array is whole");
+            let each: Vec<mdl::Vertex> = (0..n).map(|k| src.vertex(k, &conn, &m2)).collect();
+            assert!(
+                bytemuck::cast_slice::<_, u8>(&whole) == bytemuck::cast_slice::<_, u8>(&each),
+                "mask {mask:09b}"
+            );
+        }
+        let mut short = full.clone();
+        short.uv1 = Some(vec![[0.0; 2]; n - 1]);
+        let pal = Palette {
+            connectors: Vec::new(),
+            conn_of_joint: Vec::new(),
+            joint_of_conn: Vec::new(),
+            joint_count: 0,
+            rigid: true,
+        };
+        let none = Stored::default();
+        let src = Sources::new(&short, &none, &pal);
+        assert!(src.whole_vertices(&conn, &Memo::default()).is_none());
+    }
 
     #[test]
     fn byte_units_are_the_division_and_round_trip() {

@@ -226,9 +226,8 @@ fn skinning(
     let mut start = 0usize;
     while let (Some(&j0), Some(&w0)) = (joints.get(start), weights.get(start)) {
         let key = bits(&j0, &w0);
-        let rest = joints.get(start + 1..).unwrap_or_default().iter();
-        let same = rest.zip(weights.get(start + 1..).unwrap_or_default());
-        let end = start + 1 + same.take_while(|(j, w)| bits(j, w) == key).count();
+        let rest = joints.get(start + 1..).unwrap_or_default();
+        let end = start + 1 + run_len(rest, weights.get(start + 1..).unwrap_or_default(), key);
         let slots = j0.map(u32::from).into_iter().zip(w0);
         let (j, w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
         if bits(&j, &w) != key {
@@ -245,6 +244,32 @@ fn skinning(
         start = end;
     }
     stats.report(label, count, warnings);
+}
+
+/// How many leading vertices of `joints` and `weights` have the influences `key` (joints,
+/// weight bits). Whole blocks are compared without an early exit (the compares vectorise: a
+/// rigid part's run is as long as the part), the block that ends the run item by item.
+fn run_len(joints: &[[u16; 4]], weights: &[[f32; 4]], key: ([u16; 4], [u32; 4])) -> usize {
+    const BLOCK: usize = 32;
+    let same = |j: &[u16; 4], w: &[f32; 4]| (*j, w.map(f32::to_bits)) == key;
+    // Nonzero when a vertex's bits differ from the key's (whole-integer XORs: no branch).
+    let (key_j, key_w) = (
+        bytemuck::cast::<_, u64>(key.0),
+        bytemuck::cast::<_, u128>(key.1),
+    );
+    let differs = |j: &[u16; 4], w: &[f32; 4]| {
+        u128::from(bytemuck::cast::<_, u64>(*j) ^ key_j) | (bytemuck::cast::<_, u128>(*w) ^ key_w)
+    };
+    let mut len = 0;
+    for (js, ws) in joints.chunks_exact(BLOCK).zip(weights.chunks_exact(BLOCK)) {
+        if js.iter().zip(ws).fold(0, |any, (j, w)| any | differs(j, w)) != 0 {
+            break;
+        }
+        len += BLOCK;
+    }
+    let rest = joints.get(len..).unwrap_or_default().iter();
+    let rest = rest.zip(weights.get(len..).unwrap_or_default());
+    len + rest.take_while(|(j, w)| same(j, w)).count()
 }
 
 /// Counts of the repairs made to one mesh's skinning data.
