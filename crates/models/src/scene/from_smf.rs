@@ -1002,28 +1002,23 @@ fn convert_animation(
             ));
             continue;
         }
-        let scale = ani
-            .scale_keys
-            .iter()
-            .map(|key| (key.time, key.value.to_vec()));
+        // Each key's value stays a fixed-size array until it is flattened into the channel:
+        // a key is never a heap allocation of its own (21 600 of them in a 72-bone clip).
+        let scale = ani.scale_keys.iter().map(|key| (key.time, key.value));
         let rotation = ani.rotation_keys.iter().map(|key| {
             let [x, y, z, w] = key.value;
-            (key.time, normalize_quat([x, y, -z, w]).to_vec())
+            (key.time, normalize_quat([x, y, -z, w]))
         });
         let translation = ani
             .translation_keys
             .iter()
-            .map(|key| (key.time, mirror_z(key.value).to_vec()));
-        let lists: [(ChannelPath, Vec<RawKey>); 3] = [
-            (ChannelPath::Scale, scale.collect()),
-            (ChannelPath::Rotation, rotation.collect()),
-            (ChannelPath::Translation, translation.collect()),
+            .map(|key| (key.time, mirror_z(key.value)));
+        let lists = [
+            (ChannelPath::Scale, clean_keys(scale, tps)),
+            (ChannelPath::Rotation, clean_keys(rotation, tps)),
+            (ChannelPath::Translation, clean_keys(translation, tps)),
         ];
-        for (path, keys) in lists {
-            if keys.is_empty() {
-                continue;
-            }
-            let (times, mut values, kept) = clean_keys(keys, tps);
+        for (path, (times, mut values, kept)) in lists {
             dropped += kept.dropped;
             if times.is_empty() {
                 continue;
@@ -1101,9 +1096,6 @@ fn raw_rotations<'a>(
     (!exact).then(|| hex(binio::pod::as_bytes(&raw)))
 }
 
-/// A key as read: raw integer time and its flattened value.
-type RawKey = (i32, Vec<f32>);
-
 /// Which keys [`clean_keys`] kept (their indices in its input) and how many it dropped.
 struct Kept {
     indices: Vec<usize>,
@@ -1113,15 +1105,18 @@ struct Kept {
 /// Keys with times in seconds, strictly increasing and non-negative, with finite values. A key
 /// whose time is not greater than the previous kept key is dropped. Returns the times, the
 /// flattened values and which keys were kept.
-fn clean_keys(keys: Vec<RawKey>, tps: f32) -> (Vec<f32>, Vec<f32>, Kept) {
+fn clean_keys<const N: usize>(
+    keys: impl ExactSizeIterator<Item = (i32, [f32; N])>,
+    tps: f32,
+) -> (Vec<f32>, Vec<f32>, Kept) {
     let mut times: Vec<f32> = Vec::with_capacity(keys.len());
-    let mut values = Vec::new();
+    let mut values = Vec::with_capacity(keys.len() * N);
     let mut kept = Kept {
         indices: Vec::with_capacity(keys.len()),
         dropped: 0,
     };
     let mut last: Option<i32> = None;
-    for (k, (t, v)) in keys.into_iter().enumerate() {
+    for (k, (t, v)) in keys.enumerate() {
         let ok = t >= 0 && last.is_none_or(|l| t > l) && v.iter().all(|x| x.is_finite());
         if !ok {
             kept.dropped += 1;
