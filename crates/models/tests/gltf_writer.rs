@@ -37,6 +37,26 @@ fn dump(name: &str, glb: &[u8]) {
     }
 }
 
+/// A scene of one node drawing one mesh of `vertices` and one untextured triangle list.
+fn one_triangle_list(vertices: Vertices, indices: Vec<u32>) -> Scene {
+    Scene {
+        nodes: vec![Node {
+            mesh: Some(0),
+            ..Node::default()
+        }],
+        roots: vec![0],
+        meshes: vec![Mesh {
+            vertices,
+            primitives: vec![Primitive {
+                indices: indices.into(),
+                material: None,
+            }],
+            ..Mesh::default()
+        }],
+        ..Scene::default()
+    }
+}
+
 /// A two-joint skinned, animated, textured quad.
 fn skinned_quad() -> Scene {
     let mut extras = serde_json::Map::new();
@@ -313,25 +333,13 @@ fn to_glb_into_reuses_the_vector() {
 #[test]
 fn index_type_follows_the_vertex_count() {
     let n = 70_000usize;
-    let scene = Scene {
-        nodes: vec![Node {
-            mesh: Some(0),
-            ..Node::default()
-        }],
-        roots: vec![0],
-        meshes: vec![Mesh {
-            vertices: Vertices {
-                positions: (0..n).map(|i| [i as f32, 0.0, (i % 7) as f32]).collect(),
-                ..Vertices::default()
-            },
-            primitives: vec![Primitive {
-                indices: vec![0, 1, 69_999].into(),
-                material: None,
-            }],
-            ..Mesh::default()
-        }],
-        ..Scene::default()
-    };
+    let scene = one_triangle_list(
+        Vertices {
+            positions: (0..n).map(|i| [i as f32, 0.0, (i % 7) as f32]).collect(),
+            ..Vertices::default()
+        },
+        vec![0, 1, 69_999],
+    );
     let glb = gltf::to_glb(
         &models::scene::validate(scene.clone()).scene,
         &GltfOptions::default(),
@@ -1015,25 +1023,15 @@ fn overlapping_shared_ranges_are_written_once() {
 fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits() {
     // Colours that are all `b / 255` (as SMF and MDL give them) go out as normalised `u8`, a
     // quarter of the floats' bytes, and come back bit for bit; any other value keeps floats.
-    let scene_with = |colors: Vec<[f32; 4]>| Scene {
-        nodes: vec![Node {
-            mesh: Some(0),
-            ..Node::default()
-        }],
-        roots: vec![0],
-        meshes: vec![Mesh {
-            vertices: Vertices {
+    let scene_with = |colors: Vec<[f32; 4]>| {
+        one_triangle_list(
+            Vertices {
                 positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
                 colors: Some(colors),
                 ..Vertices::default()
             },
-            primitives: vec![Primitive {
-                indices: vec![0, 1, 2].into(),
-                material: None,
-            }],
-            ..Mesh::default()
-        }],
-        ..Scene::default()
+            vec![0, 1, 2],
+        )
     };
     let byte = |b: u8| f32::from(b) / 255.0;
     let bytes = vec![
