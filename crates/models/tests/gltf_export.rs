@@ -256,3 +256,43 @@ fn the_owned_conversion_equals_the_borrowing_one() {
     }
     assert!(compared > 10, "only {compared} inputs compared");
 }
+
+#[test]
+fn vertex_colours_are_bytes_for_smf_and_mdl_and_floats_for_elem() {
+    // smf.md and mdl.md: COLOR_0 as normalised u8 (the files store bytes); elem.md: float RGBA
+    // (the file's decimals), even where a decimal happens to be a byte / 255.
+    let mut seen = std::collections::BTreeMap::new();
+    for path in all_inputs() {
+        let Some(doc) = open(&path) else { continue };
+        let scene = Scene::from_document(&doc).unwrap().scene;
+        let glb = models::gltf::to_glb(
+            &models::scene::validate(scene).scene,
+            &GltfOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let g = gltf::Gltf::from_slice(&glb).unwrap();
+        let ext = path
+            .extension()
+            .unwrap()
+            .to_string_lossy()
+            .to_ascii_lowercase();
+        let want = match ext.as_str() {
+            "smf" | "mdl" => (gltf::accessor::DataType::U8, true),
+            _ => (gltf::accessor::DataType::F32, false),
+        };
+        for prim in g.document.meshes().flat_map(|m| m.primitives()) {
+            if let Some(a) = prim.get(&gltf::Semantic::Colors(0)) {
+                let got = (a.data_type(), a.normalized());
+                assert_eq!(got, want, "{}: COLOR_0", path.display());
+                *seen.entry(ext.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    // The check saw colours of each format that has them.
+    for ext in ["smf", "mdl", "elem"] {
+        assert!(
+            seen.get(ext).is_some_and(|&n| n > 0),
+            "no {ext} colours seen: {seen:?}"
+        );
+    }
+}

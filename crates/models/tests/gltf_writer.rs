@@ -1021,13 +1021,15 @@ fn overlapping_shared_ranges_are_written_once() {
 
 #[test]
 fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits() {
-    // Colours that are all `b / 255` (as SMF and MDL give them) go out as normalised `u8`, a
-    // quarter of the floats' bytes, and come back bit for bit; any other value keeps floats.
-    let scene_with = |colors: Vec<[f32; 4]>| {
+    // Colours that were bytes (as SMF and MDL give them) and are all `b / 255` go out as
+    // normalised `u8`, a quarter of the floats' bytes, and come back bit for bit, marked as
+    // bytes again; any other value, or the same values from decimals (ELEM), keeps floats.
+    let scene_with = |colors: Vec<[f32; 4]>, colors_are_bytes: bool| {
         one_triangle_list(
             Vertices {
                 positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
                 colors: Some(colors),
+                colors_are_bytes,
                 ..Vertices::default()
             },
             vec![0, 1, 2],
@@ -1040,11 +1042,27 @@ fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits
         [1.0, 0.0, byte(17), 1.0],
     ];
     let floats = vec![[0.5, 0.25, 1.0, 1.0], [1.0; 4], [1.0; 4]];
-    for (name, colors, component) in [
-        ("byte_colours", bytes, ::gltf::accessor::DataType::U8),
-        ("float_colours", floats, ::gltf::accessor::DataType::F32),
+    for (name, colors, from_bytes, component) in [
+        (
+            "byte_colours",
+            bytes.clone(),
+            true,
+            ::gltf::accessor::DataType::U8,
+        ),
+        (
+            "float_colours",
+            floats,
+            true,
+            ::gltf::accessor::DataType::F32,
+        ),
+        (
+            "decimal_colours",
+            bytes,
+            false,
+            ::gltf::accessor::DataType::F32,
+        ),
     ] {
-        let scene = scene_with(colors.clone());
+        let scene = scene_with(colors.clone(), from_bytes);
         let glb = gltf::to_glb(&validate(scene).scene, &GltfOptions::default()).unwrap();
         dump(name, &glb);
         let (doc, blob) = read(&glb);
@@ -1057,11 +1075,18 @@ fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits
         );
         let reader = prim.reader(|_| Some(blob.as_slice()));
         let read: Vec<[f32; 4]> = reader.read_colors(0).unwrap().into_rgba_f32().collect();
-        let ours = gltf::read_glb(&glb).unwrap().scene.meshes[0]
-            .vertices
-            .colors
-            .clone()
-            .unwrap();
+        let back = gltf::read_glb(&glb)
+            .unwrap()
+            .scene
+            .meshes
+            .remove(0)
+            .vertices;
+        assert_eq!(
+            back.colors_are_bytes,
+            component == ::gltf::accessor::DataType::U8,
+            "{name}: bytes read back as bytes"
+        );
+        let ours = back.colors.unwrap();
         let bits = |c: &[[f32; 4]]| c.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&ours), bits(&colors), "{name}: our reader");
         for (a, b) in read.iter().flatten().zip(colors.iter().flatten()) {

@@ -427,6 +427,7 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> Vertices {
                 .map(|v| v.rgba().map(|c| f32::from(c) / 255.0))
                 .collect(),
         ),
+        colors_are_bytes: true,
         ..Vertices::default()
     };
     release(mesh, |m| m.vertices = Vec::new());

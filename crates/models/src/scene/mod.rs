@@ -202,6 +202,11 @@ pub struct Vertices {
     pub uv1: Option<Vec<[f32; 2]>>,
     /// COLOR_0, linear RGBA in 0..=1.
     pub colors: Option<Vec<[f32; 4]>>,
+    /// The colours were 8-bit values where they came from: SMF and MDL files store bytes, and
+    /// so does a glTF `UNSIGNED_BYTE` accessor. The glTF writer then stores them as normalised
+    /// `u8` (as the SMF and MDL specifications ask) when every value is exactly a byte / 255;
+    /// other colours (ELEM's decimals, a glTF file's floats) stay floats.
+    pub colors_are_bytes: bool,
     /// JOINTS_0: indices into the skin's `joints` list.
     pub joints: Option<Vec<[u16; 4]>>,
     /// WEIGHTS_0: summing to 1 for every vertex that is used.

@@ -70,6 +70,14 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// The accessor's component type, when the accessor exists and its type is valid.
+    pub fn component(&self, index: json::Index<json::Accessor>) -> Option<ComponentType> {
+        match self.root.accessors.get(index.value())?.component_type {
+            Valid(GenericComponentType(c)) => Some(c),
+            _ => None,
+        }
+    }
+
     /// The accessor's values as floats (`count` × components, flattened), integer components
     /// converted as the spec says: normalised ones to -1..1 or 0..1, others as they are.
     pub fn floats(

@@ -5,7 +5,7 @@ use super::accessor::{IndexSpan, Reader};
 use super::{ReadError, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
 use crate::scene::{Indices, Mesh, Primitive, Vertices};
-use json::accessor::Type;
+use json::accessor::{ComponentType, Type};
 use json::mesh::{Mode, Semantic};
 use json::validation::Checked::{self, Valid};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -380,6 +380,8 @@ fn vertices(
             }
             Valid(Semantic::Colors(0)) => {
                 let (c, comps) = reader.floats(accessor, &here, &[Type::Vec3, Type::Vec4])?;
+                // Bytes stay bytes on the way out again (`Vertices::colors_are_bytes`).
+                v.colors_are_bytes = reader.component(accessor) == Some(ComponentType::U8);
                 v.colors = Some(if comps == 3 {
                     arrays::<3>(c)
                         .into_iter()
@@ -562,6 +564,13 @@ fn append(mesh: &mut Vertices, block: Vertices, filled: &mut Vec<&'static str>) 
     merge(&mut mesh.uv1, block.uv1, before, added, [0.0; 2], || {
         fill("TEXCOORD_1")
     });
+    // Bytes only when every block's colours were (a block without colours is filled with
+    // white, a byte value).
+    mesh.colors_are_bytes = match (&mesh.colors, &block.colors) {
+        (None, Some(_)) => block.colors_are_bytes,
+        (Some(_), Some(_)) => mesh.colors_are_bytes && block.colors_are_bytes,
+        _ => mesh.colors_are_bytes,
+    };
     merge(
         &mut mesh.colors,
         block.colors,

@@ -209,11 +209,13 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// `COLOR_0`: normalised `u8` when every value is a byte / 255 (SMF and MDL colours, whose
-    /// specifications ask for it; a quarter of the bytes, nothing lost), else floats.
+    /// `COLOR_0`: normalised `u8` when the colours were bytes where they came from
+    /// ([`Vertices::colors_are_bytes`]: SMF and MDL colours, whose specifications ask for it)
+    /// and every value is still exactly a byte / 255 (a quarter of the bytes, nothing lost);
+    /// else floats, as the ELEM specification asks for its decimal colours.
     fn colors(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
         if let Some(colors) = v.colors.as_deref() {
-            let (data, component) = if all_unit_bytes(colors) {
+            let (data, component) = if v.colors_are_bytes && all_unit_bytes(colors) {
                 (Chunk::UnitBytes(colors), (ComponentType::U8, true))
             } else {
                 (Chunk::Bytes(f32_bytes(colors)), (ComponentType::F32, false))

@@ -389,6 +389,7 @@ fn divided_vertices(
             .sub_uv
             .then(|| vertices.iter().map(|x| x.sub_uv).collect()),
         colors: Some(colors),
+        colors_are_bytes: true,
         joints: skinned.then_some(js),
         weights: skinned.then_some(ws),
         ..Vertices::default()

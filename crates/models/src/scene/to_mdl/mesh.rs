@@ -1213,6 +1213,7 @@ mod tests {
                     .map(|k| [(k / 50) as f32 / 9.0, 0.5, 1.0, 1.0])
                     .collect(),
             ),
+            colors_are_bytes: false,
             joints: Some((0..n).map(|k| [(k / 70 % 3) as u16, 1, 0, 0]).collect()),
             weights: Some(
                 (0..n)

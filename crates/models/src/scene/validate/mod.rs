@@ -236,6 +236,7 @@ mod tests {
                 uv0: Some(vec![[f32::INFINITY, 0.0]; 3]),
                 uv1: Some(vec![[0.0; 2]; 2]),
                 colors: Some(vec![[2.0, 0.5, -1.0, 1.0]; 3]),
+                colors_are_bytes: false,
                 joints: Some(vec![[3, 3, 9, 1]; 3]),
                 weights: Some(vec![[0.25, 0.25, 0.5, 0.0]; 3]),
             },
