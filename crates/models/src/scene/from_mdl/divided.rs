@@ -1,7 +1,7 @@
 //! One MDL divided mesh → a scene mesh, its skin and the node that holds them (the module
-//! documentation of `from_mdl` says how). The vertices are read in one pass: a large mesh's
-//! vertices are 68 bytes each, and every attribute or check in a pass of its own read them all
-//! again.
+//! documentation of `from_mdl` says how). The vertices are read from memory once: a large
+//! mesh's vertices are 68 bytes each, and every attribute or check in a pass of its own over
+//! all of them would read them all again; so each pass is over a chunk that stays in cache.
 
 use super::{influences, warning};
 use crate::scene::raw64;
@@ -299,12 +299,17 @@ fn normal_changes(n: [f32; 3]) -> bool {
     bits(validated) != bits(n) || bits(crate::scene::to_mdl::exported_normal(n)) != bits(n)
 }
 
-/// A divided mesh's scene vertices and what the extras need to know of them ([`Scan`]), in one
-/// pass over the vertices into exactly sized columns (zeroed, so fresh pages of the allocator's,
-/// and written in place: no per-element capacity check). Non-finite positions and UVs and
-/// non-unit normals are kept as read: `scene::validate` repairs (and says) them once. With
-/// `joint_count` 0 the mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some
-/// sub-UV is not zero: its column is gathered then, in a second pass (FBX2MDL writes zeros).
+/// Vertices taken at a time by [`divided_vertices`]: 64 × 68 bytes stay in the L1 cache while
+/// each column and check makes its own pass over them, so memory is read once.
+const CHUNK: usize = 64;
+
+/// A divided mesh's scene vertices and what the extras need to know of them ([`Scan`]), a
+/// [`CHUNK`] of vertices at a time: each column is extended from the chunk (exactly sized and
+/// without zeroing first: the extends vectorise and check their capacity once a chunk) and
+/// each check is a branch-free fold over it. Non-finite positions and UVs and non-unit normals
+/// are kept as read: `scene::validate` repairs (and says) them once. With `joint_count` 0 the
+/// mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some sub-UV is not zero:
+/// its column is gathered then, in a second pass (FBX2MDL writes zeros).
 fn divided_vertices(
     vertices: &[mdl::Vertex],
     conn_to_joint: &[u32],
@@ -312,20 +317,18 @@ fn divided_vertices(
 ) -> (Vertices, Scan) {
     let n = vertices.len();
     let skinned = joint_count > 0;
-    let mut positions = vec![[0f32; 3]; n];
-    let mut normals = vec![[0f32; 3]; n];
-    let mut uv0 = vec![[0f32; 2]; n];
-    let mut colors = vec![[0f32; 4]; n];
+    let mut positions = Vec::with_capacity(n);
+    let mut normals = Vec::with_capacity(n);
+    let mut uv0 = Vec::with_capacity(n);
+    let mut colors = Vec::with_capacity(n);
     let skin_len = if skinned { n } else { 0 };
-    let (mut js, mut ws) = (vec![[0u16; 4]; skin_len], vec![[0f32; 4]; skin_len]);
+    let (mut js, mut ws) = (Vec::with_capacity(skin_len), Vec::with_capacity(skin_len));
     // Binormals are nearly always all zero or all not: gathered in this pass when the first
     // is not zero, else by `divided_extras` if a later one is not.
     let gather_binormals = vertices
         .first()
         .is_some_and(|x| x.binormal.map(f32::to_bits) != [0; 3]);
-    let mut binormals = vec![0u8; if gather_binormals { n * 12 } else { 0 }];
-    let mut binormal_slots = binormals.chunks_exact_mut(12);
-    let mut skin_slots = js.iter_mut().zip(ws.iter_mut());
+    let mut binormals = Vec::with_capacity(if gather_binormals { n * 12 } else { 0 });
     let mut scan = Scan::default();
     // (raw bone indices, raw weights) → (joints, weights, repaired).
     type Raw = ([u8; 4], [u8; 4]);
@@ -333,50 +336,60 @@ fn divided_vertices(
     let mut last_weights: Option<(Raw, Weighted)> = None;
     let mut last_color: Option<([u8; 4], [f32; 4])> = None;
     let finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
+    let not_zero = |c: &[f32]| c.iter().fold(false, |any, &x| any | (x != 0.0));
     let mut all_finite = true;
-    let columns = positions
-        .iter_mut()
-        .zip(normals.iter_mut())
-        .zip(uv0.iter_mut().zip(colors.iter_mut()));
-    for (x, ((p, nm), (uv, c))) in vertices.iter().zip(columns) {
-        (*p, *nm, *uv) = (x.position, x.normal, x.uv);
+    for chunk in vertices.chunks(CHUNK) {
+        positions.extend(chunk.iter().map(|x| x.position));
+        normals.extend(chunk.iter().map(|x| x.normal));
+        uv0.extend(chunk.iter().map(|x| x.uv));
         // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
         // share their colour.
-        *c = match last_color {
+        colors.extend(chunk.iter().map(|x| match last_color {
             Some((raw, unit)) if raw == x.color => unit,
             _ => {
                 let unit = x.color.map(unit_of);
                 last_color = Some((x.color, unit));
                 unit
             }
-        };
-        all_finite &= finite(&x.position) & finite(&x.uv) & finite(&x.sub_uv);
-        scan.binormal |= x.binormal != [0.0; 3];
-        scan.binormal_bits |= x.binormal.map(f32::to_bits) != [0; 3];
-        scan.sub_uv |= x.sub_uv != [0.0; 2];
-        if let Some(slot) = binormal_slots.next() {
-            slot.copy_from_slice(bytemuck::bytes_of(&x.binormal));
+        }));
+        all_finite &= chunk.iter().fold(true, |ok, x| {
+            ok & finite(&x.position) & finite(&x.uv) & finite(&x.sub_uv)
+        });
+        scan.binormal |= chunk
+            .iter()
+            .fold(false, |any, x| any | not_zero(&x.binormal));
+        scan.binormal_bits |= chunk.iter().fold(0, |any, x| {
+            any | x.binormal[0].to_bits() | x.binormal[1].to_bits() | x.binormal[2].to_bits()
+        }) != 0;
+        scan.sub_uv |= chunk.iter().fold(false, |any, x| any | not_zero(&x.sub_uv));
+        if gather_binormals {
+            for x in chunk {
+                binormals.extend_from_slice(bytemuck::bytes_of(&x.binormal));
+            }
         }
         // Decided once: the (costlier) test stops at the first normal that changes.
-        if !scan.normals_changed && normal_changes(x.normal) {
-            scan.normals_changed = true;
+        if !scan.normals_changed {
+            scan.normals_changed = chunk.iter().any(|x| normal_changes(x.normal));
         }
-        if let Some((j, w)) = skin_slots.next() {
-            // Neighbouring vertices mostly share their influences (a rigid part: all of
-            // them): the last vertex's result is reused while the raw bytes are the same.
-            let raw = (x.bone_indices, x.weights);
-            let fixed;
-            (*j, *w, fixed) = match last_weights {
-                Some((from, out)) if from == raw => out,
-                _ => {
-                    let (j, w, fixes) =
-                        influences(x.bone_indices, x.weights, conn_to_joint, joint_count);
-                    let out = (j, w, fixes.any());
-                    last_weights = Some((raw, out));
-                    out
-                }
-            };
-            scan.bad_weight += usize::from(fixed);
+        if skinned {
+            for x in chunk {
+                // Neighbouring vertices mostly share their influences (a rigid part: all of
+                // them): the last vertex's result is reused while the raw bytes are the same.
+                let raw = (x.bone_indices, x.weights);
+                let (j, w, fixed) = match last_weights {
+                    Some((from, out)) if from == raw => out,
+                    _ => {
+                        let (j, w, fixes) =
+                            influences(x.bone_indices, x.weights, conn_to_joint, joint_count);
+                        let out = (j, w, fixes.any());
+                        last_weights = Some((raw, out));
+                        out
+                    }
+                };
+                js.push(j);
+                ws.push(w);
+                scan.bad_weight += usize::from(fixed);
+            }
         }
     }
     scan.non_finite = !all_finite;
