@@ -59,17 +59,18 @@ impl SharedTriangles {
     }
 
     /// Every whole triangle of `indices` (a trailing partial one is left out) with its
-    /// winding swapped, `(a, b, c)` → `(a, c, b)`, none dropped: one exactly sized list written
-    /// in place (the per-triangle path of [`new`](Self::new) checks its capacity at every
-    /// triangle, which does not vectorise).
+    /// winding swapped, `(a, b, c)` → `(a, c, b)`, none dropped: one exactly sized list, each
+    /// triangle written once (the per-triangle path of [`new`](Self::new) checks its capacity
+    /// at every triangle, which does not vectorise; a zeroed list written over costs a memset
+    /// whenever the allocator hands back used memory).
     pub(crate) fn swapped<T: Copy + Into<u32>>(indices: &[T]) -> Self {
-        let count = indices.len() / 3;
-        let mut list = vec![0u32; count * 3];
-        for (out, tri) in list.chunks_exact_mut(3).zip(indices.chunks_exact(3)) {
-            if let ([a, b, c], &[x, y, z]) = (out, tri) {
-                (*a, *b, *c) = (x.into(), z.into(), y.into());
-            }
-        }
+        let (triangles, _partial) = indices.as_chunks::<3>();
+        let count = triangles.len();
+        let list = triangles
+            .iter()
+            .map(|&[a, b, c]| [a.into(), c.into(), b.into()])
+            .collect::<Vec<[u32; 3]>>()
+            .into_flattened();
         Self {
             list: Arc::new(list),
             kept_before: Vec::new(),
