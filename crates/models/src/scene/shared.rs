@@ -64,11 +64,13 @@ impl SharedTriangles {
     /// at every triangle, which does not vectorise; a zeroed list written over costs a memset
     /// whenever the allocator hands back used memory).
     pub(crate) fn swapped<T: Copy + Into<u32>>(indices: &[T]) -> Self {
-        let (triangles, _partial) = indices.as_chunks::<3>();
+        let triangles = indices.chunks_exact(3);
         let count = triangles.len();
         let list = triangles
-            .iter()
-            .map(|&[a, b, c]| [a.into(), c.into(), b.into()])
+            .map(|t| match *t {
+                [a, b, c] => [a.into(), c.into(), b.into()],
+                _ => [0; 3], // never: every chunk has 3 indices
+            })
             .collect::<Vec<[u32; 3]>>()
             .into_flattened();
         Self {
