@@ -910,30 +910,37 @@ fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
     (bone_count_at, bone_count_at + skin + 8)
 }
 
-/// A mesh's scene positions and normals (z-mirrored as read) and UVs, one array at a time;
-/// the vertices no index references are zeroed (normal (0, 1, 0)). `referenced` has one entry
-/// per vertex.
+/// A mesh's scene positions and normals (z-mirrored as read) and UVs; the vertices no index
+/// references are zeroed (normal (0, 1, 0)). `referenced` has one entry per vertex. A chunk of
+/// vertices at a time, each array extended from it in turn: the chunk stays in cache, so a
+/// large mesh's vertices are read from memory once, and each extend is exactly sized.
 #[allow(clippy::type_complexity)]
 fn columns<V>(
     vertices: &[V],
     referenced: &[bool],
     get: impl Fn(&V) -> ([f32; 3], [f32; 3], [f32; 2]),
 ) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 2]>) {
-    let each = || {
-        vertices
-            .iter()
-            .zip(referenced)
-            .map(|(v, &used)| (get(v), used))
-    };
-    let positions = each()
-        .map(|((p, _, _), used)| if used { mirror_z(p) } else { [0.0; 3] })
-        .collect();
-    let normals = each()
-        .map(|((_, n, _), used)| if used { mirror_z(n) } else { [0.0, 1.0, 0.0] })
-        .collect();
-    let uv0 = each()
-        .map(|((_, _, uv), used)| if used { uv } else { [0.0; 2] })
-        .collect();
+    const CHUNK: usize = 64;
+    let n = vertices.len().min(referenced.len());
+    let (mut positions, mut normals, mut uv0) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for (vs, used) in vertices.chunks(CHUNK).zip(referenced.chunks(CHUNK)) {
+        let each = || vs.iter().zip(used).map(|(v, &used)| (get(v), used));
+        positions.extend(each().map(|((p, _, _), used)| if used { mirror_z(p) } else { [0.0; 3] }));
+        normals.extend(each().map(
+            |((_, n, _), used)| {
+                if used {
+                    mirror_z(n)
+                } else {
+                    [0.0, 1.0, 0.0]
+                }
+            },
+        ));
+        uv0.extend(each().map(|((_, _, uv), used)| if used { uv } else { [0.0; 2] }));
+    }
     (positions, normals, uv0)
 }
 
