@@ -751,12 +751,14 @@ impl<'a> Sources<'a> {
         let mut out: Vec<mdl::Vertex> = Vec::with_capacity(n);
         for start in (0..n).step_by(CHUNK) {
             let end = n.min(start + CHUNK);
-            out.resize(end, mdl::Vertex::default());
-            let dst = out.get_mut(start..end).unwrap_or_default();
             let part = |s: &'a [[f32; 3]]| s.get(start..end).unwrap_or_default();
-            for (v, p) in dst.iter_mut().zip(part(self.positions)) {
-                v.position = *p;
-            }
+            // The chunk's vertices made with their positions (one write of each, no zeroing
+            // first); the other fields keep the default where their attribute is absent.
+            out.extend(part(self.positions).iter().map(|p| mdl::Vertex {
+                position: *p,
+                ..mdl::Vertex::default()
+            }));
+            let dst = out.get_mut(start..end).unwrap_or_default();
             self.chunk_normals(dst, part(self.normals), part(self.kept_normals));
             if !self.kept_binormals.is_empty() {
                 for (v, b) in dst.iter_mut().zip(part(self.kept_binormals)) {
@@ -942,16 +944,13 @@ fn stored_or_scene(raw: [f32; 3], n: [f32; 3]) -> [f32; 3] {
 /// The same choice as [`stored_or_scene`] for every input (`keep_stored_is_stored_or_scene`).
 #[inline(always)]
 fn keep_stored(raw: &[[f32; 3]], n: &[[f32; 3]], keep: &mut [bool; CHUNK]) {
-    // Columns: the padding past the inputs is computed and never read.
-    let (mut r, mut s) = ([[0f32; CHUNK]; 3], [[0f32; CHUNK]; 3]);
-    for (i, (a, b)) in raw.iter().zip(n).take(CHUNK).enumerate() {
-        for c in 0..3 {
-            r[c][i] = a[c];
-            s[c][i] = b[c];
-        }
-    }
-    for i in 0..CHUNK {
-        let [x, y, z] = [r[0][i], r[1][i], r[2][i]];
+    let [rx, ry, rz] = columns(raw);
+    let [sx, sy, sz] = columns(n);
+    // Iterators over whole arrays (no index to check): the loop vectorises.
+    let stored = rx.iter().zip(&ry).zip(&rz);
+    let scene = sx.iter().zip(&sy).zip(&sz);
+    for (k, (((x, y), z), ((a, b), c))) in keep.iter_mut().zip(stored.zip(scene)) {
+        let [x, y, z, a, b, c] = [*x, *y, *z, *a, *b, *c];
         // `normalize3`, or `exported_normal`'s (0, 1, 0) when it gives none.
         let len = (x * x + y * y + z * z).sqrt();
         let usable = (len > 1e-12) & len.is_finite();
@@ -960,12 +959,28 @@ fn keep_stored(raw: &[[f32; 3]], n: &[[f32; 3]], keep: &mut [bool; CHUNK]) {
             if usable { y / len } else { 1.0 },
             if usable { z / len } else { 0.0 },
         ];
-        let [a, b, c] = [s[0][i], s[1][i], s[2][i]];
         let same = (x.to_bits() == a.to_bits())
             & (y.to_bits() == b.to_bits())
             & (z.to_bits() == c.to_bits());
-        keep[i] = same | (close_bf(e[0], a) & close_bf(e[1], b) & close_bf(e[2], c));
+        *k = same | (close_bf(e[0], a) & close_bf(e[1], b) & close_bf(e[2], c));
     }
+}
+
+/// Up to [`CHUNK`] vectors as three columns; the padding past them is zero (computed by
+/// [`keep_stored`] and never read).
+#[inline(always)]
+fn columns(v: &[[f32; 3]]) -> [[f32; CHUNK]; 3] {
+    let mut out = [[0f32; CHUNK]; 3];
+    let [cx, cy, cz] = &mut out;
+    for (((p, x), y), z) in v
+        .iter()
+        .zip(cx.iter_mut())
+        .zip(cy.iter_mut())
+        .zip(cz.iter_mut())
+    {
+        [*x, *y, *z] = *p;
+    }
+    out
 }
 
 /// [`close`] without a branch. Its `max` is a plain compare (`maxps`): the two differ only
