@@ -944,11 +944,14 @@ fn stored_or_scene(raw: [f32; 3], n: [f32; 3]) -> [f32; 3] {
 /// The same choice as [`stored_or_scene`] for every input (`keep_stored_is_stored_or_scene`).
 #[inline(always)]
 fn keep_stored(raw: &[[f32; 3]], n: &[[f32; 3]], keep: &mut [bool; CHUNK]) {
-    let [rx, ry, rz] = columns(raw);
-    let [sx, sy, sz] = columns(n);
+    let (mut stored, mut scene) = ([[0f32; CHUNK]; 3], [[0f32; CHUNK]; 3]);
+    columns(raw, &mut stored);
+    columns(n, &mut scene);
+    let [rx, ry, rz] = &stored;
+    let [sx, sy, sz] = &scene;
     // Iterators over whole arrays (no index to check): the loop vectorises.
-    let stored = rx.iter().zip(&ry).zip(&rz);
-    let scene = sx.iter().zip(&sy).zip(&sz);
+    let stored = rx.iter().zip(ry).zip(rz);
+    let scene = sx.iter().zip(sy).zip(sz);
     for (k, (((x, y), z), ((a, b), c))) in keep.iter_mut().zip(stored.zip(scene)) {
         let [x, y, z, a, b, c] = [*x, *y, *z, *a, *b, *c];
         // `normalize3`, or `exported_normal`'s (0, 1, 0) when it gives none.
@@ -966,12 +969,12 @@ fn keep_stored(raw: &[[f32; 3]], n: &[[f32; 3]], keep: &mut [bool; CHUNK]) {
     }
 }
 
-/// Up to [`CHUNK`] vectors as three columns; the padding past them is zero (computed by
-/// [`keep_stored`] and never read).
+/// Up to [`CHUNK`] vectors into three columns (written in place: a returned array was
+/// copied once more); the padding past them stays as it was (computed by [`keep_stored`]
+/// and never read).
 #[inline(always)]
-fn columns(v: &[[f32; 3]]) -> [[f32; CHUNK]; 3] {
-    let mut out = [[0f32; CHUNK]; 3];
-    let [cx, cy, cz] = &mut out;
+fn columns(v: &[[f32; 3]], out: &mut [[f32; CHUNK]; 3]) {
+    let [cx, cy, cz] = out;
     for (((p, x), y), z) in v
         .iter()
         .zip(cx.iter_mut())
@@ -980,7 +983,6 @@ fn columns(v: &[[f32; 3]]) -> [[f32; CHUNK]; 3] {
     {
         [*x, *y, *z] = *p;
     }
-    out
 }
 
 /// [`close`] without a branch. Its `max` is a plain compare (`maxps`): the two differ only
