@@ -126,9 +126,10 @@ impl<'a> Reader<'a> {
     }
 
     /// A `VEC4` JOINTS accessor's values, with [`Reader::uints`]'s checks and errors. Tightly
-    /// packed `u16` components (every export's) are copied straight into four-joint arrays,
-    /// and `u8` ones widened into them: no joint of these can exceed 65535, so the `u32`
-    /// values, their check and their narrowing are skipped. Others: [`Reader::uints`]'s.
+    /// packed `u8` components (the export's while every joint is below 256) are widened
+    /// straight into four-joint arrays, and `u16` ones copied into them: no joint of these can
+    /// exceed 65535, so the `u32` values, their check and their narrowing are skipped.
+    /// Others: [`Reader::uints`]'s.
     pub fn joints(
         &mut self,
         index: json::Index<json::Accessor>,
