@@ -747,3 +747,52 @@ fn overlapping_index_accessors_share_one_list() {
         "{e}"
     );
 }
+
+/// One JOINTS set as u8, u16, strided u16 and u32 components (the reader's direct four-joint
+/// paths and its general one) gives the same joints; a u32 joint beyond 65535 is refused.
+#[test]
+fn joints_of_every_component_type_read_alike() {
+    let joints: [[u32; 4]; 2] = [[0, 1, 2, 3], [200, 7, 0, 0]];
+    let read = |component: u32, size: usize, stride: usize, values: [[u32; 4]; 2]| {
+        let mut bin = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        bin.extend(f32s(&[0.5, 0.25, 0.25, 0.0, 1.0, 0.0, 0.0, 0.0]));
+        for v in values {
+            let mut element: Vec<u8> = v
+                .iter()
+                .flat_map(|&j| j.to_le_bytes().into_iter().take(size))
+                .collect();
+            element.resize(stride, 0xEE);
+            bin.extend(element);
+        }
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": bin.len()}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 24},
+                {"buffer": 0, "byteOffset": 24, "byteLength": 32},
+                {"buffer": 0, "byteOffset": 56, "byteLength": 2 * stride, "byteStride": stride}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "VEC3"},
+                {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"},
+                {"bufferView": 2, "componentType": component, "count": 2, "type": "VEC4"}
+            ],
+            "meshes": [{"primitives": [{"attributes":
+                {"POSITION": 0, "WEIGHTS_0": 1, "JOINTS_0": 2}}]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}]
+        });
+        gltf::read_glb(&glb(&json, &bin)).map(|r| r.scene.meshes[0].vertices.joints.clone())
+    };
+    let want = Some(joints.map(|j| j.map(|x| x as u16)).to_vec());
+    for (component, size, stride) in [(5121, 1, 4), (5121, 1, 8), (5123, 2, 8), (5123, 2, 12)] {
+        let got = read(component, size, stride, joints).expect("reads");
+        assert_eq!(got, want, "component {component}, stride {stride}");
+    }
+    assert_eq!(read(5125, 4, 16, joints).expect("reads"), want);
+    let err = read(5125, 4, 16, [[0, 1, 2, 3], [70_000, 0, 0, 0]]).unwrap_err();
+    assert!(
+        err.to_string().contains("joint 70000 beyond 65535"),
+        "{err}"
+    );
+}

@@ -129,6 +129,48 @@ impl<'a> Reader<'a> {
         at: &str,
         types: &[Type],
     ) -> Result<(Vec<u32>, usize), ReadError> {
+        let layout = self.unsigned_layout(index, at, types)?;
+        Ok((layout.uints(), layout.comps))
+    }
+
+    /// A `VEC4` JOINTS accessor's values, with [`Reader::uints`]'s checks and errors. Tightly
+    /// packed `u8` components (the export's while every joint is below 256) are widened
+    /// straight into four-joint arrays, and `u16` ones copied into them: no joint of these can
+    /// exceed 65535, so the `u32` values, their check and their narrowing are skipped.
+    /// Others: [`Reader::uints`]'s.
+    pub fn joints(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+    ) -> Result<Joints, ReadError> {
+        let layout = self.unsigned_layout(index, at, &[Type::Vec4])?;
+        let size = layout.component.size();
+        if let Some((bytes, stride)) = layout.base {
+            let whole = layout
+                .count
+                .checked_mul(4 * size)
+                .and_then(|w| bytes.get(..w));
+            if let (Some(whole), true) = (whole, layout.sparse.is_none() && stride == 4 * size) {
+                let narrow = match layout.component {
+                    ComponentType::U16 => binio::pod::vec_from_bytes::<[u16; 4]>(whole),
+                    ComponentType::U8 => Some(widen_joints(whole)),
+                    _ => None,
+                };
+                if let Some(narrow) = narrow {
+                    return Ok(Joints::Narrow(narrow));
+                }
+            }
+        }
+        Ok(Joints::Wide(layout.uints()))
+    }
+
+    /// [`Reader::layout`], refusing components other than `u8`, `u16` and `u32`.
+    fn unsigned_layout(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+        types: &[Type],
+    ) -> Result<Layout<'a>, ReadError> {
         let layout = self.layout(index, at, types)?;
         let c = layout.component;
         if !matches!(
@@ -140,18 +182,7 @@ impl<'a> Reader<'a> {
                 format!("{c:?} components where unsigned integers are required ({at})"),
             ));
         }
-        if c == ComponentType::U32 {
-            if let Some(tight) = layout.tight::<u32>(layout.comps) {
-                return Ok((tight, layout.comps));
-            }
-        }
-        // Monomorphised per component type, so the per-element `match` leaves the loop.
-        let values = match c {
-            ComponentType::U16 => layout.collect(|b| u32::from(u16::from_le_bytes(bytes(b)))),
-            ComponentType::U8 => layout.collect(|b| u32::from(b.first().copied().unwrap_or(0))),
-            _ => layout.collect(move |b| uint(c, b)),
-        };
-        Ok((values, layout.comps))
+        Ok(layout)
     }
 
     fn layout(
@@ -403,6 +434,22 @@ impl<'a> Reader<'a> {
 }
 
 impl Layout<'_> {
+    /// The values of an unsigned accessor ([`Reader::unsigned_layout`]) as `u32`s.
+    fn uints(&self) -> Vec<u32> {
+        let c = self.component;
+        if c == ComponentType::U32 {
+            if let Some(tight) = self.tight::<u32>(self.comps) {
+                return tight;
+            }
+        }
+        // Monomorphised per component type, so the per-element `match` leaves the loop.
+        match c {
+            ComponentType::U16 => self.collect(|b| u32::from(u16::from_le_bytes(bytes(b)))),
+            ComponentType::U8 => self.collect(|b| u32::from(b.first().copied().unwrap_or(0))),
+            _ => self.collect(move |b| uint(c, b)),
+        }
+    }
+
     /// The common case as one bulk copy: 4-byte little-endian components (the caller checked
     /// the component type matches `T`'s), tightly packed, no sparse substitution, on a
     /// little-endian machine. `None`: decode element by element instead. The bytes were
@@ -519,6 +566,49 @@ fn uint(component: ComponentType, b: &[u8]) -> u32 {
         ComponentType::U16 | ComponentType::I16 => u32::from(u16::from_le_bytes(bytes(b))),
         ComponentType::U32 | ComponentType::F32 => u32::from_le_bytes(bytes(b)),
     }
+}
+
+/// A JOINTS accessor's values ([`Reader::joints`]).
+#[derive(Debug)]
+pub(crate) enum Joints {
+    /// Four joints a vertex, each within `u16`.
+    Narrow(Vec<[u16; 4]>),
+    /// The flat values, as [`Reader::uints`] gives them.
+    Wide(Vec<u32>),
+}
+
+impl Default for Joints {
+    fn default() -> Self {
+        Joints::Wide(Vec::new())
+    }
+}
+
+impl Joints {
+    /// How many joint values (four a vertex).
+    pub fn len(&self) -> usize {
+        match self {
+            Joints::Narrow(v) => v.len() * 4,
+            Joints::Wide(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The flat values as `u32`s (the general, several-set path).
+    pub fn into_wide(self) -> Vec<u32> {
+        match self {
+            Joints::Narrow(v) => v.iter().flatten().map(|&j| u32::from(j)).collect(),
+            Joints::Wide(v) => v,
+        }
+    }
+}
+
+/// Tightly packed `u8` joints as four-joint `u16` arrays, in one exactly sized pass.
+fn widen_joints(bytes: &[u8]) -> Vec<[u16; 4]> {
+    let quads: &[[u8; 4]] = bytemuck::try_cast_slice(bytes).unwrap_or_default();
+    quads.iter().map(|q| q.map(u16::from)).collect()
 }
 
 /// `convert` of each `size`-byte chunk of `bytes`, into `out` (as far as both go).

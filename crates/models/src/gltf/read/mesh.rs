@@ -1,7 +1,7 @@
 //! glTF meshes → scene meshes: attributes decoded, primitives triangulated, skin influences
 //! reduced to four.
 
-use super::accessor::{IndexSpan, Reader};
+use super::accessor::{IndexSpan, Joints, Reader};
 use super::{ReadError, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
 use crate::scene::{Indices, Mesh, Primitive, Vertices};
@@ -353,7 +353,7 @@ fn vertices(
     w: &mut MeshWarnings<'_>,
 ) -> Result<Vertices, ReadError> {
     let mut v = Vertices::default();
-    let mut joints: BTreeMap<u32, (Vec<u32>, Vec<f32>)> = BTreeMap::new();
+    let mut joints: BTreeMap<u32, (Joints, Vec<f32>)> = BTreeMap::new();
     let mut weights: BTreeMap<u32, Vec<f32>> = BTreeMap::new();
     for (semantic, &accessor) in attributes {
         let name = match semantic {
@@ -392,8 +392,7 @@ fn vertices(
                 });
             }
             Valid(Semantic::Joints(set)) => {
-                let (j, _) = reader.uints(accessor, &here, &[Type::Vec4])?;
-                joints.entry(*set).or_default().0 = j;
+                joints.entry(*set).or_default().0 = reader.joints(accessor, &here)?;
             }
             Valid(Semantic::Weights(set)) => {
                 weights.insert(*set, reader.floats(accessor, &here, &[Type::Vec4])?.0);
@@ -432,7 +431,7 @@ fn vertices(
 /// more, the four largest weights are kept and renormalised.
 fn skin_influences(
     v: &mut Vertices,
-    sets: BTreeMap<u32, (Vec<u32>, Vec<f32>)>,
+    sets: BTreeMap<u32, (Joints, Vec<f32>)>,
     n: usize,
     at: &str,
     w: &mut MeshWarnings<'_>,
@@ -456,29 +455,26 @@ fn skin_influences(
     let too_big = |j: u32| {
         u16::try_from(j).map_err(|_| ReadError::invalid(at, format!("joint {j} beyond 65535")))
     };
-    if let [(j, _)] = sets.as_slice() {
+    if sets.len() == 1 {
         // One set (every export's): kept as it is, in bulk passes instead of the general loop
-        // below (which sorts and gathers per vertex). The first joint beyond u16 in file
-        // order is the one that loop reports.
-        // The bits of every joint ORed (one instruction per four joints; an unsigned `max`
-        // costs more on baseline x86-64): above u16 exactly when some joint is.
-        if j.iter().fold(0, |m, &x| m | x) > u32::from(u16::MAX) {
-            if let Some(&bad) = j.iter().find(|&&x| x > u32::from(u16::MAX)) {
-                too_big(bad)?;
-            }
-        }
+        // below (which sorts and gathers per vertex).
         let mut sets = sets;
         if let Some((j, wt)) = sets.pop() {
-            // Whole arrays of four (the count was checked above): no per-joint bounds check,
-            // and the narrowing vectorises (a per-joint `get` cost 18 instructions a vertex).
-            let whole: &[[u32; 4]] = bytemuck::try_cast_slice(&j).unwrap_or_default();
-            v.joints = Some(whole.iter().map(|c| c.map(|x| x as u16)).collect());
+            v.joints = Some(match j {
+                // u8 or u16 joints, read as arrays of four already (none beyond u16).
+                Joints::Narrow(j) => j,
+                Joints::Wide(j) => narrow_joints(&j, too_big)?,
+            });
             // The flat weights become arrays in place when the allocation allows it.
             v.weights =
                 Some(bytemuck::allocation::try_cast_vec(wt).unwrap_or_else(|(_, wt)| arrays(wt)));
         }
         return Ok(());
     }
+    let sets: Vec<(Vec<u32>, Vec<f32>)> = sets
+        .into_iter()
+        .map(|(j, wt)| (j.into_wide(), wt))
+        .collect();
     let mut joints = Vec::with_capacity(n);
     let mut weights = Vec::with_capacity(n);
     let mut all: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);
@@ -519,6 +515,26 @@ fn skin_influences(
     v.joints = Some(joints);
     v.weights = Some(weights);
     Ok(())
+}
+
+/// One set's flat `u32` joints (count checked: four a vertex) as arrays of four `u16`s, or
+/// `too_big`'s error for the first joint beyond u16 in file order (the one the general loop
+/// of [`skin_influences`] reports).
+fn narrow_joints(
+    j: &[u32],
+    too_big: impl Fn(u32) -> Result<u16, ReadError>,
+) -> Result<Vec<[u16; 4]>, ReadError> {
+    // The bits of every joint ORed (one instruction per four joints; an unsigned `max` costs
+    // more on baseline x86-64): above u16 exactly when some joint is.
+    if j.iter().fold(0, |m, &x| m | x) > u32::from(u16::MAX) {
+        if let Some(&bad) = j.iter().find(|&&x| x > u32::from(u16::MAX)) {
+            too_big(bad)?;
+        }
+    }
+    // Whole arrays of four: no per-joint bounds check, and the narrowing vectorises (a
+    // per-joint `get` cost 18 instructions a vertex).
+    let whole: &[[u32; 4]] = bytemuck::try_cast_slice(j).unwrap_or_default();
+    Ok(whole.iter().map(|c| c.map(|x| x as u16)).collect())
 }
 
 /// Flat values → fixed-size arrays (a ragged tail cannot happen: counts are whole elements).
