@@ -456,9 +456,8 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     if let Some(mut ns) = map_list(mesh, normals, |nv| mirror_z(nv.0)) {
         // A normal validation's `unit3` leaves alone goes through glTF bit for bit; the
         // others are kept as written (mirroring z back gives the file's bits).
-        let unit = |c: &[f32; 3]| {
-            unit3(*c).is_some_and(|u| u.map(f32::to_bits) == c.map(f32::to_bits))
-        };
+        let unit =
+            |c: &[f32; 3]| unit3(*c).is_some_and(|u| u.map(f32::to_bits) == c.map(f32::to_bits));
         if !ns.iter().all(unit) {
             let file: Vec<[f32; 3]> = ns.iter().map(|&c| mirror_z(c)).collect();
             raw_normals = Some(binio::pod::as_bytes(&file).to_vec());
