@@ -459,8 +459,11 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
         let unit =
             |c: &[f32; 3]| unit3(*c).is_some_and(|u| u.map(f32::to_bits) == c.map(f32::to_bits));
         if !ns.iter().all(unit) {
-            let file: Vec<[f32; 3]> = ns.iter().map(|&c| mirror_z(c)).collect();
-            raw_normals = Some(binio::pod::as_bytes(&file).to_vec());
+            let mut raw = vec![0u8; std::mem::size_of_val(ns.as_slice())];
+            for (file, &c) in raw.chunks_exact_mut(12).zip(&ns) {
+                file.copy_from_slice(binio::pod::as_bytes(&mirror_z(c)));
+            }
+            raw_normals = Some(raw);
         }
         ns.resize(n, [0.0, 1.0, 0.0]);
         out.normals = Some(ns);
@@ -670,9 +673,14 @@ fn mesh_primitives(
             material: Some(material),
         });
     }
-    let uncovered: Vec<usize> = (0..triangles)
-        .filter(|&t| !covered.get(t).copied().unwrap_or(true))
-        .collect();
+    // Mostly every triangle is in a range: one pass that vectorises says so.
+    let all_covered = covered.iter().fold(true, |all, &c| all & c);
+    let uncovered: Vec<usize> = match all_covered {
+        true => Vec::new(),
+        false => (0..triangles)
+            .filter(|&t| !covered.get(t).copied().unwrap_or(true))
+            .collect(),
+    };
     if !uncovered.is_empty() {
         if !mesh.materials.is_empty() {
             warnings.push(warning(
