@@ -9,6 +9,17 @@ use models::Format;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Lets the allocator reuse the memory of the large arrays a conversion frees (issue 18).
+/// glibc's `malloc` gives a block of 128 KiB or more its own fresh mapping and unmaps it when
+/// freed, so each array a conversion makes (the file's bytes, the document, the scene, the
+/// writer's buffers) costs a page fault per 4 KiB, even where the previous step had just freed
+/// as much. After a mapped block is freed, it serves blocks up to that size from its heap
+/// instead, where freed memory is reused. One block of 31 MiB (just under its 32 MiB maximum), never touched and so
+/// never faulted in, is reserved and freed here first. Other allocators ignore this.
+fn keep_freed_blocks() {
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(31 << 20)));
+}
+
 /// `println!` for results on standard output. `println!` panics when stdout is closed
 /// (`models info *.smf | head -1`); this ends the process quietly instead, with 141 (128 +
 /// SIGPIPE, what a shell reports for a writer killed by the closed pipe), after removing any
@@ -90,6 +101,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    keep_freed_blocks();
     let cli = Cli::parse();
     said::set_verbosity(if cli.quiet {
         said::Verbosity::Quiet

@@ -42,7 +42,7 @@
 //!   i}`, a buffer view of the `.glb`; `scene/blob.rs`). `to_smf` reads both forms.
 
 use super::blob;
-use super::shared::{items, release, take_list, SharedTriangles};
+use super::shared::{items, take_list, SharedTriangles};
 use super::validate::unit3;
 use super::{
     compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
@@ -365,7 +365,7 @@ fn convert_mesh(
     warnings: &mut Vec<SceneWarning>,
 ) {
     let name = mesh.name.text().into_owned();
-    let mut vertices = mesh_vertices(&mut mesh);
+    let (mut vertices, raw_normals) = mesh_vertices(&mut mesh);
     let n = vertices.positions.len();
     let skin = match (&mesh.blend, &mesh.bones) {
         (Some(blend), Some(bones)) if !bones.is_empty() => {
@@ -390,13 +390,10 @@ fn convert_mesh(
         }
         _ => None,
     };
-    // IDX4 is used as it is; IDX2 is converted straight from its 16-bit indices (no widened
-    // copy of the whole list first).
-    let (primitives, triangles) = match &mesh.indices {
-        smf::Indices::U32(list) => mesh_primitives(i, &mesh, list, n, scene, warnings),
-        smf::Indices::U16(list) => mesh_primitives(i, &mesh, list, n, scene, warnings),
-    };
-    let extras = mesh_extras(i, &mesh, triangles, &mut scene.blobs, warnings);
+    let (shared, triangles) = mesh_triangles(&mut mesh, n);
+    let primitives = mesh_primitives(i, &mesh, (shared, triangles), scene, warnings);
+    let raw = (triangles, raw_normals);
+    let extras = mesh_extras(i, &mesh, raw, &mut scene.blobs, warnings);
     if primitives.is_empty() {
         warnings.push(warning(
             &format!("smf mesh {i}"),
@@ -414,40 +411,80 @@ fn convert_mesh(
     place_mesh(i, (mesh_index, name), skin, frames, scene, warnings);
 }
 
-/// The mesh's positions, colours, normals and UVs, each array in one pass. Each source array
-/// is freed once converted when the conversion owns the mesh. Non-finite positions and UVs and
-/// non-unit normals are repaired (and said) once, by `scene::validate`.
-fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> Vertices {
+/// `convert` applied to each item of one of the mesh's lists (`get` borrows it, `take` moves
+/// it out). When the conversion owns the mesh, the list is converted where it lies (`Vec`'s
+/// in-place collection, for items no larger and no more aligned than the source's): the
+/// scene's array takes the document's memory instead of fresh pages, which a large model pays
+/// for in page faults and in a second copy (issue 18). A borrowed mesh's list is converted
+/// into a new one. The same values either way.
+type ListOf<S> = (
+    fn(&smf::Mesh) -> Option<&[S]>,
+    fn(&mut smf::Mesh) -> Option<Vec<S>>,
+);
+
+fn map_list<S: Copy, D>(
+    mesh: &mut Cow<'_, smf::Mesh>,
+    (get, take): ListOf<S>,
+    convert: impl FnMut(S) -> D,
+) -> Option<Vec<D>> {
+    match mesh {
+        Cow::Owned(m) => Some(take(m)?.into_iter().map(convert).collect()),
+        Cow::Borrowed(m) => Some(get(m)?.iter().copied().map(convert).collect()),
+    }
+}
+
+/// The mesh's positions, colours, normals and UVs, each array in one pass, and the file's
+/// normals as bytes when some are not unit length (for `smf_normals_hex`). An owned mesh's
+/// V_PC list becomes the colours (16 bytes a vertex both), its V_N the normals and its V_UV
+/// the first UVs ([`map_list`]). Non-finite positions and UVs and non-unit normals are
+/// repaired (and said) once, by `scene::validate`.
+fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     let n = mesh.vertices.len();
+    let positions = mesh.vertices.iter().map(|v| mirror_z(v.position)).collect();
+    let pc: ListOf<smf::VertexPc> = (
+        |m| Some(&m.vertices),
+        |m| Some(std::mem::take(&mut m.vertices)),
+    );
+    let colors = map_list(mesh, pc, |v| v.rgba().map(|c| f32::from(c) / 255.0));
     let mut out = Vertices {
-        positions: mesh.vertices.iter().map(|v| mirror_z(v.position)).collect(),
-        colors: Some(
-            mesh.vertices
-                .iter()
-                .map(|v| v.rgba().map(|c| f32::from(c) / 255.0))
-                .collect(),
-        ),
+        positions,
+        colors,
         colors_are_bytes: true,
         ..Vertices::default()
     };
-    release(mesh, |m| m.vertices = Vec::new());
-    if let Some(normals) = &mesh.normals {
-        let mut ns: Vec<[f32; 3]> = normals.iter().map(|nv| mirror_z(nv.0)).collect();
+    let mut raw_normals = None;
+    let normals: ListOf<smf::Vec3> = (|m| m.normals.as_deref(), |m| m.normals.take());
+    if let Some(mut ns) = map_list(mesh, normals, |nv| mirror_z(nv.0)) {
+        // A normal validation's `unit3` leaves alone goes through glTF bit for bit; the
+        // others are kept as written (mirroring z back gives the file's bits).
+        let unit =
+            |c: &[f32; 3]| unit3(*c).is_some_and(|u| u.map(f32::to_bits) == c.map(f32::to_bits));
+        if !ns.iter().all(unit) {
+            let mut raw = vec![0u8; std::mem::size_of_val(ns.as_slice())];
+            for (file, &c) in raw.chunks_exact_mut(12).zip(&ns) {
+                file.copy_from_slice(binio::pod::as_bytes(&mirror_z(c)));
+            }
+            raw_normals = Some(raw);
+        }
         ns.resize(n, [0.0, 1.0, 0.0]);
         out.normals = Some(ns);
     }
-    if let Some(uvs) = &mesh.uvs {
-        let mut uv0: Vec<[f32; 2]> = uvs.iter().map(|u| u.uv).collect();
-        uv0.resize(n, [0.0; 2]);
+    if let Some(uvs) = mesh.uvs.as_deref() {
         if uvs.iter().any(|u| u.uv != u.uv2) {
             let mut uv1: Vec<[f32; 2]> = uvs.iter().map(|u| u.uv2).collect();
             uv1.resize(n, [0.0; 2]);
             out.uv1 = Some(uv1);
         }
+    }
+    let uvs: ListOf<smf::UvVertex> = (|m| m.uvs.as_deref(), |m| m.uvs.take());
+    if let Some(mut uv0) = map_list(mesh, uvs, |u| u.uv) {
+        uv0.resize(n, [0.0; 2]);
+        // Converted in place, the list still holds V_UV's 16 bytes a vertex: half is given
+        // back (a shrink in place, no copy).
+        uv0.shrink_to_fit();
         out.uv0 = Some(uv0);
     }
-    release(mesh, |m| m.uvs = None);
-    out
+    (out, raw_normals)
 }
 
 /// The skin of a mesh with V_A weights and a BONE list, and JOINTS_0 and WEIGHTS_0 for its `n`
@@ -548,28 +585,51 @@ fn mesh_skin(
     (skin, js, ws)
 }
 
-/// The mesh's materials (added to the scene) and primitives, and its triangle count. Material
-/// ranges may overlap: each primitive is a range of one shared list of the mesh's converted
-/// triangles. Triangles in no range make one more primitive, without a material.
-fn mesh_primitives<T: Copy + Into<u32>>(
+/// The mesh's triangles with glTF's winding, as one list its primitives share (a triangle
+/// with an index past the `n` vertices left out), and the source's triangle count. Mostly
+/// every index is in range: then one bulk pass (no per-triangle check) makes the list, and an
+/// owned mesh's IDX4 list becomes it in place. IDX2 is converted straight from its 16-bit
+/// indices (no widened copy of the whole list first).
+fn mesh_triangles(mesh: &mut Cow<'_, smf::Mesh>, n: usize) -> (SharedTriangles, usize) {
+    let triangles = mesh.indices.len() / 3;
+    let in_range = match &mesh.indices {
+        smf::Indices::U32(list) => all_below(list, n),
+        smf::Indices::U16(list) => all_below(list, n),
+    };
+    let shared = match (&mut *mesh, in_range) {
+        (Cow::Owned(m), true) => match &mut m.indices {
+            smf::Indices::U32(list) => SharedTriangles::swapped_in_place(std::mem::take(list)),
+            smf::Indices::U16(list) => SharedTriangles::swapped(list),
+        },
+        (m, true) => match &m.indices {
+            smf::Indices::U32(list) => SharedTriangles::swapped(list),
+            smf::Indices::U16(list) => SharedTriangles::swapped(list),
+        },
+        (m, false) => match &m.indices {
+            smf::Indices::U32(list) => SharedTriangles::new(triangles, |t| triangle(list, t, n)).0,
+            smf::Indices::U16(list) => SharedTriangles::new(triangles, |t| triangle(list, t, n)).0,
+        },
+    };
+    (shared, triangles)
+}
+
+/// Whether every index is below `n`. No early exit, compared in 32 bits: it vectorises.
+fn all_below<T: Copy + Into<u32>>(indices: &[T], n: usize) -> bool {
+    u32::try_from(n).map_or(true, |n| {
+        indices.iter().fold(true, |ok, &x| ok & (x.into() < n))
+    })
+}
+
+/// The mesh's materials (added to the scene) and primitives, from its shared triangles and
+/// their source count. Material ranges may overlap: each primitive is a range of the one
+/// list. Triangles in no range make one more primitive, without a material.
+fn mesh_primitives(
     i: usize,
     mesh: &smf::Mesh,
-    indices: &[T],
-    n: usize,
+    (shared, triangles): (SharedTriangles, usize),
     scene: &mut Scene,
     warnings: &mut Vec<SceneWarning>,
-) -> (Vec<Primitive>, usize) {
-    let triangles = indices.len() / 3;
-    // Mostly every index is in range: then one bulk pass (no per-triangle check) makes the
-    // list. The check has no early exit and compares in 32 bits, so it vectorises.
-    let in_range = u32::try_from(n).map_or(true, |n| {
-        indices.iter().fold(true, |ok, &x| ok & (x.into() < n))
-    });
-    let shared = if in_range {
-        SharedTriangles::swapped(indices)
-    } else {
-        SharedTriangles::new(triangles, |t| triangle(indices, t, n)).0
-    };
+) -> Vec<Primitive> {
     let mut covered = vec![false; triangles];
     let mut primitives = Vec::new();
     for (k, mtrl) in mesh.materials.iter().enumerate() {
@@ -614,9 +674,14 @@ fn mesh_primitives<T: Copy + Into<u32>>(
             material: Some(material),
         });
     }
-    let uncovered: Vec<usize> = (0..triangles)
-        .filter(|&t| !covered.get(t).copied().unwrap_or(true))
-        .collect();
+    // Mostly every triangle is in a range: one pass that vectorises says so.
+    let all_covered = covered.iter().fold(true, |all, &c| all & c);
+    let uncovered: Vec<usize> = match all_covered {
+        true => Vec::new(),
+        false => (0..triangles)
+            .filter(|&t| !covered.get(t).copied().unwrap_or(true))
+            .collect(),
+    };
     if !uncovered.is_empty() {
         if !mesh.materials.is_empty() {
             warnings.push(warning(
@@ -627,9 +692,10 @@ fn mesh_primitives<T: Copy + Into<u32>>(
                 ),
             ));
         }
+        // Source triangle `t` as converted (none if it was left out).
         let mut prim = Vec::with_capacity(uncovered.len() * 3);
         for t in uncovered {
-            push_triangle(&mut prim, indices, t, n);
+            prim.extend_from_slice(&shared.range(t, t + 1));
         }
         if !prim.is_empty() {
             primitives.push(Primitive {
@@ -638,7 +704,7 @@ fn mesh_primitives<T: Copy + Into<u32>>(
             });
         }
     }
-    (primitives, triangles)
+    primitives
 }
 
 /// What glTF has no place for in a mesh: its number, triangle count, index format and OBB, the
@@ -647,7 +713,7 @@ fn mesh_primitives<T: Copy + Into<u32>>(
 fn mesh_extras(
     i: usize,
     mesh: &smf::Mesh,
-    triangles: usize,
+    (triangles, raw_normals): (usize, Option<Vec<u8>>),
     blobs: &mut Vec<Vec<u8>>,
     warnings: &mut Vec<SceneWarning>,
 ) -> Map<String, Value> {
@@ -676,17 +742,11 @@ fn mesh_extras(
         let raw = blob::put_or_text(blobs, binio::pod::as_bytes(b).to_vec(), hex);
         extras.insert("smf_bones_hex".into(), raw);
     }
-    // Normals that are not unit length (glTF needs unit normals) are kept as written. A normal
-    // validation's `unit3` leaves alone goes through glTF bit for bit.
-    if let Some(ns) = &mesh.normals {
-        let unit = |v: &smf::Vec3| {
-            unit3(mirror_z(v.0))
-                .is_some_and(|u| mirror_z(u).map(f32::to_bits) == v.0.map(f32::to_bits))
-        };
-        if !ns.iter().all(unit) {
-            let raw = blob::put_or_text(blobs, binio::pod::as_bytes(ns).to_vec(), hex);
-            extras.insert("smf_normals_hex".into(), raw);
-        }
+    // Normals that are not unit length (glTF needs unit normals) are kept as written
+    // (`mesh_vertices` found them).
+    if let Some(raw) = raw_normals {
+        let raw = blob::put_or_text(blobs, raw, hex);
+        extras.insert("smf_normals_hex".into(), raw);
     }
     if !mesh.unknown.is_empty() {
         extras.insert("smf_unknown".into(), unknown_json(&mesh.unknown));
@@ -753,18 +813,6 @@ fn place_mesh(
                 node.mesh = Some(mesh_index);
             }
         }
-    }
-}
-
-/// Appends triangle `t` of `indices` with reversed winding, if its indices are in range.
-fn push_triangle<T: Copy + Into<u32>>(
-    out: &mut Vec<u32>,
-    indices: &[T],
-    t: usize,
-    vertex_count: usize,
-) {
-    if let Some(tri) = triangle(indices, t, vertex_count) {
-        out.extend(tri);
     }
 }
 

@@ -80,6 +80,21 @@ impl SharedTriangles {
         }
     }
 
+    /// [`swapped`](Self::swapped) on a list the conversion owns: swapped where it lies (no
+    /// second list, so no fresh pages for it), a trailing partial triangle cut.
+    pub(crate) fn swapped_in_place(mut list: Vec<u32>) -> Self {
+        let count = list.len() / 3;
+        list.truncate(count * 3);
+        for tri in list.chunks_exact_mut(3) {
+            tri.swap(1, 2);
+        }
+        Self {
+            list: Arc::new(list),
+            kept_before: Vec::new(),
+            source_triangles: count,
+        }
+    }
+
     fn kept_before(&self, t: usize) -> usize {
         if self.kept_before.is_empty() {
             t.min(self.source_triangles)
@@ -203,5 +218,8 @@ mod tests {
         assert_eq!(bulk.range(0, 2).as_slice(), each.range(0, 2).as_slice());
         assert_eq!(bulk.range(0, 2).as_slice(), [0, 2, 1, 3, 5, 4]);
         assert_eq!(bulk.range(1, 9).as_slice(), [3, 5, 4]);
+        let owned = SharedTriangles::swapped_in_place(indices.map(u32::from).to_vec());
+        assert_eq!(owned.range(0, 2).as_slice(), bulk.range(0, 2).as_slice());
+        assert_eq!(owned.source_triangles, 2);
     }
 }
