@@ -882,12 +882,12 @@ fn check_vertex_counts(
     Ok(())
 }
 
-/// Rule 17: every index below the vertex count `nv` (`at`: the list's payload offset).
 /// 1 when the `f32` of bits `x` is not finite (its exponent bits all set), else 0.
 fn non_finite(x: u32) -> u32 {
     u32::from(x & 0x7f80_0000 == 0x7f80_0000)
 }
 
+/// Rule 17: every index below the vertex count `nv` (`at`: the list's payload offset).
 fn check_indices(at: u64, indices: &Indices, nv: usize) -> Result<(), Error> {
     let isz: u64 = match indices {
         Indices::U16(_) => 2,
