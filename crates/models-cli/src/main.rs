@@ -14,8 +14,9 @@ use std::process::ExitCode;
 /// freed, so each array a conversion makes (the file's bytes, the document, the scene, the
 /// writer's buffers) costs a page fault per 4 KiB, even where the previous step had just freed
 /// as much. After a mapped block is freed, it serves blocks up to that size from its heap
-/// instead, where freed memory is reused. One block of 31 MiB (just under its 32 MiB maximum), never touched and so
-/// never faulted in, is reserved and freed here first. Other allocators ignore this.
+/// instead, where freed memory is reused. One block of 31 MiB (just under its 32 MiB
+/// maximum), never touched and so never faulted in, is reserved and freed here first. Other
+/// allocators ignore this.
 fn keep_freed_blocks() {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(31 << 20)));
 }
