@@ -440,15 +440,10 @@ fn map_list<S: Copy, D>(
 /// repaired (and said) once, by `scene::validate`.
 fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     let n = mesh.vertices.len();
-    let positions = mesh.vertices.iter().map(|v| mirror_z(v.position)).collect();
-    let pc: ListOf<smf::VertexPc> = (
-        |m| Some(&m.vertices),
-        |m| Some(std::mem::take(&mut m.vertices)),
-    );
-    let colors = map_list(mesh, pc, |v| v.rgba().map(|c| f32::from(c) / 255.0));
+    let (positions, colors) = positions_and_colours(mesh);
     let mut out = Vertices {
         positions,
-        colors,
+        colors: Some(colors),
         colors_are_bytes: true,
         ..Vertices::default()
     };
@@ -460,32 +455,95 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
         let unit =
             |c: &[f32; 3]| unit3(*c).is_some_and(|u| u.map(f32::to_bits) == c.map(f32::to_bits));
         if !ns.iter().all(unit) {
-            let mut raw = vec![0u8; std::mem::size_of_val(ns.as_slice())];
-            for (file, &c) in raw.chunks_exact_mut(12).zip(&ns) {
-                file.copy_from_slice(binio::pod::as_bytes(&mirror_z(c)));
-            }
-            raw_normals = Some(raw);
+            raw_normals = Some(file_normal_bytes(&ns));
         }
         ns.resize(n, [0.0, 1.0, 0.0]);
         out.normals = Some(ns);
     }
-    if let Some(uvs) = mesh.uvs.as_deref() {
-        if uvs.iter().any(|u| u.uv != u.uv2) {
-            let mut uv1: Vec<[f32; 2]> = uvs.iter().map(|u| u.uv2).collect();
-            uv1.resize(n, [0.0; 2]);
-            out.uv1 = Some(uv1);
-        }
-    }
-    let uvs: ListOf<smf::UvVertex> = (|m| m.uvs.as_deref(), |m| m.uvs.take());
-    if let Some(mut uv0) = map_list(mesh, uvs, |u| u.uv) {
-        uv0.resize(n, [0.0; 2]);
+    let (uv0, uv1) = uv_sets(mesh);
+    out.uv0 = uv0.map(|mut uv| {
+        uv.resize(n, [0.0; 2]);
         // Converted in place, the list still holds V_UV's 16 bytes a vertex: half is given
         // back (a shrink in place, no copy).
-        uv0.shrink_to_fit();
-        out.uv0 = Some(uv0);
-    }
+        uv.shrink_to_fit();
+        uv
+    });
+    out.uv1 = uv1.map(|mut uv| {
+        uv.resize(n, [0.0; 2]);
+        uv
+    });
     (out, raw_normals)
 }
+
+/// The positions (z mirrored) and colours of the V_PC list. A borrowed list is read once, 64
+/// vertices at a time into both columns (a large mesh's list is not read from memory twice);
+/// an owned one gives its positions, then becomes the colours where it lies ([`map_list`]).
+fn positions_and_colours(mesh: &mut Cow<'_, smf::Mesh>) -> (Vec<[f32; 3]>, Vec<[f32; 4]>) {
+    let colour = |v: &smf::VertexPc| v.rgba().map(|c| f32::from(c) / 255.0);
+    match mesh {
+        Cow::Owned(m) => {
+            let positions = m.vertices.iter().map(|v| mirror_z(v.position)).collect();
+            let list = std::mem::take(&mut m.vertices);
+            (positions, list.into_iter().map(|v| colour(&v)).collect())
+        }
+        Cow::Borrowed(m) => {
+            let n = m.vertices.len();
+            let (mut positions, mut colours) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for chunk in m.vertices.chunks(64) {
+                positions.extend(chunk.iter().map(|v| mirror_z(v.position)));
+                colours.extend(chunk.iter().map(colour));
+            }
+            (positions, colours)
+        }
+    }
+}
+
+/// The file's bytes of the normals `ns` (converted: z mirrored back), built 64 at a time
+/// without a zeroed buffer first.
+fn file_normal_bytes(ns: &[[f32; 3]]) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(std::mem::size_of_val(ns));
+    let mut block = [[0.0f32; 3]; 64];
+    for chunk in ns.chunks(block.len()) {
+        for (file, &c) in block.iter_mut().zip(chunk) {
+            *file = mirror_z(c);
+        }
+        let file = block.get(..chunk.len()).unwrap_or_default();
+        raw.extend_from_slice(binio::pod::as_bytes(file));
+    }
+    raw
+}
+
+/// The first UV set of V_UV, and the second when it differs from the first anywhere. A
+/// borrowed list is read once for the first set and the comparison (64 vertices at a time);
+/// an owned one is compared, then becomes the first set where it lies ([`map_list`]).
+fn uv_sets(mesh: &mut Cow<'_, smf::Mesh>) -> UvSets {
+    // Float comparison, as the file's values are meant: a NaN differs from itself.
+    let differ = |u: &smf::UvVertex| (u.uv[0] != u.uv2[0]) | (u.uv[1] != u.uv2[1]);
+    let second = |uvs: &[smf::UvVertex]| uvs.iter().map(|u| u.uv2).collect::<Vec<_>>();
+    match mesh {
+        Cow::Owned(m) => {
+            let Some(uvs) = m.uvs.take() else {
+                return (None, None);
+            };
+            let uv1 = uvs.iter().any(differ).then(|| second(&uvs));
+            (Some(uvs.into_iter().map(|u| u.uv).collect()), uv1)
+        }
+        Cow::Borrowed(m) => {
+            let Some(uvs) = m.uvs.as_deref() else {
+                return (None, None);
+            };
+            let (mut uv0, mut any) = (Vec::with_capacity(uvs.len()), false);
+            for chunk in uvs.chunks(64) {
+                uv0.extend(chunk.iter().map(|u| u.uv));
+                any |= chunk.iter().fold(false, |d, u| d | differ(u));
+            }
+            (Some(uv0), any.then(|| second(uvs)))
+        }
+    }
+}
+
+/// A mesh's first and second UV sets, each when present.
+type UvSets = (Option<Vec<[f32; 2]>>, Option<Vec<[f32; 2]>>);
 
 /// The skin of a mesh with V_A weights and a BONE list, and JOINTS_0 and WEIGHTS_0 for its `n`
 /// vertices (cleaned, with one warning for all the vertices that needed it).
