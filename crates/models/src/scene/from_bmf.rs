@@ -784,10 +784,11 @@ fn mesh_extras(
     if let Some(t) = tangents.filter(|t| !t.is_empty()) {
         extras.insert("bmf_tangents".into(), raw64::put(blobs, t));
     }
-    // The glTF writer stores unit normals; the file's are often a few ulps off unit length,
-    // so the exact ones are kept when validation's renormalising (`unit3`, whose shortcut
-    // makes this test cheap for normals that are unit already) would change any. Decided
-    // first: the copy is made only then, straight into the blob's bytes.
+    // The glTF writer stores unit normals: validation keeps a normal unit to within
+    // `NEAR_UNIT_SQUARE` as it is (the file's, a few ulps off unit length, go through glTF
+    // bit for bit) and renormalises the others, so the exact ones are kept when `unit3`
+    // would change any. Decided first: the copy is made only then, straight into the blob's
+    // bytes.
     let lossy = |n: [f32; 3]| {
         n.iter().all(|c| c.is_finite())
             && unit3(n).map(|u| u.map(f32::to_bits)) != Some(n.map(f32::to_bits))

@@ -3,7 +3,7 @@
 //! ([`normalize_weights`], `weights.rs`).
 
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
-use super::{finite_or, label, unit3, warn, warn_count, UNIT_SQUARE_SLACK};
+use super::{finite_or, label, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
@@ -129,11 +129,24 @@ fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneW
     // their normalisation is said; a rounding-level difference is not worth a warning. Either
     // way the file's values are kept in the format's exact extras where the import needs them.
     let (mut zero, mut rescaled) = (0usize, 0usize);
-    for nv in normals.iter_mut() {
-        let (unit, was_zero, was_rescaled) = unit_normal(*nv);
-        *nv = unit;
-        zero += usize::from(was_zero);
-        rescaled += usize::from(was_rescaled);
+    // A read-only pass first, 64 normals at a time (no early exit inside a block, so it
+    // vectorises): when every normal is unit to within `NEAR_UNIT_SQUARE` (what files and
+    // converters give), `unit_normal` would keep each one and count nothing, so the square
+    // roots, the divisions and the write-back are skipped.
+    let near_unit = |v: &[f32; 3]| {
+        let [x, y, z] = v.map(f64::from);
+        (x * x + y * y + z * z - 1.0).abs() <= NEAR_UNIT_SQUARE
+    };
+    let all_unit = normals
+        .chunks(64)
+        .all(|block| block.iter().fold(true, |ok, v| ok & near_unit(v)));
+    if !all_unit {
+        for nv in normals.iter_mut() {
+            let (unit, was_zero, was_rescaled) = unit_normal(*nv);
+            *nv = unit;
+            zero += usize::from(was_zero);
+            rescaled += usize::from(was_rescaled);
+        }
     }
     warn_count(
         warnings,
@@ -174,7 +187,7 @@ fn unit_normal(v: [f32; 3]) -> ([f32; 3], bool, bool) {
     let divided = [(x / len) as f32, (y / len) as f32, (z / len) as f32];
     // Non-short-circuiting `&`: no branch for the vectoriser to keep.
     let usable = len.is_finite() & (len > 1e-12);
-    let unit = if (square - 1.0).abs() <= UNIT_SQUARE_SLACK {
+    let unit = if (square - 1.0).abs() <= NEAR_UNIT_SQUARE {
         v
     } else if usable {
         divided
@@ -343,9 +356,14 @@ mod tests {
             [f32::NAN, 1.0, 0.0],
             [1.0005, 0.0, 0.0],
             [1.002, 0.0, 0.0],
+            // Either side of `NEAR_UNIT_SQUARE` (a length 1 ± 2⁻¹⁷ has a square 1 ± 2⁻¹⁶).
+            [1.0 + 7e-6, 0.0, 0.0],
+            [1.0 + 8e-6, 0.0, 0.0],
+            [0.0, 0.0, -1.0 + 7e-6],
+            [0.0, 0.0, -1.0 + 8e-6],
         ];
         cases.extend((0..20_000).map(|_| [next(), next(), next()]));
-        // Unit vectors a few ulps off in each component: either side of the shortcut's bound.
+        // Unit vectors a few ulps off in each component.
         let near: Vec<[f32; 3]> = (0..20_000)
             .map(|_| {
                 let v = [next(), next(), next()].map(|c| if c.is_finite() { c % 8.0 } else { 0.5 });
