@@ -6,6 +6,7 @@
 use super::{influences, warning};
 use crate::scene::raw64;
 use crate::scene::shared::release;
+use crate::scene::to_mdl::{derived_influence, rigid_influence, Quantized};
 use crate::scene::validate::unit3;
 use crate::scene::{transpose, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices};
 use mdl_format as mdl;
@@ -43,7 +44,8 @@ pub(super) fn convert_divided(
 ) -> bool {
     let here = format!("mdl mesh {mi} divided {di}");
     let pal = palette(&here, &part.connectors, target.bone_count, warnings);
-    let (v, scan) = divided_vertices(&part.vertices, &pal.conn_to_joint, pal.joints.len());
+    let has_connectors = !part.connectors.is_empty();
+    let (v, scan) = divided_vertices(&part.vertices, &pal, has_connectors);
     let binormal = scan.binormal;
     if scan.bad_weight > 0 {
         warnings.push(warning(
@@ -64,7 +66,7 @@ pub(super) fn convert_divided(
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras((mi, di), &part, &v, scan, &pal, &mut scene.blobs);
+    let extras = divided_extras((mi, di), &part, scan, &mut scene.blobs);
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
@@ -287,6 +289,9 @@ struct Scan {
     non_finite: bool,
     /// Vertices whose influences were cleaned.
     bad_weight: usize,
+    /// Some vertex's skin bytes or sub-UV bits would not come back from the scene (with the
+    /// stored normals and binormals): `mdl_vertices` is kept.
+    raw_needed: bool,
     /// The binormals' bytes, when gathered in the pass.
     binormals: Option<Vec<u8>>,
 }
@@ -307,16 +312,22 @@ const CHUNK: usize = 64;
 /// [`CHUNK`] of vertices at a time: each column is extended from the chunk (exactly sized and
 /// without zeroing first: the extends vectorise and check their capacity once a chunk) and
 /// each check is a branch-free fold over it. Non-finite positions and UVs and non-unit normals
-/// are kept as read: `scene::validate` repairs (and says) them once. With `joint_count` 0 the
-/// mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some sub-UV is not zero:
-/// its column is gathered then, in a second pass (FBX2MDL writes zeros).
+/// are kept as read: `scene::validate` repairs (and says) them once. Without joints in `pal`
+/// the mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some sub-UV is not
+/// zero: its column is gathered then, in a second pass (FBX2MDL writes zeros).
+///
+/// The same pass decides whether `to_mdl` would give back every vertex byte for byte
+/// ([`Scan::raw_needed`]): the scene keeps each position, normal, binormal (stored), UV and
+/// colour (`b / 255` rounds back to `b`) to the bit, so only the skin bytes ([`SkinPass`])
+/// and a −0 sub-UV without TEXCOORD_1 can differ (the full derivation, `to_mdl`'s
+/// `needs_raw_vertices`, is kept by the tests to prove it on awkward vertices).
 fn divided_vertices(
     vertices: &[mdl::Vertex],
-    conn_to_joint: &[u32],
-    joint_count: usize,
+    pal: &Palette,
+    has_connectors: bool,
 ) -> (Vertices, Scan) {
     let n = vertices.len();
-    let skinned = joint_count > 0;
+    let skinned = !pal.joints.is_empty();
     let mut positions = Vec::with_capacity(n);
     let mut normals = Vec::with_capacity(n);
     let mut uv0 = Vec::with_capacity(n);
@@ -330,14 +341,13 @@ fn divided_vertices(
         .is_some_and(|x| x.binormal.map(f32::to_bits) != [0; 3]);
     let mut binormals = Vec::with_capacity(if gather_binormals { n * 12 } else { 0 });
     let mut scan = Scan::default();
-    // (raw bone indices, raw weights) → (joints, weights, repaired).
-    type Raw = ([u8; 4], [u8; 4]);
-    type Weighted = ([u16; 4], [f32; 4], bool);
-    let mut last_weights: Option<(Raw, Weighted)> = None;
+    let mut skin = SkinPass::new(pal, has_connectors);
     let mut last_color: Option<([u8; 4], [f32; 4])> = None;
     let finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
     let not_zero = |c: &[f32]| c.iter().fold(false, |any, &x| any | (x != 0.0));
     let mut all_finite = true;
+    // Every sub-UV's bits: without TEXCOORD_1, a −0 among them does not come back.
+    let mut sub_uv_bits = 0u32;
     for chunk in vertices.chunks(CHUNK) {
         positions.extend(chunk.iter().map(|x| x.position));
         normals.extend(chunk.iter().map(|x| x.normal));
@@ -362,6 +372,9 @@ fn divided_vertices(
             any | x.binormal[0].to_bits() | x.binormal[1].to_bits() | x.binormal[2].to_bits()
         }) != 0;
         scan.sub_uv |= chunk.iter().fold(false, |any, x| any | not_zero(&x.sub_uv));
+        sub_uv_bits |= chunk.iter().fold(0, |any, x| {
+            any | x.sub_uv[0].to_bits() | x.sub_uv[1].to_bits()
+        });
         if gather_binormals {
             for x in chunk {
                 binormals.extend_from_slice(bytemuck::bytes_of(&x.binormal));
@@ -372,27 +385,13 @@ fn divided_vertices(
             scan.normals_changed = chunk.iter().any(|x| normal_changes(x.normal));
         }
         if skinned {
-            for x in chunk {
-                // Neighbouring vertices mostly share their influences (a rigid part: all of
-                // them): the last vertex's result is reused while the raw bytes are the same.
-                let raw = (x.bone_indices, x.weights);
-                let (j, w, fixed) = match last_weights {
-                    Some((from, out)) if from == raw => out,
-                    _ => {
-                        let (j, w, fixes) =
-                            influences(x.bone_indices, x.weights, conn_to_joint, joint_count);
-                        let out = (j, w, fixes.any());
-                        last_weights = Some((raw, out));
-                        out
-                    }
-                };
-                js.push(j);
-                ws.push(w);
-                scan.bad_weight += usize::from(fixed);
-            }
+            skin.chunk(chunk, &mut js, &mut ws, &mut scan.bad_weight);
+        } else {
+            skin.rigid_chunk(chunk);
         }
     }
     scan.non_finite = !all_finite;
+    scan.raw_needed = skin.differs != 0 || (!scan.sub_uv && sub_uv_bits != 0);
     scan.binormals = gather_binormals.then_some(binormals);
     let v = Vertices {
         positions,
@@ -410,6 +409,119 @@ fn divided_vertices(
     (v, scan)
 }
 
+/// A vertex's raw skin (bone index and weight bytes) as one word, to compare neighbours.
+#[inline(always)]
+fn raw_skin(x: &mdl::Vertex) -> u64 {
+    u64::from(u32::from_ne_bytes(x.bone_indices)) << 32 | u64::from(u32::from_ne_bytes(x.weights))
+}
+
+/// Zero when `x`'s weight, connector and original bone bytes are `q`'s.
+#[inline(always)]
+fn skin_diff(x: &mdl::Vertex, (w, c, o): Quantized) -> u32 {
+    let word = u32::from_ne_bytes;
+    (word(x.weights) ^ word(w))
+        | (word(x.bone_indices) ^ word(c))
+        | (word(x.original_bone_indices) ^ word(o))
+}
+
+/// One raw skin's conversion: the scene's joints and weights, whether they were repaired, and
+/// the bytes `to_mdl` derives back from them.
+type Converted = ([u16; 4], [f32; 4], bool, Quantized);
+
+/// The skins of a divided mesh's vertices, a chunk at a time, both ways: into the scene's
+/// joints and weights, and whether `to_mdl` gives every vertex's skin bytes back from them.
+struct SkinPass<'a> {
+    conn_to_joint: &'a [u32],
+    joint_count: usize,
+    /// Connector of each joint (its first), as `to_mdl` maps a joint back.
+    conn_of_joint: Vec<usize>,
+    /// The bytes `to_mdl` writes for every vertex of a rigid mesh (no joints).
+    rigid: Quantized,
+    /// The last raw skin converted and its conversion: neighbouring vertices mostly share
+    /// their influences (a rigid part: all of them).
+    last: Option<(u64, Converted)>,
+    /// Not zero when some vertex's skin bytes would not come back.
+    differs: u32,
+}
+
+impl<'a> SkinPass<'a> {
+    fn new(pal: &'a Palette, has_connectors: bool) -> Self {
+        let joint_count = pal.joints.len();
+        // The first connector of each joint, as `to_mdl` maps them (every joint has one).
+        let mut conn_of_joint = vec![0; joint_count];
+        for (c, &j) in pal.conn_to_joint.iter().enumerate().rev() {
+            if let Some(slot) = conn_of_joint.get_mut(j as usize) {
+                *slot = c;
+            }
+        }
+        SkinPass {
+            conn_to_joint: &pal.conn_to_joint,
+            joint_count,
+            conn_of_joint,
+            rigid: rigid_influence(has_connectors),
+            last: None,
+            differs: 0,
+        }
+    }
+
+    fn convert(&self, x: &mdl::Vertex) -> Converted {
+        let (j, w, fixes) = influences(
+            x.bone_indices,
+            x.weights,
+            self.conn_to_joint,
+            self.joint_count,
+        );
+        (
+            j,
+            w,
+            fixes.any(),
+            derived_influence(j, w, &self.conn_of_joint),
+        )
+    }
+
+    /// A rigid mesh's chunk: only the check.
+    fn rigid_chunk(&mut self, chunk: &[mdl::Vertex]) {
+        let q = self.rigid;
+        self.differs |= chunk.iter().fold(0, |any, x| any | skin_diff(x, q));
+    }
+
+    /// A skinned mesh's chunk: its joints and weights onto `js` and `ws`, its repaired
+    /// vertices counted in `bad`. A chunk of one raw skin, the last one's (a rigid part, every
+    /// chunk of a one-joint skin), is one fill and branch-free folds.
+    fn chunk(
+        &mut self,
+        chunk: &[mdl::Vertex],
+        js: &mut Vec<[u16; 4]>,
+        ws: &mut Vec<[f32; 4]>,
+        bad: &mut usize,
+    ) {
+        if let Some((key, (j, w, fixed, q))) = self.last {
+            if chunk.iter().fold(0, |any, x| any | (raw_skin(x) ^ key)) == 0 {
+                js.extend(std::iter::repeat_n(j, chunk.len()));
+                ws.extend(std::iter::repeat_n(w, chunk.len()));
+                *bad += usize::from(fixed) * chunk.len();
+                self.differs |= chunk.iter().fold(0, |any, x| any | skin_diff(x, q));
+                return;
+            }
+        }
+        for x in chunk {
+            let raw = raw_skin(x);
+            let (j, w, fixed, q) = match self.last {
+                Some((from, out)) if from == raw => out,
+                _ => {
+                    let out = self.convert(x);
+                    self.last = Some((raw, out));
+                    out
+                }
+            };
+            js.push(j);
+            ws.push(w);
+            *bad += usize::from(fixed);
+            self.differs |= skin_diff(x, q);
+        }
+    }
+}
+
 /// What a divided mesh's scene mesh cannot say, for `to_mdl`: which MDL mesh and divided mesh
 /// it was, its material runs (empty runs have no primitive) and connectors (repeated bones),
 /// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
@@ -420,9 +532,7 @@ fn divided_vertices(
 fn divided_extras(
     (mi, di): (usize, usize),
     part: &mdl::DividedMesh,
-    scene_vertices: &Vertices,
     mut scan: Scan,
-    pal: &Palette,
     blobs: &mut Vec<Vec<u8>>,
 ) -> Map<String, serde_json::Value> {
     let runs: Vec<[i32; 2]> = part
@@ -459,18 +569,152 @@ fn divided_extras(
         );
     }
     // The scene still holds non-finite positions and UVs as read (validation sets them to 0
-    // later), so `needs_raw_vertices` would find them unchanged: they decide here.
-    let joint_count = pal.joints.len();
-    if scan.non_finite
-        || crate::scene::to_mdl::needs_raw_vertices(
-            scene_vertices,
-            part,
-            &pal.conn_to_joint,
-            joint_count,
-        )
-    {
+    // later), so the pass's check would find them unchanged: they decide here.
+    if scan.non_finite || scan.raw_needed {
         let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();
         extras.insert("mdl_vertices".into(), raw64::put(blobs, vertices));
     }
     extras
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skins (weights, connectors, original bones) of every awkward kind: canonical ones,
+    /// zero-weight slots with and without a bone index, repeated and missing connectors,
+    /// weights not summing to 255 or in another slot order, wrong original indices.
+    const SKINS: [([u8; 4], [u8; 4], [u8; 4]); 18] = [
+        ([255, 0, 0, 0], [0; 4], [0; 4]),
+        ([255, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]),
+        ([255, 0, 0, 0], [0, 2, 0, 0], [0; 4]),
+        ([255, 0, 0, 0], [0; 4], [0, 0, 3, 0]),
+        ([128, 127, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]),
+        ([128, 127, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]),
+        ([127, 128, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]),
+        ([128, 127, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]),
+        ([100, 100, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]),
+        ([0, 0, 0, 0], [0; 4], [0; 4]),
+        ([0, 255, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0]),
+        ([64, 64, 64, 63], [0, 1, 2, 3], [0, 1, 2, 3]),
+        ([64, 64, 64, 63], [3, 2, 1, 0], [3, 2, 1, 0]),
+        ([255, 0, 0, 0], [2, 0, 0, 0], [2, 0, 0, 0]),
+        ([255, 0, 0, 0], [3, 0, 0, 0], [3, 0, 0, 0]),
+        ([255, 0, 0, 0], [9, 0, 0, 0], [9, 0, 0, 0]),
+        ([200, 55, 0, 0], [2, 3, 0, 0], [0, 2, 0, 0]),
+        ([85, 85, 85, 0], [0, 1, 4, 0], [0, 1, 2, 0]),
+    ];
+    const SUB_UVS: [[f32; 2]; 5] = [
+        [0.0, 0.0],
+        [-0.0, 0.0],
+        [0.0, -0.0],
+        [0.5, 0.0],
+        [f32::NAN, 0.0],
+    ];
+    const FLOATS: [f32; 9] = [
+        0.0,
+        -0.0,
+        1.0,
+        0.6,
+        -2.5,
+        1e-40,
+        f32::NAN,
+        f32::INFINITY,
+        f32::MIN,
+    ];
+
+    /// Connector lists: none, one, several with a bone repeated and one missing, only
+    /// missing ones, four distinct bones.
+    fn connector_sets() -> Vec<Vec<mdl::BoneConnector>> {
+        let on = |bone_index: i32| mdl::BoneConnector {
+            bone_index,
+            offset: mdl::Matrix44::translation(0.0, 0.0, 0.0),
+        };
+        vec![
+            Vec::new(),
+            vec![on(0)],
+            vec![on(0), on(1), on(0), on(9)],
+            vec![on(9)],
+            vec![on(3), on(2), on(1), on(0)],
+        ]
+    }
+
+    /// The `k`-th awkward vertex: every skin with every sub-UV, the other fields cycling
+    /// through awkward floats and colours.
+    fn awkward(k: usize) -> mdl::Vertex {
+        let f = |i: usize| FLOATS[(k * 7 + i * 3) % FLOATS.len()];
+        let (weights, bone_indices, original_bone_indices) = SKINS[k % SKINS.len()];
+        mdl::Vertex {
+            position: [f(0), f(1), f(2)],
+            normal: [
+                [0.0, 1.0, 0.0],
+                [0.6, 0.8, 0.0],
+                [f(3), f(4), f(5)],
+                [0.0; 3],
+            ][k % 4],
+            binormal: [[0.0; 3], [-0.0, 0.0, 0.0], [f(6), 1.0, 0.0]][k % 3],
+            uv: [f(7), 0.25],
+            sub_uv: SUB_UVS[(k / SKINS.len()) % SUB_UVS.len()],
+            color: [[255; 4], [0, 128, 7, 255]][k % 2],
+            weights,
+            bone_indices,
+            original_bone_indices,
+        }
+    }
+
+    /// The new decision (the pass's) and the old full derivation's, for one divided mesh.
+    fn decisions(vertices: Vec<mdl::Vertex>, connectors: &[mdl::BoneConnector]) -> (bool, bool) {
+        let part = mdl::DividedMesh {
+            material_runs: Vec::new(),
+            vertices,
+            faces: Vec::new(),
+            connectors: connectors.to_vec(),
+        };
+        let pal = palette("test", connectors, 5, &mut Vec::new());
+        let (v, scan) = divided_vertices(&part.vertices, &pal, !connectors.is_empty());
+        let old = crate::scene::to_mdl::needs_raw_vertices(
+            &v,
+            &part,
+            &pal.conn_to_joint,
+            pal.joints.len(),
+        );
+        (scan.raw_needed, old)
+    }
+
+    #[test]
+    fn raw_vertices_are_kept_exactly_when_the_full_derivation_differs() {
+        let mut seen = [0usize; 2];
+        let count = SKINS.len() * SUB_UVS.len() * 4;
+        for connectors in connector_sets() {
+            // Each awkward vertex alone.
+            for k in 0..count {
+                let (new, old) = decisions(vec![awkward(k)], &connectors);
+                assert_eq!(new, old, "vertex {k} with {} connectors", connectors.len());
+                seen[usize::from(old)] += 1;
+            }
+            // Meshes of a few chunks: runs of one vertex (the chunk fills) broken by one
+            // awkward vertex at a pseudo-random place, and all-canonical runs.
+            let mut seed = 0x2545_f491u32;
+            for trial in 0..40 {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                let len = 1 + (seed >> 8) as usize % (3 * CHUNK);
+                let base = awkward(trial % 4);
+                let mut vertices = vec![base; len];
+                if trial % 3 != 0 {
+                    let at = (seed >> 4) as usize % len;
+                    vertices[at] = awkward((seed >> 12) as usize % count);
+                }
+                let (new, old) = decisions(vertices, &connectors);
+                assert_eq!(
+                    new,
+                    old,
+                    "trial {trial} with {} connectors",
+                    connectors.len()
+                );
+                seen[usize::from(old)] += 1;
+            }
+        }
+        // Both decisions are exercised many times.
+        assert!(seen[0] > 100 && seen[1] > 100, "{seen:?}");
+    }
 }
