@@ -66,7 +66,7 @@ pub(super) fn convert_divided(
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras((mi, di), &part, scan, &mut scene.blobs);
+    let extras = divided_extras((mi, di), &part, &v, scan, &mut scene.blobs);
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
@@ -335,49 +335,39 @@ fn divided_vertices(
     let skin_len = if skinned { n } else { 0 };
     let (mut js, mut ws) = (Vec::with_capacity(skin_len), Vec::with_capacity(skin_len));
     // Binormals are nearly always all zero or all not: gathered in this pass when the first
-    // is not zero, else by `divided_extras` if a later one is not.
+    // is not zero, else by `divided_extras` if a later one is not. Zeroed by the allocator
+    // (fresh pages, no pass) and then copied into a chunk at a time.
     let gather_binormals = vertices
         .first()
         .is_some_and(|x| x.binormal.map(f32::to_bits) != [0; 3]);
-    let mut binormals = Vec::with_capacity(if gather_binormals { n * 12 } else { 0 });
+    let mut binormals = vec![0u8; if gather_binormals { n * 12 } else { 0 }];
     let mut scan = Scan::default();
     let mut skin = SkinPass::new(pal, has_connectors);
-    let mut last_color: Option<([u8; 4], [f32; 4])> = None;
-    let finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
-    let not_zero = |c: &[f32]| c.iter().fold(false, |any, &x| any | (x != 0.0));
-    let mut all_finite = true;
-    // Every sub-UV's bits: without TEXCOORD_1, a −0 among them does not come back.
-    let mut sub_uv_bits = 0u32;
-    for chunk in vertices.chunks(CHUNK) {
+    let mut last_color: ([u8; 4], [f32; 4]) = ([255; 4], [1.0; 4]);
+    let mut all = Folds::default();
+    for (c, chunk) in vertices.chunks(CHUNK).enumerate() {
         positions.extend(chunk.iter().map(|x| x.position));
         normals.extend(chunk.iter().map(|x| x.normal));
         uv0.extend(chunk.iter().map(|x| x.uv));
+        let (skin_key, skin_q) = skin.key();
+        let f = Folds::of(chunk, last_color.0, skin_key, skin_q);
+        all.merge(&f);
         // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
-        // share their colour.
-        colors.extend(chunk.iter().map(|x| match last_color {
-            Some((raw, unit)) if raw == x.color => unit,
-            _ => {
-                let unit = x.color.map(unit_of);
-                last_color = Some((x.color, unit));
-                unit
-            }
-        }));
-        all_finite &= chunk.iter().fold(true, |ok, x| {
-            ok & finite(&x.position) & finite(&x.uv) & finite(&x.sub_uv)
-        });
-        scan.binormal |= chunk
-            .iter()
-            .fold(false, |any, x| any | not_zero(&x.binormal));
-        scan.binormal_bits |= chunk.iter().fold(0, |any, x| {
-            any | x.binormal[0].to_bits() | x.binormal[1].to_bits() | x.binormal[2].to_bits()
-        }) != 0;
-        scan.sub_uv |= chunk.iter().fold(false, |any, x| any | not_zero(&x.sub_uv));
-        sub_uv_bits |= chunk.iter().fold(0, |any, x| {
-            any | x.sub_uv[0].to_bits() | x.sub_uv[1].to_bits()
-        });
-        if gather_binormals {
-            for x in chunk {
-                binormals.extend_from_slice(bytemuck::bytes_of(&x.binormal));
+        // share their colour (a whole chunk of the last one's: one fill).
+        if f.colors == 0 {
+            colors.extend(std::iter::repeat_n(last_color.1, chunk.len()));
+        } else {
+            colors.extend(chunk.iter().map(|x| {
+                if last_color.0 != x.color {
+                    last_color = (x.color, x.color.map(unit_of));
+                }
+                last_color.1
+            }));
+        }
+        let at = c * CHUNK * 12;
+        if let Some(dst) = binormals.get_mut(at..at + chunk.len() * 12) {
+            for (d, x) in dst.chunks_exact_mut(12).zip(chunk) {
+                d.copy_from_slice(bytemuck::bytes_of(&x.binormal));
             }
         }
         // Decided once: the (costlier) test stops at the first normal that changes.
@@ -385,13 +375,19 @@ fn divided_vertices(
             scan.normals_changed = chunk.iter().any(|x| normal_changes(x.normal));
         }
         if skinned {
-            skin.chunk(chunk, &mut js, &mut ws, &mut scan.bad_weight);
+            skin.chunk(chunk, &f, &mut js, &mut ws, &mut scan.bad_weight);
         } else {
-            skin.rigid_chunk(chunk);
+            skin.differs |= f.skin;
         }
     }
-    scan.non_finite = !all_finite;
-    scan.raw_needed = skin.differs != 0 || (!scan.sub_uv && sub_uv_bits != 0);
+    // A number is zero when its bits but the sign are (NaN is not).
+    let magnitude = |bits: u32| bits & 0x7fff_ffff != 0;
+    scan.binormal = magnitude(all.binormal);
+    scan.binormal_bits = all.binormal != 0;
+    scan.sub_uv = magnitude(all.sub_uv);
+    scan.non_finite = all.non_finite.is_nan();
+    // Without TEXCOORD_1, a −0 sub-UV does not come back.
+    scan.raw_needed = skin.differs != 0 || (!scan.sub_uv && all.sub_uv != 0);
     scan.binormals = gather_binormals.then_some(binormals);
     let v = Vertices {
         positions,
@@ -407,6 +403,49 @@ fn divided_vertices(
         ..Vertices::default()
     };
     (v, scan)
+}
+
+/// The checks of [`divided_vertices`] over a chunk, in one branch-free pass (each in a pass of
+/// its own was a loop more per check).
+#[derive(Default)]
+struct Folds {
+    /// Every binormal bit, OR-ed.
+    binormal: u32,
+    /// Every sub-UV bit, OR-ed.
+    sub_uv: u32,
+    /// The sum of every position, UV and sub-UV times 0: NaN when some is not finite (a finite
+    /// number times 0 is ±0, an infinite or NaN one NaN).
+    non_finite: f32,
+    /// Not zero when some colour is not the given one.
+    colors: u32,
+    /// Not zero when some raw skin is not the given one ([`raw_skin`]).
+    skins: u64,
+    /// Not zero when some vertex's skin bytes are not the given ones ([`skin_diff`]).
+    skin: u32,
+}
+
+impl Folds {
+    #[inline(always)]
+    fn of(chunk: &[mdl::Vertex], color: [u8; 4], skin: u64, q: Quantized) -> Self {
+        let color = u32::from_ne_bytes(color);
+        chunk.iter().fold(Folds::default(), |mut f, x| {
+            let bits = |v: &[f32]| v.iter().fold(0, |any, x| any | x.to_bits());
+            let zeros = |v: &[f32]| v.iter().fold(0.0, |sum, x| sum + x * 0.0);
+            f.binormal |= bits(&x.binormal);
+            f.sub_uv |= bits(&x.sub_uv);
+            f.non_finite += zeros(&x.position) + zeros(&x.uv) + zeros(&x.sub_uv);
+            f.colors |= u32::from_ne_bytes(x.color) ^ color;
+            f.skins |= raw_skin(x) ^ skin;
+            f.skin |= skin_diff(x, q);
+            f
+        })
+    }
+
+    fn merge(&mut self, f: &Folds) {
+        self.binormal |= f.binormal;
+        self.sub_uv |= f.sub_uv;
+        self.non_finite += f.non_finite;
+    }
 }
 
 /// A vertex's raw skin (bone index and weight bytes) as one word, to compare neighbours.
@@ -479,30 +518,32 @@ impl<'a> SkinPass<'a> {
         )
     }
 
-    /// A rigid mesh's chunk: only the check.
-    fn rigid_chunk(&mut self, chunk: &[mdl::Vertex]) {
-        let q = self.rigid;
-        self.differs |= chunk.iter().fold(0, |any, x| any | skin_diff(x, q));
+    /// The raw skin and bytes a chunk's [`Folds`] compare with: the last one converted (none
+    /// yet: any, the folds are not used), or a rigid mesh's bytes.
+    fn key(&self) -> (u64, Quantized) {
+        match self.last {
+            Some((raw, (.., q))) if self.joint_count > 0 => (raw, q),
+            _ => (0, self.rigid),
+        }
     }
 
     /// A skinned mesh's chunk: its joints and weights onto `js` and `ws`, its repaired
     /// vertices counted in `bad`. A chunk of one raw skin, the last one's (a rigid part, every
-    /// chunk of a one-joint skin), is one fill and branch-free folds.
+    /// chunk of a one-joint skin), is one fill, its check the chunk's `folds`.
     fn chunk(
         &mut self,
         chunk: &[mdl::Vertex],
+        folds: &Folds,
         js: &mut Vec<[u16; 4]>,
         ws: &mut Vec<[f32; 4]>,
         bad: &mut usize,
     ) {
-        if let Some((key, (j, w, fixed, q))) = self.last {
-            if chunk.iter().fold(0, |any, x| any | (raw_skin(x) ^ key)) == 0 {
-                js.extend(std::iter::repeat_n(j, chunk.len()));
-                ws.extend(std::iter::repeat_n(w, chunk.len()));
-                *bad += usize::from(fixed) * chunk.len();
-                self.differs |= chunk.iter().fold(0, |any, x| any | skin_diff(x, q));
-                return;
-            }
+        if let Some((_, (j, w, fixed, _))) = self.last.filter(|_| folds.skins == 0) {
+            js.extend(std::iter::repeat_n(j, chunk.len()));
+            ws.extend(std::iter::repeat_n(w, chunk.len()));
+            *bad += usize::from(fixed) * chunk.len();
+            self.differs |= folds.skin;
+            return;
         }
         for x in chunk {
             let raw = raw_skin(x);
@@ -532,6 +573,7 @@ impl<'a> SkinPass<'a> {
 fn divided_extras(
     (mi, di): (usize, usize),
     part: &mdl::DividedMesh,
+    scene_vertices: &Vertices,
     mut scan: Scan,
     blobs: &mut Vec<Vec<u8>>,
 ) -> Map<String, serde_json::Value> {
@@ -563,10 +605,14 @@ fn divided_extras(
         extras.insert("mdl_binormals".into(), raw64::put(blobs, bytes));
     }
     if scan.normals_changed {
-        extras.insert(
-            "mdl_normals".into(),
-            raw64::put(blobs, gather(|x| &x.normal)),
-        );
+        // The scene's normals are the file's, bit for bit, and contiguous: one copy.
+        let bytes = match scene_vertices.normals.as_deref() {
+            Some(normals) if normals.len() == part.vertices.len() => {
+                bytemuck::cast_slice::<[f32; 3], u8>(normals).to_vec()
+            }
+            _ => gather(|x| &x.normal),
+        };
+        extras.insert("mdl_normals".into(), raw64::put(blobs, bytes));
     }
     // The scene still holds non-finite positions and UVs as read (validation sets them to 0
     // later), so the pass's check would find them unchanged: they decide here.
