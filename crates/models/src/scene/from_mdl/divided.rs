@@ -309,9 +309,10 @@ fn normal_changes(n: [f32; 3]) -> bool {
 const CHUNK: usize = 64;
 
 /// A divided mesh's scene vertices and what the extras need to know of them ([`Scan`]), a
-/// [`CHUNK`] of vertices at a time: each column is extended from the chunk (exactly sized and
-/// without zeroing first: the extends vectorise and check their capacity once a chunk) and
-/// each check is a branch-free fold over it. Non-finite positions and UVs and non-unit normals
+/// [`CHUNK`] of vertices at a time: one loop over the chunk copies its columns into a stack
+/// buffer and makes every check as a branch-free fold ([`Folds`]); each column is then
+/// extended from the buffer (exactly sized and without zeroing first: one copy and capacity
+/// check a chunk). Non-finite positions and UVs and non-unit normals
 /// are kept as read: `scene::validate` repairs (and says) them once. Without joints in `pal`
 /// the mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some sub-UV is not
 /// zero: its column is gathered then, in a second pass (FBX2MDL writes zeros).
@@ -335,23 +336,28 @@ fn divided_vertices(
     let skin_len = if skinned { n } else { 0 };
     let (mut js, mut ws) = (Vec::with_capacity(skin_len), Vec::with_capacity(skin_len));
     // Binormals are nearly always all zero or all not: gathered in this pass when the first
-    // is not zero, else by `divided_extras` if a later one is not. Zeroed by the allocator
-    // (fresh pages, no pass) and then copied into a chunk at a time.
+    // is not zero, else by `divided_extras` if a later one is not.
     let gather_binormals = vertices
         .first()
         .is_some_and(|x| x.binormal.map(f32::to_bits) != [0; 3]);
-    let mut binormals = vec![0u8; if gather_binormals { n * 12 } else { 0 }];
+    let mut binormals = Vec::with_capacity(if gather_binormals { n * 12 } else { 0 });
     let mut scan = Scan::default();
     let mut skin = SkinPass::new(pal, has_connectors);
     let mut last_color: ([u8; 4], [f32; 4]) = ([255; 4], [1.0; 4]);
     let mut all = Folds::default();
-    for (c, chunk) in vertices.chunks(CHUNK).enumerate() {
-        positions.extend(chunk.iter().map(|x| x.position));
-        normals.extend(chunk.iter().map(|x| x.normal));
-        uv0.extend(chunk.iter().map(|x| x.uv));
+    let mut cols = Columns::default();
+    for chunk in vertices.chunks(CHUNK) {
         let (skin_key, skin_q) = skin.key();
-        let f = Folds::of(chunk, last_color.0, skin_key, skin_q);
+        let f = Folds::of(chunk, &mut cols, last_color.0, skin_key, skin_q);
         all.merge(&f);
+        let len = chunk.len();
+        positions.extend_from_slice(cols.positions.get(..len).unwrap_or_default());
+        normals.extend_from_slice(cols.normals.get(..len).unwrap_or_default());
+        uv0.extend_from_slice(cols.uv.get(..len).unwrap_or_default());
+        if gather_binormals {
+            let chunk_binormals = cols.binormals.get(..len).unwrap_or_default();
+            binormals.extend_from_slice(bytemuck::cast_slice(chunk_binormals));
+        }
         // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
         // share their colour (a whole chunk of the last one's: one fill).
         if f.colors == 0 {
@@ -363,12 +369,6 @@ fn divided_vertices(
                 }
                 last_color.1
             }));
-        }
-        let at = c * CHUNK * 12;
-        if let Some(dst) = binormals.get_mut(at..at + chunk.len() * 12) {
-            for (d, x) in dst.chunks_exact_mut(12).zip(chunk) {
-                d.copy_from_slice(bytemuck::bytes_of(&x.binormal));
-            }
         }
         // Decided once: the (costlier) test stops at the first normal that changes.
         if !scan.normals_changed {
@@ -405,8 +405,28 @@ fn divided_vertices(
     (v, scan)
 }
 
-/// The checks of [`divided_vertices`] over a chunk, in one branch-free pass (each in a pass of
-/// its own was a loop more per check).
+/// A chunk's columns, copied in the pass of its [`Folds`] (one loop over the chunk, not one per
+/// column) and appended to the mesh's a column at a time.
+struct Columns {
+    positions: [[f32; 3]; CHUNK],
+    normals: [[f32; 3]; CHUNK],
+    uv: [[f32; 2]; CHUNK],
+    binormals: [[f32; 3]; CHUNK],
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        Columns {
+            positions: [[0.0; 3]; CHUNK],
+            normals: [[0.0; 3]; CHUNK],
+            uv: [[0.0; 2]; CHUNK],
+            binormals: [[0.0; 3]; CHUNK],
+        }
+    }
+}
+
+/// The checks of [`divided_vertices`] over a chunk, in one branch-free pass with the copy of
+/// its columns (each in a pass of its own was a loop more per check).
 #[derive(Default)]
 struct Folds {
     /// Every binormal bit, OR-ed.
@@ -425,20 +445,37 @@ struct Folds {
 }
 
 impl Folds {
+    /// The folds of `chunk`, whose columns it copies into `cols` in the same loop.
     #[inline(always)]
-    fn of(chunk: &[mdl::Vertex], color: [u8; 4], skin: u64, q: Quantized) -> Self {
+    fn of(
+        chunk: &[mdl::Vertex],
+        cols: &mut Columns,
+        color: [u8; 4],
+        skin: u64,
+        q: Quantized,
+    ) -> Self {
         let color = u32::from_ne_bytes(color);
-        chunk.iter().fold(Folds::default(), |mut f, x| {
-            let bits = |v: &[f32]| v.iter().fold(0, |any, x| any | x.to_bits());
-            let zeros = |v: &[f32]| v.iter().fold(0.0, |sum, x| sum + x * 0.0);
-            f.binormal |= bits(&x.binormal);
-            f.sub_uv |= bits(&x.sub_uv);
-            f.non_finite += zeros(&x.position) + zeros(&x.uv) + zeros(&x.sub_uv);
-            f.colors |= u32::from_ne_bytes(x.color) ^ color;
-            f.skins |= raw_skin(x) ^ skin;
-            f.skin |= skin_diff(x, q);
-            f
-        })
+        let into = cols
+            .positions
+            .iter_mut()
+            .zip(cols.normals.iter_mut())
+            .zip(cols.uv.iter_mut())
+            .zip(cols.binormals.iter_mut());
+        let bits = |v: &[f32]| v.iter().fold(0, |any, x| any | x.to_bits());
+        let zeros = |v: &[f32]| v.iter().fold(0.0, |sum, x| sum + x * 0.0);
+        chunk
+            .iter()
+            .zip(into)
+            .fold(Folds::default(), |mut f, (x, (((p, n), u), b))| {
+                (*p, *n, *u, *b) = (x.position, x.normal, x.uv, x.binormal);
+                f.binormal |= bits(&x.binormal);
+                f.sub_uv |= bits(&x.sub_uv);
+                f.non_finite += zeros(&x.position) + zeros(&x.uv) + zeros(&x.sub_uv);
+                f.colors |= u32::from_ne_bytes(x.color) ^ color;
+                f.skins |= raw_skin(x) ^ skin;
+                f.skin |= skin_diff(x, q);
+                f
+            })
     }
 
     fn merge(&mut self, f: &Folds) {
