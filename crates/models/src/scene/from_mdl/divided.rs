@@ -6,6 +6,7 @@
 use super::{influences, warning};
 use crate::scene::raw64;
 use crate::scene::shared::release;
+use crate::scene::to_mdl::{derived_influence, rigid_influence, Quantized};
 use crate::scene::validate::unit3;
 use crate::scene::{transpose, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices};
 use mdl_format as mdl;
@@ -43,7 +44,8 @@ pub(super) fn convert_divided(
 ) -> bool {
     let here = format!("mdl mesh {mi} divided {di}");
     let pal = palette(&here, &part.connectors, target.bone_count, warnings);
-    let (v, scan) = divided_vertices(&part.vertices, &pal.conn_to_joint, pal.joints.len());
+    let has_connectors = !part.connectors.is_empty();
+    let (v, scan) = divided_vertices(&part.vertices, &pal, has_connectors);
     let binormal = scan.binormal;
     if scan.bad_weight > 0 {
         warnings.push(warning(
@@ -64,7 +66,7 @@ pub(super) fn convert_divided(
     }
     let mesh = scene.meshes.len();
     let name = format!("mesh{mi}_{di}");
-    let extras = divided_extras((mi, di), &part, &v, scan, &pal, &mut scene.blobs);
+    let extras = divided_extras((mi, di), &part, &v, scan, &mut scene.blobs);
     scene.meshes.push(Mesh {
         name: name.clone(),
         vertices: v,
@@ -287,6 +289,9 @@ struct Scan {
     non_finite: bool,
     /// Vertices whose influences were cleaned.
     bad_weight: usize,
+    /// Some vertex's skin bytes or sub-UV bits would not come back from the scene (with the
+    /// stored normals and binormals): `mdl_vertices` is kept.
+    raw_needed: bool,
     /// The binormals' bytes, when gathered in the pass.
     binormals: Option<Vec<u8>>,
 }
@@ -304,19 +309,26 @@ fn normal_changes(n: [f32; 3]) -> bool {
 const CHUNK: usize = 64;
 
 /// A divided mesh's scene vertices and what the extras need to know of them ([`Scan`]), a
-/// [`CHUNK`] of vertices at a time: each column is extended from the chunk (exactly sized and
-/// without zeroing first: the extends vectorise and check their capacity once a chunk) and
-/// each check is a branch-free fold over it. Non-finite positions and UVs and non-unit normals
-/// are kept as read: `scene::validate` repairs (and says) them once. With `joint_count` 0 the
-/// mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some sub-UV is not zero:
-/// its column is gathered then, in a second pass (FBX2MDL writes zeros).
+/// [`CHUNK`] of vertices at a time: one loop over the chunk copies its columns into a stack
+/// buffer and makes every check as a branch-free fold ([`Folds`]); each column is then
+/// extended from the buffer (exactly sized and without zeroing first: one copy and capacity
+/// check a chunk). Non-finite positions and UVs and non-unit normals
+/// are kept as read: `scene::validate` repairs (and says) them once. Without joints in `pal`
+/// the mesh is rigid (no joints or weights). TEXCOORD_1 only exists when some sub-UV is not
+/// zero: its column is gathered then, in a second pass (FBX2MDL writes zeros).
+///
+/// The same pass decides whether `to_mdl` would give back every vertex byte for byte
+/// ([`Scan::raw_needed`]): the scene keeps each position, normal, binormal (stored), UV and
+/// colour (`b / 255` rounds back to `b`) to the bit, so only the skin bytes ([`SkinPass`])
+/// and a −0 sub-UV without TEXCOORD_1 can differ (the full derivation, `to_mdl`'s
+/// `needs_raw_vertices`, is kept by the tests to prove it on awkward vertices).
 fn divided_vertices(
     vertices: &[mdl::Vertex],
-    conn_to_joint: &[u32],
-    joint_count: usize,
+    pal: &Palette,
+    has_connectors: bool,
 ) -> (Vertices, Scan) {
     let n = vertices.len();
-    let skinned = joint_count > 0;
+    let skinned = !pal.joints.is_empty();
     let mut positions = Vec::with_capacity(n);
     let mut normals = Vec::with_capacity(n);
     let mut uv0 = Vec::with_capacity(n);
@@ -330,69 +342,52 @@ fn divided_vertices(
         .is_some_and(|x| x.binormal.map(f32::to_bits) != [0; 3]);
     let mut binormals = Vec::with_capacity(if gather_binormals { n * 12 } else { 0 });
     let mut scan = Scan::default();
-    // (raw bone indices, raw weights) → (joints, weights, repaired).
-    type Raw = ([u8; 4], [u8; 4]);
-    type Weighted = ([u16; 4], [f32; 4], bool);
-    let mut last_weights: Option<(Raw, Weighted)> = None;
-    let mut last_color: Option<([u8; 4], [f32; 4])> = None;
-    let finite = |c: &[f32]| c.iter().fold(true, |ok, x| ok & x.is_finite());
-    let not_zero = |c: &[f32]| c.iter().fold(false, |any, &x| any | (x != 0.0));
-    let mut all_finite = true;
+    let mut skin = SkinPass::new(pal, has_connectors);
+    let mut last_color: ([u8; 4], [f32; 4]) = ([255; 4], [1.0; 4]);
+    let mut all = Folds::default();
+    let mut cols = Columns::default();
     for chunk in vertices.chunks(CHUNK) {
-        positions.extend(chunk.iter().map(|x| x.position));
-        normals.extend(chunk.iter().map(|x| x.normal));
-        uv0.extend(chunk.iter().map(|x| x.uv));
-        // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
-        // share their colour.
-        colors.extend(chunk.iter().map(|x| match last_color {
-            Some((raw, unit)) if raw == x.color => unit,
-            _ => {
-                let unit = x.color.map(unit_of);
-                last_color = Some((x.color, unit));
-                unit
-            }
-        }));
-        all_finite &= chunk.iter().fold(true, |ok, x| {
-            ok & finite(&x.position) & finite(&x.uv) & finite(&x.sub_uv)
-        });
-        scan.binormal |= chunk
-            .iter()
-            .fold(false, |any, x| any | not_zero(&x.binormal));
-        scan.binormal_bits |= chunk.iter().fold(0, |any, x| {
-            any | x.binormal[0].to_bits() | x.binormal[1].to_bits() | x.binormal[2].to_bits()
-        }) != 0;
-        scan.sub_uv |= chunk.iter().fold(false, |any, x| any | not_zero(&x.sub_uv));
+        let (skin_key, skin_q) = skin.key();
+        let f = Folds::of(chunk, &mut cols, last_color.0, skin_key, skin_q);
+        all.merge(&f);
+        let len = chunk.len();
+        positions.extend_from_slice(cols.positions.get(..len).unwrap_or_default());
+        normals.extend_from_slice(cols.normals.get(..len).unwrap_or_default());
+        uv0.extend_from_slice(cols.uv.get(..len).unwrap_or_default());
         if gather_binormals {
-            for x in chunk {
-                binormals.extend_from_slice(bytemuck::bytes_of(&x.binormal));
-            }
+            let chunk_binormals = cols.binormals.get(..len).unwrap_or_default();
+            binormals.extend_from_slice(bytemuck::cast_slice(chunk_binormals));
+        }
+        // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
+        // share their colour (a whole chunk of the last one's: one fill).
+        if f.colors == 0 {
+            colors.extend(std::iter::repeat_n(last_color.1, chunk.len()));
+        } else {
+            colors.extend(chunk.iter().map(|x| {
+                if last_color.0 != x.color {
+                    last_color = (x.color, x.color.map(unit_of));
+                }
+                last_color.1
+            }));
         }
         // Decided once: the (costlier) test stops at the first normal that changes.
         if !scan.normals_changed {
             scan.normals_changed = chunk.iter().any(|x| normal_changes(x.normal));
         }
         if skinned {
-            for x in chunk {
-                // Neighbouring vertices mostly share their influences (a rigid part: all of
-                // them): the last vertex's result is reused while the raw bytes are the same.
-                let raw = (x.bone_indices, x.weights);
-                let (j, w, fixed) = match last_weights {
-                    Some((from, out)) if from == raw => out,
-                    _ => {
-                        let (j, w, fixes) =
-                            influences(x.bone_indices, x.weights, conn_to_joint, joint_count);
-                        let out = (j, w, fixes.any());
-                        last_weights = Some((raw, out));
-                        out
-                    }
-                };
-                js.push(j);
-                ws.push(w);
-                scan.bad_weight += usize::from(fixed);
-            }
+            skin.chunk(chunk, &f, &mut js, &mut ws, &mut scan.bad_weight);
+        } else {
+            skin.differs |= f.skin;
         }
     }
-    scan.non_finite = !all_finite;
+    // A number is zero when its bits but the sign are (NaN is not).
+    let magnitude = |bits: u32| bits & 0x7fff_ffff != 0;
+    scan.binormal = magnitude(all.binormal);
+    scan.binormal_bits = all.binormal != 0;
+    scan.sub_uv = magnitude(all.sub_uv);
+    scan.non_finite = all.non_finite.is_nan();
+    // Without TEXCOORD_1, a −0 sub-UV does not come back.
+    scan.raw_needed = skin.differs != 0 || (!scan.sub_uv && all.sub_uv != 0);
     scan.binormals = gather_binormals.then_some(binormals);
     let v = Vertices {
         positions,
@@ -410,6 +405,201 @@ fn divided_vertices(
     (v, scan)
 }
 
+/// A chunk's columns, copied in the pass of its [`Folds`] (one loop over the chunk, not one per
+/// column) and appended to the mesh's a column at a time.
+struct Columns {
+    positions: [[f32; 3]; CHUNK],
+    normals: [[f32; 3]; CHUNK],
+    uv: [[f32; 2]; CHUNK],
+    binormals: [[f32; 3]; CHUNK],
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        Columns {
+            positions: [[0.0; 3]; CHUNK],
+            normals: [[0.0; 3]; CHUNK],
+            uv: [[0.0; 2]; CHUNK],
+            binormals: [[0.0; 3]; CHUNK],
+        }
+    }
+}
+
+/// The checks of [`divided_vertices`] over a chunk, in one branch-free pass with the copy of
+/// its columns (each in a pass of its own was a loop more per check).
+#[derive(Default)]
+struct Folds {
+    /// Every binormal bit, OR-ed.
+    binormal: u32,
+    /// Every sub-UV bit, OR-ed.
+    sub_uv: u32,
+    /// The sum of every position, UV and sub-UV times 0: NaN when some is not finite (a finite
+    /// number times 0 is ±0, an infinite or NaN one NaN).
+    non_finite: f32,
+    /// Not zero when some colour is not the given one.
+    colors: u32,
+    /// Not zero when some raw skin is not the given one ([`raw_skin`]).
+    skins: u64,
+    /// Not zero when some vertex's skin bytes are not the given ones ([`skin_diff`]).
+    skin: u32,
+}
+
+impl Folds {
+    /// The folds of `chunk`, whose columns it copies into `cols` in the same loop.
+    #[inline(always)]
+    fn of(
+        chunk: &[mdl::Vertex],
+        cols: &mut Columns,
+        color: [u8; 4],
+        skin: u64,
+        q: Quantized,
+    ) -> Self {
+        let color = u32::from_ne_bytes(color);
+        let into = cols
+            .positions
+            .iter_mut()
+            .zip(cols.normals.iter_mut())
+            .zip(cols.uv.iter_mut())
+            .zip(cols.binormals.iter_mut());
+        let bits = |v: &[f32]| v.iter().fold(0, |any, x| any | x.to_bits());
+        let zeros = |v: &[f32]| v.iter().fold(0.0, |sum, x| sum + x * 0.0);
+        chunk
+            .iter()
+            .zip(into)
+            .fold(Folds::default(), |mut f, (x, (((p, n), u), b))| {
+                (*p, *n, *u, *b) = (x.position, x.normal, x.uv, x.binormal);
+                f.binormal |= bits(&x.binormal);
+                f.sub_uv |= bits(&x.sub_uv);
+                f.non_finite += zeros(&x.position) + zeros(&x.uv) + zeros(&x.sub_uv);
+                f.colors |= u32::from_ne_bytes(x.color) ^ color;
+                f.skins |= raw_skin(x) ^ skin;
+                f.skin |= skin_diff(x, q);
+                f
+            })
+    }
+
+    fn merge(&mut self, f: &Folds) {
+        self.binormal |= f.binormal;
+        self.sub_uv |= f.sub_uv;
+        self.non_finite += f.non_finite;
+    }
+}
+
+/// A vertex's raw skin (bone index and weight bytes) as one word, to compare neighbours.
+#[inline(always)]
+fn raw_skin(x: &mdl::Vertex) -> u64 {
+    u64::from(u32::from_ne_bytes(x.bone_indices)) << 32 | u64::from(u32::from_ne_bytes(x.weights))
+}
+
+/// Zero when `x`'s weight, connector and original bone bytes are `q`'s.
+#[inline(always)]
+fn skin_diff(x: &mdl::Vertex, (w, c, o): Quantized) -> u32 {
+    let word = u32::from_ne_bytes;
+    (word(x.weights) ^ word(w))
+        | (word(x.bone_indices) ^ word(c))
+        | (word(x.original_bone_indices) ^ word(o))
+}
+
+/// One raw skin's conversion: the scene's joints and weights, whether they were repaired, and
+/// the bytes `to_mdl` derives back from them.
+type Converted = ([u16; 4], [f32; 4], bool, Quantized);
+
+/// The skins of a divided mesh's vertices, a chunk at a time, both ways: into the scene's
+/// joints and weights, and whether `to_mdl` gives every vertex's skin bytes back from them.
+struct SkinPass<'a> {
+    conn_to_joint: &'a [u32],
+    joint_count: usize,
+    /// Connector of each joint (its first), as `to_mdl` maps a joint back.
+    conn_of_joint: Vec<usize>,
+    /// The bytes `to_mdl` writes for every vertex of a rigid mesh (no joints).
+    rigid: Quantized,
+    /// The last raw skin converted and its conversion: neighbouring vertices mostly share
+    /// their influences (a rigid part: all of them).
+    last: Option<(u64, Converted)>,
+    /// Not zero when some vertex's skin bytes would not come back.
+    differs: u32,
+}
+
+impl<'a> SkinPass<'a> {
+    fn new(pal: &'a Palette, has_connectors: bool) -> Self {
+        let joint_count = pal.joints.len();
+        // The first connector of each joint, as `to_mdl` maps them (every joint has one).
+        let mut conn_of_joint = vec![0; joint_count];
+        for (c, &j) in pal.conn_to_joint.iter().enumerate().rev() {
+            if let Some(slot) = conn_of_joint.get_mut(j as usize) {
+                *slot = c;
+            }
+        }
+        SkinPass {
+            conn_to_joint: &pal.conn_to_joint,
+            joint_count,
+            conn_of_joint,
+            rigid: rigid_influence(has_connectors),
+            last: None,
+            differs: 0,
+        }
+    }
+
+    fn convert(&self, x: &mdl::Vertex) -> Converted {
+        let (j, w, fixes) = influences(
+            x.bone_indices,
+            x.weights,
+            self.conn_to_joint,
+            self.joint_count,
+        );
+        (
+            j,
+            w,
+            fixes.any(),
+            derived_influence(j, w, &self.conn_of_joint),
+        )
+    }
+
+    /// The raw skin and bytes a chunk's [`Folds`] compare with: the last one converted (none
+    /// yet: any, the folds are not used), or a rigid mesh's bytes.
+    fn key(&self) -> (u64, Quantized) {
+        match self.last {
+            Some((raw, (.., q))) if self.joint_count > 0 => (raw, q),
+            _ => (0, self.rigid),
+        }
+    }
+
+    /// A skinned mesh's chunk: its joints and weights onto `js` and `ws`, its repaired
+    /// vertices counted in `bad`. A chunk of one raw skin, the last one's (a rigid part, every
+    /// chunk of a one-joint skin), is one fill, its check the chunk's `folds`.
+    fn chunk(
+        &mut self,
+        chunk: &[mdl::Vertex],
+        folds: &Folds,
+        js: &mut Vec<[u16; 4]>,
+        ws: &mut Vec<[f32; 4]>,
+        bad: &mut usize,
+    ) {
+        if let Some((_, (j, w, fixed, _))) = self.last.filter(|_| folds.skins == 0) {
+            js.extend(std::iter::repeat_n(j, chunk.len()));
+            ws.extend(std::iter::repeat_n(w, chunk.len()));
+            *bad += usize::from(fixed) * chunk.len();
+            self.differs |= folds.skin;
+            return;
+        }
+        for x in chunk {
+            let raw = raw_skin(x);
+            let (j, w, fixed, q) = match self.last {
+                Some((from, out)) if from == raw => out,
+                _ => {
+                    let out = self.convert(x);
+                    self.last = Some((raw, out));
+                    out
+                }
+            };
+            js.push(j);
+            ws.push(w);
+            *bad += usize::from(fixed);
+            self.differs |= skin_diff(x, q);
+        }
+    }
+}
+
 /// What a divided mesh's scene mesh cannot say, for `to_mdl`: which MDL mesh and divided mesh
 /// it was, its material runs (empty runs have no primitive) and connectors (repeated bones),
 /// its binormals (when any is not zero) and normals (when any is not unit length to the bit),
@@ -422,7 +612,6 @@ fn divided_extras(
     part: &mdl::DividedMesh,
     scene_vertices: &Vertices,
     mut scan: Scan,
-    pal: &Palette,
     blobs: &mut Vec<Vec<u8>>,
 ) -> Map<String, serde_json::Value> {
     let runs: Vec<[i32; 2]> = part
@@ -453,24 +642,162 @@ fn divided_extras(
         extras.insert("mdl_binormals".into(), raw64::put(blobs, bytes));
     }
     if scan.normals_changed {
-        extras.insert(
-            "mdl_normals".into(),
-            raw64::put(blobs, gather(|x| &x.normal)),
-        );
+        // The scene's normals are the file's, bit for bit, and contiguous: one copy.
+        let bytes = match scene_vertices.normals.as_deref() {
+            Some(normals) if normals.len() == part.vertices.len() => {
+                bytemuck::cast_slice::<[f32; 3], u8>(normals).to_vec()
+            }
+            _ => gather(|x| &x.normal),
+        };
+        extras.insert("mdl_normals".into(), raw64::put(blobs, bytes));
     }
     // The scene still holds non-finite positions and UVs as read (validation sets them to 0
-    // later), so `needs_raw_vertices` would find them unchanged: they decide here.
-    let joint_count = pal.joints.len();
-    if scan.non_finite
-        || crate::scene::to_mdl::needs_raw_vertices(
-            scene_vertices,
-            part,
-            &pal.conn_to_joint,
-            joint_count,
-        )
-    {
+    // later), so the pass's check would find them unchanged: they decide here.
+    if scan.non_finite || scan.raw_needed {
         let vertices: Vec<u8> = bytemuck::cast_slice(&part.vertices).to_vec();
         extras.insert("mdl_vertices".into(), raw64::put(blobs, vertices));
     }
     extras
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skins (weights, connectors, original bones) of every awkward kind: canonical ones,
+    /// zero-weight slots with and without a bone index, repeated and missing connectors,
+    /// weights not summing to 255 or in another slot order, wrong original indices.
+    const SKINS: [([u8; 4], [u8; 4], [u8; 4]); 18] = [
+        ([255, 0, 0, 0], [0; 4], [0; 4]),
+        ([255, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]),
+        ([255, 0, 0, 0], [0, 2, 0, 0], [0; 4]),
+        ([255, 0, 0, 0], [0; 4], [0, 0, 3, 0]),
+        ([128, 127, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]),
+        ([128, 127, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]),
+        ([127, 128, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]),
+        ([128, 127, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]),
+        ([100, 100, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]),
+        ([0, 0, 0, 0], [0; 4], [0; 4]),
+        ([0, 255, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0]),
+        ([64, 64, 64, 63], [0, 1, 2, 3], [0, 1, 2, 3]),
+        ([64, 64, 64, 63], [3, 2, 1, 0], [3, 2, 1, 0]),
+        ([255, 0, 0, 0], [2, 0, 0, 0], [2, 0, 0, 0]),
+        ([255, 0, 0, 0], [3, 0, 0, 0], [3, 0, 0, 0]),
+        ([255, 0, 0, 0], [9, 0, 0, 0], [9, 0, 0, 0]),
+        ([200, 55, 0, 0], [2, 3, 0, 0], [0, 2, 0, 0]),
+        ([85, 85, 85, 0], [0, 1, 4, 0], [0, 1, 2, 0]),
+    ];
+    const SUB_UVS: [[f32; 2]; 5] = [
+        [0.0, 0.0],
+        [-0.0, 0.0],
+        [0.0, -0.0],
+        [0.5, 0.0],
+        [f32::NAN, 0.0],
+    ];
+    const FLOATS: [f32; 9] = [
+        0.0,
+        -0.0,
+        1.0,
+        0.6,
+        -2.5,
+        1e-40,
+        f32::NAN,
+        f32::INFINITY,
+        f32::MIN,
+    ];
+
+    /// Connector lists: none, one, several with a bone repeated and one missing, only
+    /// missing ones, four distinct bones.
+    fn connector_sets() -> Vec<Vec<mdl::BoneConnector>> {
+        let on = |bone_index: i32| mdl::BoneConnector {
+            bone_index,
+            offset: mdl::Matrix44::translation(0.0, 0.0, 0.0),
+        };
+        vec![
+            Vec::new(),
+            vec![on(0)],
+            vec![on(0), on(1), on(0), on(9)],
+            vec![on(9)],
+            vec![on(3), on(2), on(1), on(0)],
+        ]
+    }
+
+    /// The `k`-th awkward vertex: every skin with every sub-UV, the other fields cycling
+    /// through awkward floats and colours.
+    fn awkward(k: usize) -> mdl::Vertex {
+        let f = |i: usize| FLOATS[(k * 7 + i * 3) % FLOATS.len()];
+        let (weights, bone_indices, original_bone_indices) = SKINS[k % SKINS.len()];
+        mdl::Vertex {
+            position: [f(0), f(1), f(2)],
+            normal: [
+                [0.0, 1.0, 0.0],
+                [0.6, 0.8, 0.0],
+                [f(3), f(4), f(5)],
+                [0.0; 3],
+            ][k % 4],
+            binormal: [[0.0; 3], [-0.0, 0.0, 0.0], [f(6), 1.0, 0.0]][k % 3],
+            uv: [f(7), 0.25],
+            sub_uv: SUB_UVS[(k / SKINS.len()) % SUB_UVS.len()],
+            color: [[255; 4], [0, 128, 7, 255]][k % 2],
+            weights,
+            bone_indices,
+            original_bone_indices,
+        }
+    }
+
+    /// The new decision (the pass's) and the old full derivation's, for one divided mesh.
+    fn decisions(vertices: Vec<mdl::Vertex>, connectors: &[mdl::BoneConnector]) -> (bool, bool) {
+        let part = mdl::DividedMesh {
+            material_runs: Vec::new(),
+            vertices,
+            faces: Vec::new(),
+            connectors: connectors.to_vec(),
+        };
+        let pal = palette("test", connectors, 5, &mut Vec::new());
+        let (v, scan) = divided_vertices(&part.vertices, &pal, !connectors.is_empty());
+        let old = crate::scene::to_mdl::needs_raw_vertices(
+            &v,
+            &part,
+            &pal.conn_to_joint,
+            pal.joints.len(),
+        );
+        (scan.raw_needed, old)
+    }
+
+    #[test]
+    fn raw_vertices_are_kept_exactly_when_the_full_derivation_differs() {
+        let mut seen = [0usize; 2];
+        let count = SKINS.len() * SUB_UVS.len() * 4;
+        for connectors in connector_sets() {
+            // Each awkward vertex alone.
+            for k in 0..count {
+                let (new, old) = decisions(vec![awkward(k)], &connectors);
+                assert_eq!(new, old, "vertex {k} with {} connectors", connectors.len());
+                seen[usize::from(old)] += 1;
+            }
+            // Meshes of a few chunks: runs of one vertex (the chunk fills) broken by one
+            // awkward vertex at a pseudo-random place, and all-canonical runs.
+            let mut seed = 0x2545_f491u32;
+            for trial in 0..40 {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                let len = 1 + (seed >> 8) as usize % (3 * CHUNK);
+                let base = awkward(trial % 4);
+                let mut vertices = vec![base; len];
+                if trial % 3 != 0 {
+                    let at = (seed >> 4) as usize % len;
+                    vertices[at] = awkward((seed >> 12) as usize % count);
+                }
+                let (new, old) = decisions(vertices, &connectors);
+                assert_eq!(
+                    new,
+                    old,
+                    "trial {trial} with {} connectors",
+                    connectors.len()
+                );
+                seen[usize::from(old)] += 1;
+            }
+        }
+        // Both decisions are exercised many times.
+        assert!(seen[0] > 100 && seen[1] > 100, "{seen:?}");
+    }
 }

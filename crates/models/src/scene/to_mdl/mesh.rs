@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// Bytes of one vertex's weights, connector and original bone indices.
-type Quantized = ([u8; 4], [u8; 4], [u8; 4]);
+pub(crate) type Quantized = ([u8; 4], [u8; 4], [u8; 4]);
 /// One vertex's skin influences as they are compared: joints and weight bits.
 type InfluenceBits = ([u16; 4], [u32; 4]);
 
@@ -496,10 +496,31 @@ pub(crate) fn exported_normal(raw: [f32; 3]) -> [f32; 3] {
     normalize3(raw).unwrap_or([0.0, 1.0, 0.0])
 }
 
+/// The weight, connector and original bone bytes this module writes for a vertex of skin
+/// joints `js` and weights `ws`, each joint on the connector `conn_of_joint` gives it: for the
+/// export's check of which vertices come back (`from_mdl/divided.rs`).
+pub(crate) fn derived_influence(js: [u16; 4], ws: [f32; 4], conn_of_joint: &[usize]) -> Quantized {
+    influences(js, ws, &|j| conn_of_joint.get(j).copied())
+}
+
+/// The weight, connector and original bone bytes of every vertex of a rigid mesh (no skin
+/// joints): all on connector 0 when there is one, as [`Sources::new`] decides.
+pub(crate) fn rigid_influence(has_connectors: bool) -> Quantized {
+    if has_connectors {
+        ([255, 0, 0, 0], [0; 4], [0; 4])
+    } else {
+        ([0; 4], [0; 4], [0; 4])
+    }
+}
+
+/// The export's former check, kept to prove the one `from_mdl/divided.rs` makes in its pass
+/// over the vertices the same on awkward vertices.
+///
 /// For the export: true when [`derive`], given the scene attributes `v` the export made of
 /// `part` and its stored binormals and normals, would not give back every vertex of `part`
 /// byte for byte (zero-weight slots, original bone indices, weights not summing to 255,
 /// non-finite numbers…): then the export keeps the raw vertices too.
+#[cfg(test)]
 pub(crate) fn needs_raw_vertices(
     v: &Vertices,
     part: &mdl::DividedMesh,
@@ -881,6 +902,7 @@ impl<'a> Sources<'a> {
     /// the binormal is `raw`'s, and [`unit_byte`] gives back every byte from its
     /// [`BYTE_UNIT`] (tested). No normalisation, no rounding: the export's check runs this
     /// on every vertex. `false` says nothing: the caller then derives the vertex.
+    #[cfg(test)]
     #[inline(always)]
     fn same_bits(&self, k: usize, raw: &mdl::Vertex) -> bool {
         let unit = |b: u8| {
@@ -1039,12 +1061,14 @@ fn influences(js: [u16; 4], ws: [f32; 4], conn: &dyn Fn(usize) -> Option<usize>)
 }
 
 /// Zero when `a` has the bits `b`.
+#[cfg(test)]
 #[inline(always)]
 fn diff(a: f32, b: u32) -> u32 {
     a.to_bits() ^ b
 }
 
 /// Zero when `a` and `b` have the same bits.
+#[cfg(test)]
 #[inline(always)]
 fn diff3(a: &[f32; 3], b: &[f32; 3]) -> u32 {
     let ([a0, a1, a2], [b0, b1, b2]) = (*a, *b);
