@@ -891,6 +891,16 @@ impl<'a> Sources<'a> {
             dst.iter_mut().for_each(|v| v.color = [255; 4]);
             return;
         };
+        // A chunk whose colours all have the bits of the memo's (a mesh of one colour: every
+        // chunk but its first) is one fill: the bits compared without a branch, no lookup.
+        if let Some((key, bytes)) = memo.color.get() {
+            let key = bytemuck::cast::<_, u128>(key);
+            let differs = |c: &[f32; 4]| bytemuck::cast::<_, u128>(*c) ^ key;
+            if cs.len() == dst.len() && cs.iter().fold(0, |any, c| any | differs(c)) == 0 {
+                dst.iter_mut().for_each(|v| v.color = bytes);
+                return;
+            }
+        }
         for (v, c) in dst.iter_mut().zip(cs) {
             v.color = color_bytes(*c, memo);
         }
