@@ -1338,6 +1338,29 @@ struct Part {
 mod tests {
     use super::*;
 
+    /// A whole unshared list becomes its faces in place (same allocation, (a, c, b)); a
+    /// shared list, a range of a longer one and a list of broken triangles come back as they
+    /// were.
+    #[test]
+    fn faces_in_place_only_for_whole_unshared_lists() {
+        let list: Vec<u32> = vec![0, 1, 2, 3, 4, 5, 7, 8, 9];
+        let at = list.as_ptr() as usize;
+        let faces = faces_in_place(list.into()).unwrap();
+        assert_eq!(faces, [[0, 2, 1], [3, 5, 4], [7, 9, 8]].map(mdl::Face));
+        assert_eq!(faces.as_ptr() as usize, at, "made in place");
+
+        let shared = std::sync::Arc::new(vec![0, 1, 2]);
+        let whole = Indices::shared(&shared, 0..3).unwrap();
+        assert_eq!(faces_in_place(whole).unwrap_err().as_slice(), [0, 1, 2]);
+        drop(shared);
+        let long = std::sync::Arc::new(vec![0, 1, 2, 3, 4, 5]);
+        let range = Indices::shared(&long, 3..6).unwrap();
+        drop(long);
+        assert_eq!(faces_in_place(range).unwrap_err().as_slice(), [3, 4, 5]);
+        let broken = Indices::from(vec![0, 1, 2, 3]);
+        assert_eq!(faces_in_place(broken).unwrap_err().as_slice(), [0, 1, 2, 3]);
+    }
+
     /// `Sources::whole_vertices` gives `Sources::vertex`'s bytes for every vertex, with each
     /// attribute and kept array present or absent, rigid or skinned, over whole chunks and a
     /// partial last one; and declines arrays of other lengths.
