@@ -512,3 +512,43 @@ fn values_validation_repairs_are_repaired_once_and_kept_raw() {
     let (back, _) = import(&through_glb(&doc), None);
     assert_same("edited static_quad_v1.mdl", mdl_of(&doc), &back);
 }
+
+/// `import_scene` hands the validated scene over (its triangle lists become the faces in
+/// place): the same MDL bytes and warnings as `Document::from_scene` on the borrowed scene,
+/// for every fixture of every format, each through its own `.glb` too (a mesh two nodes draw
+/// keeps its lists in the scene).
+#[test]
+fn owned_and_borrowed_scenes_import_the_same() {
+    let mut checked = 0;
+    for (fmt, ext) in [
+        ("smf", "smf"),
+        ("bmf", "bmf"),
+        ("mdl", "mdl"),
+        ("elem", "elem"),
+        ("skm", "skm"),
+    ] {
+        for path in test_support::fixtures(fmt, ext) {
+            let name = path.display().to_string();
+            let doc = open(&path);
+            let converted = Scene::from_document(&doc).unwrap().scene;
+            for scene in [through_glb(&doc).into_inner(), converted] {
+                let options = ImportOptions::default();
+                let valid = scene::validate(scene.clone());
+                let borrowed = Document::from_scene(Format::Mdl, &valid.scene, None, &options)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let owned = Document::import_scene(Format::Mdl, scene, None, &options)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let bytes = |d: &Document| mdl_of(d).to_bytes().unwrap();
+                assert!(
+                    bytes(&owned.document) == bytes(&borrowed.document),
+                    "{name}: bytes"
+                );
+                let mut warnings = valid.warnings.clone();
+                warnings.extend(borrowed.warnings);
+                assert_eq!(owned.warnings, warnings, "{name}: warnings");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} scenes");
+}

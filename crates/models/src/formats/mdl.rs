@@ -120,4 +120,12 @@ impl super::FormatModel for mdl_format::Mdl {
     ) -> Result<crate::scene::Imported<Self>, crate::Error> {
         crate::scene::to_mdl::convert(scene, base, options)
     }
+
+    fn from_owned_scene(
+        scene: crate::scene::ValidScene,
+        base: Option<&Self>,
+        options: &crate::scene::ImportOptions,
+    ) -> Result<crate::scene::Imported<Self>, crate::Error> {
+        crate::scene::to_mdl::convert_owned(scene, base, options)
+    }
 }

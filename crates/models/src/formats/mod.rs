@@ -72,6 +72,21 @@ pub(crate) trait FormatModel:
         Err(Error::ImportUnsupported(Self::FORMAT))
     }
 
+    /// [`from_scene`](Self::from_scene), consuming the scene: a format whose importer can
+    /// reuse the scene's arrays (MDL's faces are made in place of a triangle list) overrides
+    /// it, so that they are not copied into fresh memory (what
+    /// [`Document::import_scene`](crate::Document::import_scene) uses).
+    fn from_owned_scene(
+        scene: ValidScene,
+        base: Option<&Self>,
+        options: &ImportOptions,
+    ) -> Result<Imported<Self>, Error>
+    where
+        Self: Sized,
+    {
+        Self::from_scene(&scene, base, options)
+    }
+
     /// `doc` as this format's document, if it is one (for `--base`).
     fn downcast<U: std::any::Any>(doc: &U) -> Option<&Self>
     where

@@ -61,20 +61,25 @@ impl Document {
         base: Option<&Document>,
         options: &ImportOptions,
     ) -> Result<Imported<Document>, Error> {
-        if let Some(b) = base {
-            if b.format() != format {
-                return Err(Error::BaseFormatMismatch {
-                    base: b.format(),
-                    target: format,
-                });
-            }
-        }
-        // The writers copy each primitive's index range; overlapping ranges of one shared
-        // list must not multiply into the output beyond the writing limit.
-        super::budget::check_index_uses(scene)?;
+        check_import(format, scene, base)?;
         with_format!(
             format,
             T => import::<T>(scene, base, options),
+            _ => Err(Error::FormatDisabled(format))
+        )
+    }
+
+    /// [`Document::from_scene`] consuming the scene (see `FormatModel::from_owned_scene`).
+    fn from_owned_scene(
+        format: Format,
+        scene: ValidScene,
+        base: Option<&Document>,
+        options: &ImportOptions,
+    ) -> Result<Imported<Document>, Error> {
+        check_import(format, &scene, base)?;
+        with_format!(
+            format,
+            T => import_owned::<T>(scene, base, options),
             _ => Err(Error::FormatDisabled(format))
         )
     }
@@ -104,7 +109,7 @@ impl Document {
         options: &ImportOptions,
     ) -> Result<Imported<Document>, Error> {
         let validated = super::validate(scene);
-        let imported = Document::from_scene(format, &validated.scene, base, options)?;
+        let imported = Document::from_owned_scene(format, validated.scene, base, options)?;
         let mut warnings = validated.warnings;
         warnings.extend(imported.warnings);
         Ok(Imported {
@@ -112,6 +117,39 @@ impl Document {
             warnings,
         })
     }
+}
+
+/// What [`Document::from_scene`] checks before any importer runs: a base of the target
+/// format, and index ranges within the writing limit.
+fn check_import(format: Format, scene: &ValidScene, base: Option<&Document>) -> Result<(), Error> {
+    if let Some(b) = base {
+        if b.format() != format {
+            return Err(Error::BaseFormatMismatch {
+                base: b.format(),
+                target: format,
+            });
+        }
+    }
+    // The writers copy each primitive's index range; overlapping ranges of one shared
+    // list must not multiply into the output beyond the writing limit.
+    super::budget::check_index_uses(scene)
+}
+
+/// [`import`] consuming the scene.
+fn import_owned<T: FormatModel + 'static>(
+    scene: ValidScene,
+    base: Option<&Document>,
+    options: &ImportOptions,
+) -> Result<Imported<Document>, Error> {
+    let base: Option<&T> = match base {
+        Some(doc) => with_document!(*doc, d => T::downcast(d)),
+        None => None,
+    };
+    let imported = T::from_owned_scene(scene, base, options)?;
+    Ok(Imported {
+        document: imported.document.into_document(),
+        warnings: imported.warnings,
+    })
 }
 
 fn import<T: FormatModel + 'static>(

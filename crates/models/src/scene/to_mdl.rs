@@ -33,7 +33,9 @@
 //! With a `base` (the MDL the scene was exported from), every rebuilt part equal in value to
 //! the base's part of the same index is the base's part, bytes and all (see [`base`]).
 
-use super::{compose, transpose, ImportOptions, Imported, SceneWarning, Transform, ValidScene};
+use super::{
+    compose, transpose, ImportOptions, Imported, Scene, SceneWarning, Transform, ValidScene,
+};
 use crate::{Error, Format};
 use mdl_format as mdl;
 use serde_json::{Map, Value};
@@ -57,13 +59,38 @@ pub(crate) fn convert(
     base: Option<&mdl::Mdl>,
     options: &ImportOptions,
 ) -> Result<Imported<mdl::Mdl>, Error> {
+    convert_scene(scene, mesh::Taken::default(), base, options)
+}
+
+/// [`convert`] consuming the scene: the triangle lists of the meshes one node draws are
+/// taken out of it, so that their faces are made in place (a triangle list and the faces
+/// have the same 12 bytes a triangle; fresh faces were a quarter of a large model's import's
+/// page faults). The rest of the conversion reads the scene as it was validated: only the
+/// lists moved, and the meshes' conversion reads them from [`mesh::Taken`].
+pub(crate) fn convert_owned(
+    scene: ValidScene,
+    base: Option<&mdl::Mdl>,
+    options: &ImportOptions,
+) -> Result<Imported<mdl::Mdl>, Error> {
+    let mut scene = scene.into_inner();
+    let taken = mesh::Taken::from_scene(&mut scene);
+    convert_scene(&scene, taken, base, options)
+}
+
+/// [`convert`] of a validated scene whose index lists `taken` holds (or the scene itself).
+fn convert_scene(
+    scene: &Scene,
+    taken: mesh::Taken,
+    base: Option<&mdl::Mdl>,
+    options: &ImportOptions,
+) -> Result<Imported<mdl::Mdl>, Error> {
     let mut cx = Ctx {
         options,
         warnings: Vec::new(),
     };
     let version = choose_version(scene, base, options)?;
     let bones = build_bones(scene, version, &mut cx);
-    let meshes = mesh::build(scene, &bones, &mut cx)?;
+    let meshes = mesh::build(scene, taken, &bones, &mut cx)?;
     let (animation_sources, clips) = anim::build(scene, &bones, &mut cx)?;
     let mut doc = mdl::Mdl {
         version,
@@ -107,7 +134,7 @@ impl Ctx<'_> {
 }
 
 fn choose_version(
-    scene: &ValidScene,
+    scene: &Scene,
     base: Option<&mdl::Mdl>,
     options: &ImportOptions,
 ) -> Result<i32, Error> {
@@ -162,7 +189,7 @@ fn near(a: f32, b: f32, tol: f32) -> bool {
 /// (`from_mdl::DECOMPOSE_TOLERANCE`), so composing it back may differ by about as much.
 const BONE_TOLERANCE: f32 = 2e-4;
 
-fn build_bones(scene: &ValidScene, version: i32, cx: &mut Ctx<'_>) -> Bones {
+fn build_bones(scene: &Scene, version: i32, cx: &mut Ctx<'_>) -> Bones {
     let n = scene.nodes.len();
     // Each node's first parent (validation leaves a repeated child link to the writer).
     let mut parent: Vec<Option<usize>> = vec![None; n];

@@ -17,7 +17,7 @@
 use super::{close, Bones, Ctx};
 use crate::scene::budget::Budget;
 use crate::scene::from_mdl::{self, SampleAllowance, SourceContext, MAX_SAMPLES_PER_FILE};
-use crate::scene::{raw64, Channel, ChannelPath, Interpolation, ValidScene};
+use crate::scene::{raw64, Channel, ChannelPath, Interpolation, Scene};
 use crate::Error;
 use mdl_format as mdl;
 use serde_json::Value;
@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 type Table = (Vec<mdl::AnimationSource>, Vec<mdl::AnimationClip>);
 
-pub(super) fn build(scene: &ValidScene, bones: &Bones, cx: &mut Ctx<'_>) -> Result<Table, Error> {
+pub(super) fn build(scene: &Scene, bones: &Bones, cx: &mut Ctx<'_>) -> Result<Table, Error> {
     let fps = cx.fps();
     if let Some(table) = scene.extras.get("mdl_animation").and_then(parse_table) {
         if unedited(scene, &table, bones, fps) {
@@ -177,7 +177,7 @@ fn parse_table(v: &Value) -> Option<Table> {
 }
 
 /// True when the scene's animations are what `from_mdl` makes of `table` on these bones.
-fn unedited(scene: &ValidScene, table: &Table, bones: &Bones, fps: f32) -> bool {
+fn unedited(scene: &Scene, table: &Table, bones: &Bones, fps: f32) -> bool {
     let (sources, clips) = table;
     let mut clip_anim: HashMap<usize, usize> = HashMap::new();
     for (a, anim) in scene.animations.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use super::{close, Bones, Ctx, MAX_CONNECTORS};
 use crate::scene::{normalize3, transpose, Material, Vertices};
-use crate::scene::{raw64, ValidScene};
+use crate::scene::{raw64, Indices, Mesh, Scene};
 use crate::{Error, Format};
 use mdl_format as mdl;
 use serde_json::Value;
@@ -34,8 +34,46 @@ struct Instance {
     mesh: usize,
 }
 
+/// The triangle lists taken out of an owned scene ([`super::convert_owned`]), so that faces
+/// are made in place of them: per mesh, its primitives' lists, for each mesh exactly one node
+/// draws (a mesh two nodes draw is converted twice, from the lists left in the scene).
+#[derive(Default)]
+pub(super) struct Taken(Vec<Option<Vec<Indices>>>);
+
+impl Taken {
+    pub(super) fn from_scene(scene: &mut Scene) -> Self {
+        let mut draws = vec![0usize; scene.meshes.len()];
+        for nd in &scene.nodes {
+            if let Some(d) = nd.mesh.and_then(|m| draws.get_mut(m)) {
+                *d += 1;
+            }
+        }
+        let take = |mesh: &mut Mesh| {
+            let lists = mesh.primitives.iter_mut();
+            lists.map(|p| std::mem::take(&mut p.indices)).collect()
+        };
+        let meshes = scene.meshes.iter_mut().zip(draws);
+        Taken(meshes.map(|(m, d)| (d == 1).then(|| take(m))).collect())
+    }
+
+    /// Mesh `m`'s lists, when they were taken (once: its one drawing node converts it).
+    fn take(&mut self, m: usize) -> Option<Vec<Indices>> {
+        self.0.get_mut(m).and_then(Option::take)
+    }
+}
+
+/// The triangle list of each of `mesh`'s primitives: taken ([`Taken`]), else the scene's.
+fn lists<'a>(mesh: &'a Mesh, taken: Option<&'a [Indices]>) -> impl Iterator<Item = &'a [u32]> {
+    let all = mesh.primitives.iter().enumerate();
+    all.map(move |(k, p)| match taken {
+        Some(t) => t.get(k).map_or(&[][..], |l| l.as_slice()),
+        None => p.indices.as_slice(),
+    })
+}
+
 pub(super) fn build(
-    scene: &ValidScene,
+    scene: &Scene,
+    mut taken: Taken,
     bones: &Bones,
     cx: &mut Ctx<'_>,
 ) -> Result<Vec<mdl::Mesh>, Error> {
@@ -71,7 +109,8 @@ pub(super) fn build(
         let (materials, local) = group_materials(scene, *key, instances, g, cx);
         let mut divided = Vec::new();
         for inst in instances {
-            divided.extend(divide(scene, *inst, bones, &local, cx)?);
+            let lists = taken.take(inst.mesh);
+            divided.extend(divide(scene, *inst, lists, bones, &local, cx)?);
         }
         out.push(mdl::Mesh { divided, materials });
     }
@@ -81,7 +120,7 @@ pub(super) fn build(
 /// The materials of one MDL mesh and the local index of each scene material (`None`: the
 /// default material some primitives need).
 fn group_materials(
-    scene: &ValidScene,
+    scene: &Scene,
     key: Option<u64>,
     instances: &[Instance],
     g: usize,
@@ -187,7 +226,7 @@ struct Palette {
     rigid: bool,
 }
 
-fn palette(scene: &ValidScene, inst: Instance, bones: &Bones, cx: &mut Ctx<'_>) -> Palette {
+fn palette(scene: &Scene, inst: Instance, bones: &Bones, cx: &mut Ctx<'_>) -> Palette {
     let node = scene.nodes.get(inst.node);
     let skin = node.and_then(|n| n.skin).and_then(|s| scene.skins.get(s));
     let has_joints = scene
@@ -303,8 +342,9 @@ fn palette(scene: &ValidScene, inst: Instance, bones: &Bones, cx: &mut Ctx<'_>) 
 /// The triangles of a mesh's primitives in file winding, with their local material (for
 /// [`split`]; an undivided mesh takes [`faces_and_runs`]).
 fn triangles(
-    scene: &ValidScene,
+    scene: &Scene,
     inst: Instance,
+    taken: Option<&[Indices]>,
     local: &HashMap<Option<usize>, i32>,
     cx: &mut Ctx<'_>,
 ) -> Vec<(i32, [u32; 3])> {
@@ -313,12 +353,12 @@ fn triangles(
     };
     let n = mesh.vertices.positions.len();
     // Sized once: a large mesh's list otherwise grows (and is copied) a dozen times.
-    let total: usize = mesh.primitives.iter().map(|p| p.indices.len() / 3).sum();
+    let total: usize = lists(mesh, taken).map(|l| l.len() / 3).sum();
     let mut out = Vec::with_capacity(total);
     let mut bad = 0usize;
-    for p in &mesh.primitives {
+    for (p, list) in mesh.primitives.iter().zip(lists(mesh, taken)) {
         let material = local_material(scene, p, local);
-        for t in p.indices.chunks(3) {
+        for t in list.chunks(3) {
             match *t {
                 // Counter-clockwise back to the file's clockwise: (a, b, c) → (a, c, b).
                 [a, b, c] if [a, b, c].iter().all(|&i| (i as usize) < n) => {
@@ -334,7 +374,7 @@ fn triangles(
 
 /// The local material of a primitive (0 when it has none there).
 fn local_material(
-    scene: &ValidScene,
+    scene: &Scene,
     p: &crate::scene::Primitive,
     local: &HashMap<Option<usize>, i32>,
 ) -> i32 {
@@ -353,14 +393,17 @@ fn dropped_triangles(mesh: &crate::scene::Mesh, bad: usize, cx: &mut Ctx<'_>) {
 
 /// [`triangles`] as the faces of one divided mesh, with the material runs they make (one per
 /// stretch of triangles with one material), without the per-triangle list: one exactly sized
-/// pass per primitive. Validation left every index of a mesh with vertices below its vertex
-/// count (`validate/indices.rs`, which a [`ValidScene`] has been through), so only a mesh
-/// without vertices (left alone by validation) takes the triangle-by-triangle check: a third
-/// pass over every index (after the glTF reader's and validation's) cost a tenth of the
+/// pass per primitive, or, for a first list taken out of the scene (`taken`) that nothing
+/// shares, the list itself turned into faces in place (no fresh memory). Validation left
+/// every index of a mesh with vertices below its vertex count (`validate/indices.rs`, which
+/// a [`ValidScene`](crate::scene::ValidScene) has been through), so only a mesh without
+/// vertices (left alone by validation) takes the triangle-by-triangle check: a third pass
+/// over every index (after the glTF reader's and validation's) cost a tenth of the
 /// conversion.
 fn faces_and_runs(
-    scene: &ValidScene,
+    scene: &Scene,
     inst: Instance,
+    mut taken: Option<Vec<Indices>>,
     local: &HashMap<Option<usize>, i32>,
     cx: &mut Ctx<'_>,
 ) -> (Vec<mdl::Face>, Vec<mdl::MaterialRun>) {
@@ -368,25 +411,38 @@ fn faces_and_runs(
         return (Vec::new(), Vec::new());
     };
     let n = mesh.vertices.positions.len();
-    let total: usize = mesh.primitives.iter().map(|p| p.indices.len() / 3).sum();
-    let mut faces = Vec::with_capacity(total);
+    let total: usize = lists(mesh, taken.as_deref()).map(|l| l.len() / 3).sum();
+    let first = taken.as_mut().and_then(|t| t.first_mut()).filter(|_| n > 0);
+    let mut faces = Vec::new();
+    if let Some(slot) = first {
+        // Moved out (a second holder would keep it shared), and put back when not whole.
+        match faces_in_place(std::mem::take(slot)) {
+            Ok(made) => faces = made,
+            Err(list) => *slot = list,
+        }
+    }
+    // The first list's faces are made: the other lists follow them.
+    let mut skip = usize::from(!faces.is_empty());
+    faces.reserve_exact(total.saturating_sub(faces.len()));
     let mut runs: Vec<mdl::MaterialRun> = Vec::new();
     let mut bad = 0usize;
     // Counter-clockwise back to the file's clockwise: (a, b, c) → (a, c, b). Every index is
     // below `n`, which `divide` checked fits an i32.
     let face = |a: u32, b: u32, c: u32| mdl::Face([a as i32, c as i32, b as i32]);
-    for p in &mesh.primitives {
+    for (p, list) in mesh.primitives.iter().zip(lists(mesh, taken.as_deref())) {
         let material = local_material(scene, p, local);
-        let before = faces.len();
-        if n > 0 {
-            let whole = p.indices.chunks_exact(3);
+        let before = if skip > 0 { 0 } else { faces.len() };
+        if skip > 0 {
+            skip = 0;
+        } else if n > 0 {
+            let whole = list.chunks_exact(3);
             bad += usize::from(!whole.remainder().is_empty());
             faces.extend(whole.map(|t| match *t {
                 [a, b, c] => face(a, b, c),
                 _ => mdl::Face([0; 3]),
             }));
         } else {
-            for t in p.indices.chunks(3) {
+            for t in list.chunks(3) {
                 match *t {
                     [a, b, c] if [a, b, c].iter().all(|&i| (i as usize) < n) => {
                         faces.push(face(a, b, c))
@@ -411,11 +467,33 @@ fn faces_and_runs(
     (faces, runs)
 }
 
+/// A whole triangle list that nothing else holds, as faces in place: each (a, b, c) becomes
+/// (a, c, b), the bits [`faces_and_runs`]' `face` gives. `None` (the caller copies) for a
+/// list shared or a range of a longer one, or whose length or capacity is not whole
+/// triangles (the cast needs whole faces): `Err` gives the list back.
+fn faces_in_place(list: Indices) -> Result<Vec<mdl::Face>, Indices> {
+    let whole = list.range() == (0..list.list().len());
+    if !whole || std::sync::Arc::strong_count(list.list()) != 1 {
+        return Err(list);
+    }
+    let shared = std::sync::Arc::clone(list.list());
+    drop(list);
+    let own = std::sync::Arc::try_unwrap(shared).map_err(|shared| shared.to_vec())?;
+    let mut faces: Vec<mdl::Face> =
+        bytemuck::allocation::try_cast_vec(own).map_err(|(_, own)| Indices::from(own))?;
+    for f in &mut faces {
+        let [a, b, c] = f.0;
+        f.0 = [a, c, b];
+    }
+    Ok(faces)
+}
+
 /// One drawn mesh as one divided mesh, or several when its skin has more than
 /// [`MAX_CONNECTORS`] joints.
 fn divide(
-    scene: &ValidScene,
+    scene: &Scene,
     inst: Instance,
+    lists: Option<Vec<Indices>>,
     bones: &Bones,
     local: &HashMap<Option<usize>, i32>,
     cx: &mut Ctx<'_>,
@@ -434,7 +512,7 @@ fn divide(
     }
     let pal = palette(scene, inst, bones, cx);
     if pal.connectors.len() <= MAX_CONNECTORS || pal.rigid {
-        let (faces, runs) = faces_and_runs(scene, inst, local, cx);
+        let (faces, runs) = faces_and_runs(scene, inst, lists, local, cx);
         let n = v.positions.len();
         let raw = raw_vertices(mesh, &scene.blobs, n);
         let extra = stored(mesh, &scene.blobs, n);
@@ -461,7 +539,7 @@ fn divide(
             connectors: pal.connectors,
         }]);
     }
-    let tris = triangles(scene, inst, local, cx);
+    let tris = triangles(scene, inst, lists.as_deref(), local, cx);
     let kept = stored(mesh, &scene.blobs, v.positions.len());
     Ok(split(v, &pal, &tris, &kept, &place, cx))
 }
@@ -834,6 +912,16 @@ impl<'a> Sources<'a> {
             dst.iter_mut().for_each(|v| v.color = [255; 4]);
             return;
         };
+        // A chunk whose colours all have the bits of the memo's (a mesh of one colour: every
+        // chunk but its first) is one fill: the bits compared without a branch, no lookup.
+        if let Some((key, bytes)) = memo.color.get() {
+            let key = bytemuck::cast::<_, u128>(key);
+            let differs = |c: &[f32; 4]| bytemuck::cast::<_, u128>(*c) ^ key;
+            if cs.len() == dst.len() && cs.iter().fold(0, |any, c| any | differs(c)) == 0 {
+                dst.iter_mut().for_each(|v| v.color = bytes);
+                return;
+            }
+        }
         for (v, c) in dst.iter_mut().zip(cs) {
             v.color = color_bytes(*c, memo);
         }
@@ -1273,6 +1361,29 @@ struct Part {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A whole unshared list becomes its faces in place (same allocation, (a, c, b)); a
+    /// shared list, a range of a longer one and a list of broken triangles come back as they
+    /// were.
+    #[test]
+    fn faces_in_place_only_for_whole_unshared_lists() {
+        let list: Vec<u32> = vec![0, 1, 2, 3, 4, 5, 7, 8, 9];
+        let at = list.as_ptr() as usize;
+        let faces = faces_in_place(list.into()).unwrap();
+        assert_eq!(faces, [[0, 2, 1], [3, 5, 4], [7, 9, 8]].map(mdl::Face));
+        assert_eq!(faces.as_ptr() as usize, at, "made in place");
+
+        let shared = std::sync::Arc::new(vec![0, 1, 2]);
+        let whole = Indices::shared(&shared, 0..3).unwrap();
+        assert_eq!(faces_in_place(whole).unwrap_err().as_slice(), [0, 1, 2]);
+        drop(shared);
+        let long = std::sync::Arc::new(vec![0, 1, 2, 3, 4, 5]);
+        let range = Indices::shared(&long, 3..6).unwrap();
+        drop(long);
+        assert_eq!(faces_in_place(range).unwrap_err().as_slice(), [3, 4, 5]);
+        let broken = Indices::from(vec![0, 1, 2, 3]);
+        assert_eq!(faces_in_place(broken).unwrap_err().as_slice(), [0, 1, 2, 3]);
+    }
 
     /// `Sources::whole_vertices` gives `Sources::vertex`'s bytes for every vertex, with each
     /// attribute and kept array present or absent, rigid or skinned, over whole chunks and a
