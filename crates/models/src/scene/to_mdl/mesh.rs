@@ -1,6 +1,7 @@
 //! Scene meshes → MDL meshes, divided meshes, materials and bone connectors.
 
 use super::{close, Bones, Ctx, MAX_CONNECTORS};
+use crate::scene::validate::near_unit;
 use crate::scene::{normalize3, transpose, Material, Vertices};
 use crate::scene::{raw64, Indices, Mesh, Scene};
 use crate::{Error, Format};
@@ -545,7 +546,7 @@ fn divide(
 }
 
 /// What the export kept of a divided mesh's vertices beside the scene's attributes:
-/// binormals (glTF has none) and normals that are not unit length to the bit.
+/// binormals (glTF has none) and normals that glTF does not carry bit for bit (not unit length).
 /// Borrowed from their blobs when they are blobs (a large mesh's arrays are not copied).
 #[derive(Default)]
 pub(crate) struct Stored<'a> {
@@ -569,9 +570,16 @@ fn stored<'a>(mesh: &crate::scene::Mesh, blobs: &'a [Vec<u8>], n: usize) -> Stor
     }
 }
 
-/// The normal `from_mdl` exports for a stored normal.
+/// The normal glTF gets for a file's normal `raw` (as validation leaves it): `raw` itself
+/// when it is unit already (to within `validate::NEAR_UNIT_SQUARE`, as a file's normals
+/// normalised in f32 are), so that it goes through glTF bit for bit and needs no second copy
+/// in `mdl_normals`; else `raw` normalised.
 pub(crate) fn exported_normal(raw: [f32; 3]) -> [f32; 3] {
-    normalize3(raw).unwrap_or([0.0, 1.0, 0.0])
+    if near_unit(raw) {
+        raw
+    } else {
+        normalize3(raw).unwrap_or([0.0, 1.0, 0.0])
+    }
 }
 
 /// The weight, connector and original bone bytes this module writes for a vertex of skin
@@ -689,7 +697,7 @@ fn agrees(raw: &mdl::Vertex, src: &Sources<'_>, k: usize, pal: &Palette) -> bool
         .positions
         .get(k)
         .is_some_and(|p| same(&raw.position.map(fin), p));
-    let normal = normalize3(raw.normal).unwrap_or([0.0, 1.0, 0.0]);
+    let normal = exported_normal(raw.normal);
     let normal_ok = src.normals.get(k).is_some_and(|n| same(&normal, n));
     let uv_ok = src.uv0.get(k).is_some_and(|u| same(&raw.uv.map(fin), u));
     let uv1 = src.uv1.get(k).copied().unwrap_or([0.0; 2]);
@@ -1047,7 +1055,7 @@ fn stored_or_scene(raw: [f32; 3], n: [f32; 3]) -> [f32; 3] {
 }
 
 /// For up to [`CHUNK`] vertices, whether [`stored_or_scene`] keeps the stored normal `raw`
-/// rather than the scene's `n`: the same arithmetic (`normalize3`, then [`close`] per
+/// rather than the scene's `n`: the same arithmetic ([`exported_normal`], then [`close`] per
 /// component), but every value is computed and combined without a branch, on one column per
 /// component, so that the loop vectorises (four vertices an instruction; about half of the
 /// vertices of a large export differ from their scene normal and need the normalisation).
@@ -1064,13 +1072,33 @@ fn keep_stored(raw: &[[f32; 3]], n: &[[f32; 3]], keep: &mut [bool; CHUNK]) {
     let scene = sx.iter().zip(sy).zip(sz);
     for (k, (((x, y), z), ((a, b), c))) in keep.iter_mut().zip(stored.zip(scene)) {
         let [x, y, z, a, b, c] = [*x, *y, *z, *a, *b, *c];
-        // `normalize3`, or `exported_normal`'s (0, 1, 0) when it gives none.
+        // `exported_normal`: the stored normal when unit already, else `normalize3`, or
+        // (0, 1, 0) when that gives none.
+        let near = near_unit([x, y, z]);
         let len = (x * x + y * y + z * z).sqrt();
         let usable = (len > 1e-12) & len.is_finite();
         let e = [
-            if usable { x / len } else { 0.0 },
-            if usable { y / len } else { 1.0 },
-            if usable { z / len } else { 0.0 },
+            if near {
+                x
+            } else if usable {
+                x / len
+            } else {
+                0.0
+            },
+            if near {
+                y
+            } else if usable {
+                y / len
+            } else {
+                1.0
+            },
+            if near {
+                z
+            } else if usable {
+                z / len
+            } else {
+                0.0
+            },
         ];
         let same = (x.to_bits() == a.to_bits())
             & (y.to_bits() == b.to_bits())

@@ -131,6 +131,13 @@ pub(crate) fn unit3(v: [f32; 3]) -> Option<[f32; 3]> {
     unit3_and_square(v).map(|(unit, _)| unit)
 }
 
+/// Whether `v` is unit length to within [`NEAR_UNIT_SQUARE`]: what [`unit3`] keeps as it is.
+#[inline(always)]
+pub(crate) fn near_unit(v: [f32; 3]) -> bool {
+    let [x, y, z] = v.map(f64::from);
+    (x * x + y * y + z * z - 1.0).abs() <= NEAR_UNIT_SQUARE
+}
+
 /// [`unit3`] and the squared length of `v` (in f64).
 pub(crate) fn unit3_and_square(v: [f32; 3]) -> Option<([f32; 3], f64)> {
     let [x, y, z] = v.map(f64::from);
