@@ -45,6 +45,12 @@ pub(super) fn convert_divided(
     let here = format!("mdl mesh {mi} divided {di}");
     let pal = palette(&here, &part.connectors, target.bone_count, warnings);
     let has_connectors = !part.connectors.is_empty();
+    // The faces first, and an owned part frees them at once: a large mesh's faces and their
+    // triangles are then not alive beside its vertex columns (the conversion's peak memory).
+    // Their warnings still come after the vertices'.
+    let mut face_warnings = Vec::new();
+    let primitives = primitives(&here, &part, target, &mut face_warnings);
+    release(&mut part, |p| p.faces = Vec::new());
     let (v, scan) = divided_vertices(&part.vertices, &pal, has_connectors);
     let binormal = scan.binormal;
     if scan.bad_weight > 0 {
@@ -57,9 +63,7 @@ pub(super) fn convert_divided(
             ),
         ));
     }
-    let primitives = primitives(&here, &part, target, warnings);
-    // The faces are converted: an owned part frees them before its extras are made.
-    release(&mut part, |p| p.faces = Vec::new());
+    warnings.append(&mut face_warnings);
     if primitives.is_empty() {
         warnings.push(warning(&here, "no triangles; not exported"));
         return binormal;
