@@ -13,6 +13,15 @@ use models::scene::{self, ImportOptions, Scene};
 use models::{Document, Format, Model};
 use std::path::PathBuf;
 
+/// Every format's fixture folder and file extension.
+const EVERY_FORMAT: [(&str, &str); 5] = [
+    ("smf", "smf"),
+    ("bmf", "bmf"),
+    ("mdl", "mdl"),
+    ("elem", "elem"),
+    ("skm", "skm"),
+];
+
 fn inputs() -> Vec<PathBuf> {
     let mut files = test_support::fixtures("mdl", "mdl");
     files.extend(test_support::samples("mdl", "mdl").unwrap_or_default());
@@ -300,13 +309,7 @@ fn skins_beyond_32_connectors_are_divided() {
 #[test]
 fn every_fixture_of_every_format_imports_into_mdl() {
     let mut checked = 0;
-    for (fmt, ext) in [
-        ("smf", "smf"),
-        ("bmf", "bmf"),
-        ("mdl", "mdl"),
-        ("elem", "elem"),
-        ("skm", "skm"),
-    ] {
+    for (fmt, ext) in EVERY_FORMAT {
         for path in test_support::fixtures(fmt, ext) {
             let name = path.display().to_string();
             let doc = open(&path);
@@ -520,13 +523,7 @@ fn values_validation_repairs_are_repaired_once_and_kept_raw() {
 #[test]
 fn owned_and_borrowed_scenes_import_the_same() {
     let mut checked = 0;
-    for (fmt, ext) in [
-        ("smf", "smf"),
-        ("bmf", "bmf"),
-        ("mdl", "mdl"),
-        ("elem", "elem"),
-        ("skm", "skm"),
-    ] {
+    for (fmt, ext) in EVERY_FORMAT {
         for path in test_support::fixtures(fmt, ext) {
             let name = path.display().to_string();
             let doc = open(&path);

@@ -141,15 +141,7 @@ fn import_owned<T: FormatModel + 'static>(
     base: Option<&Document>,
     options: &ImportOptions,
 ) -> Result<Imported<Document>, Error> {
-    let base: Option<&T> = match base {
-        Some(doc) => with_document!(*doc, d => T::downcast(d)),
-        None => None,
-    };
-    let imported = T::from_owned_scene(scene, base, options)?;
-    Ok(Imported {
-        document: imported.document.into_document(),
-        warnings: imported.warnings,
-    })
+    T::from_owned_scene(scene, typed_base::<T>(base), options).map(into_document)
 }
 
 fn import<T: FormatModel + 'static>(
@@ -157,13 +149,19 @@ fn import<T: FormatModel + 'static>(
     base: Option<&Document>,
     options: &ImportOptions,
 ) -> Result<Imported<Document>, Error> {
-    let base: Option<&T> = match base {
-        Some(doc) => with_document!(*doc, d => T::downcast(d)),
-        None => None,
-    };
-    let imported = T::from_scene(scene, base, options)?;
-    Ok(Imported {
+    T::from_scene(scene, typed_base::<T>(base), options).map(into_document)
+}
+
+/// The base as the target format's model (`None` when it is another format: `check_import`
+/// has refused that already).
+fn typed_base<T: FormatModel + 'static>(base: Option<&Document>) -> Option<&T> {
+    base.and_then(|doc| with_document!(*doc, d => T::downcast(d)))
+}
+
+/// An import's model as a [`Document`].
+fn into_document<T: FormatModel>(imported: Imported<T>) -> Imported<Document> {
+    Imported {
         document: imported.document.into_document(),
         warnings: imported.warnings,
-    })
+    }
 }
