@@ -3,7 +3,7 @@
 //! ([`normalize_weights`], `weights.rs`).
 
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
-use super::{finite_or, label, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
+use super::{finite_or, label, near_unit, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
@@ -133,13 +133,9 @@ fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneW
     // vectorises): when every normal is unit to within `NEAR_UNIT_SQUARE` (what files and
     // converters give), `unit_normal` would keep each one and count nothing, so the square
     // roots, the divisions and the write-back are skipped.
-    let near_unit = |v: &[f32; 3]| {
-        let [x, y, z] = v.map(f64::from);
-        (x * x + y * y + z * z - 1.0).abs() <= NEAR_UNIT_SQUARE
-    };
     let all_unit = normals
         .chunks(64)
-        .all(|block| block.iter().fold(true, |ok, v| ok & near_unit(v)));
+        .all(|block| block.iter().fold(true, |ok, v| ok & near_unit(*v)));
     if !all_unit {
         for nv in normals.iter_mut() {
             let (unit, was_zero, was_rescaled) = unit_normal(*nv);
