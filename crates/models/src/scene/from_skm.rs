@@ -426,26 +426,15 @@ fn keep_raw(doc: &Skm, blobs: &mut Vec<Vec<u8>>, extras: &mut serde_json::Map<St
         let bytes = binio::pod::as_bytes(&words).to_vec();
         extras.insert("skm_blend".into(), super::raw64::put(blobs, bytes));
     }
-    // A normal needs no copy when it comes back bit for bit from what validation makes of the
-    // mirrored file normal (`unit3`; zero or non-finite ones are replaced) and from its
-    // renormalising of that, once or twice (after the glTF reader, before the SKM writer).
-    let exact = |n: [f32; 3]| {
-        let bits = n.map(f32::to_bits);
-        let Some(mut made) = super::validate::unit3(mirror_z(n)) else {
-            return false;
-        };
-        for _ in 0..3 {
-            if mirror_z(made).map(f32::to_bits) != bits {
-                return false;
-            }
-            match super::validate::unit3(made) {
-                Some(u) => made = u,
-                None => return false,
-            }
-        }
-        true
-    };
-    if doc.vertices.iter().any(|v| !exact(v.normal)) {
+    // A normal needs no copy when it comes back bit for bit: validation keeps a normal that
+    // is unit already (`validate::near_unit`, the same for the mirrored one) as it is, after
+    // the glTF reader as before the SKM writer, and changes every other one (normalised, its
+    // squared length moves by more than `NEAR_UNIT_SQUARE`, so its bits differ).
+    if doc
+        .vertices
+        .iter()
+        .any(|v| !super::validate::near_unit(v.normal))
+    {
         let normals: Vec<f32> = doc.vertices.iter().flat_map(|v| v.normal).collect();
         extras.insert("skm_normals".into(), super::raw64::put_f32(blobs, &normals));
     }
