@@ -57,7 +57,7 @@
 use super::budget::{Budget, Place, JSON_OBJECT};
 use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
-use super::validate::unit3;
+use super::validate::near_unit;
 use super::{
     decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_weights, Animation,
     Channel, ChannelPath, Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene,
@@ -784,15 +784,11 @@ fn mesh_extras(
     if let Some(t) = tangents.filter(|t| !t.is_empty()) {
         extras.insert("bmf_tangents".into(), raw64::put(blobs, t));
     }
-    // The glTF writer stores unit normals: validation keeps a normal unit to within
-    // `NEAR_UNIT_SQUARE` as it is (the file's, a few ulps off unit length, go through glTF
-    // bit for bit) and renormalises the others, so the exact ones are kept when `unit3`
-    // would change any. Decided first: the copy is made only then, straight into the blob's
-    // bytes.
-    let lossy = |n: [f32; 3]| {
-        n.iter().all(|c| c.is_finite())
-            && unit3(n).map(|u| u.map(f32::to_bits)) != Some(n.map(f32::to_bits))
-    };
+    // The glTF writer stores unit normals: validation keeps a normal that is unit already
+    // (`validate::near_unit`; the file's, a few ulps off unit length, go through glTF bit for
+    // bit) and changes every other one, so the exact ones are kept when a finite normal is not
+    // unit. Decided first: the copy is made only then, straight into the blob's bytes.
+    let lossy = |n: [f32; 3]| n.iter().all(|c| c.is_finite()) && !near_unit(n);
     if each_kind!(&mesh.vertices, v => v.iter().any(|x| lossy(x.normal))) {
         let mut bytes = Vec::with_capacity(12 * mesh.vertices.len());
         each_kind!(&mesh.vertices, v => {

@@ -43,7 +43,7 @@
 
 use super::blob;
 use super::shared::{items, take_list, SharedTriangles};
-use super::validate::unit3;
+use super::validate::near_unit;
 use super::{
     compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
     normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
@@ -450,11 +450,10 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     let mut raw_normals = None;
     let normals: ListOf<smf::Vec3> = (|m| m.normals.as_deref(), |m| m.normals.take());
     if let Some(mut ns) = map_list(mesh, normals, |nv| mirror_z(nv.0)) {
-        // A normal validation's `unit3` leaves alone goes through glTF bit for bit; the
-        // others are kept as written (mirroring z back gives the file's bits).
-        let unit =
-            |c: &[f32; 3]| unit3(*c).is_some_and(|u| u.map(f32::to_bits) == c.map(f32::to_bits));
-        if !ns.iter().all(unit) {
+        // A normal validation keeps (unit already, `validate::near_unit`) goes through glTF bit
+        // for bit; validation changes every other one, so then they are kept as written
+        // (mirroring z back gives the file's bits).
+        if !ns.iter().all(|c| near_unit(*c)) {
             raw_normals = Some(file_normal_bytes(&ns));
         }
         ns.resize(n, [0.0, 1.0, 0.0]);

@@ -7,7 +7,7 @@ use super::{influences, warning};
 use crate::scene::raw64;
 use crate::scene::shared::release;
 use crate::scene::to_mdl::{derived_influence, rigid_influence, Quantized};
-use crate::scene::validate::unit3;
+use crate::scene::validate::near_unit;
 use crate::scene::{transpose, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices};
 use mdl_format as mdl;
 use serde_json::{json, Map};
@@ -300,12 +300,11 @@ struct Scan {
     binormals: Option<Vec<u8>>,
 }
 
-/// True when validation's renormalisation (what glTF gets) or `to_mdl`'s own test of a stored
-/// normal would change `n`: then the file's normals are kept, to come back bit for bit.
+/// True when validation (what glTF gets) or `to_mdl`'s own test of a stored normal would
+/// change `n`: then the file's normals are kept, to come back bit for bit. Both keep a normal
+/// that is unit already (`validate::near_unit`) and change every other one.
 fn normal_changes(n: [f32; 3]) -> bool {
-    let bits = |v: [f32; 3]| v.map(f32::to_bits);
-    let validated = unit3(n).unwrap_or([0.0, 1.0, 0.0]);
-    bits(validated) != bits(n) || bits(crate::scene::to_mdl::exported_normal(n)) != bits(n)
+    !near_unit(n)
 }
 
 /// Vertices taken at a time by [`divided_vertices`]: 64 × 68 bytes stay in the L1 cache while
