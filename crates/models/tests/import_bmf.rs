@@ -168,6 +168,69 @@ fn odd_index_layouts_and_garbage_vertices_come_back_exactly() {
     assert_eq!(plain.meshes[0].vertices.get(5).unwrap().position, [0.0; 3]);
 }
 
+/// Normals that validation renormalises (a referenced vertex's length 2 and length 1.001
+/// normals) come back bit for bit through `bmf_normals`, and only those need it: unit normals
+/// (the file's, a few ulps off unit length, go through glTF as they are) and a garbage normal
+/// in a vertex no index uses (which `bmf_unreferenced` brings back whole) add no copy.
+#[test]
+fn only_renormalised_referenced_normals_are_kept_in_extras() {
+    let garbage = f32::from_bits(0xCDCD_CDCD);
+    let bmf_of = |normals: [[f32; 3]; 3], unreferenced: [f32; 3]| {
+        let mut vertices: Vec<bmf::Vertex> = normals
+            .iter()
+            .enumerate()
+            .map(|(i, &normal)| bmf::Vertex {
+                position: [i as f32, (i % 2) as f32, 0.5],
+                normal,
+                uv: [0.25 * i as f32, 0.5],
+            })
+            .collect();
+        vertices.push(bmf::Vertex {
+            position: [garbage; 3],
+            normal: unreferenced,
+            uv: [garbage; 2],
+        });
+        let material = bmf::Material {
+            start_index: 0,
+            index_count: 3,
+            diffuse: [1.0; 4].into(),
+            specular: [0.5, 0.5, 0.5, 0.4].into(),
+            ambient: [0.5, 0.5, 0.5, 1.0].into(),
+            emissive: [0.0; 4].into(),
+            texture: bmf::TextureName::new(""),
+        };
+        let mesh = bmf::Mesh::new(
+            bmf::Vertices::Plain(vertices),
+            vec![0, 1, 2],
+            vec![material],
+            None,
+        );
+        bmf::Bmf::new(vec![mesh]).to_bytes().unwrap()
+    };
+    let unit = [0.0, 0.0, -1.0];
+    let near = [0.0, 0.6, -0.800_000_1];
+    let cases = [
+        ([unit, near, unit], [garbage; 3], false),
+        ([unit, [0.0, 0.0, -2.0], unit], [0.0, 0.0, -1.0], true),
+        ([unit, unit, [1.001, 0.0, 0.0]], [garbage; 3], true),
+    ];
+    for (normals, unreferenced, kept) in cases {
+        let bytes = bmf_of(normals, unreferenced);
+        let doc = models::from_bytes(&bytes).unwrap();
+        let scene = Scene::from_document(&doc).unwrap().scene;
+        assert_eq!(
+            scene.meshes[0].extras.contains_key("bmf_normals"),
+            kept,
+            "{normals:?}"
+        );
+        let (back, warnings) = round_trip(&doc, None, &ImportOptions::default());
+        assert!(
+            back.to_bytes().unwrap() == bytes,
+            "{normals:?} not byte-identical: {back:?}\n{warnings:#?}"
+        );
+    }
+}
+
 /// An unedited export patched onto its own file is that file, byte for byte.
 #[test]
 fn patched_onto_its_base_is_byte_identical() {

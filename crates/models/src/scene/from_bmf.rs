@@ -221,19 +221,20 @@ fn convert_mesh(
         .map_or(0, |s| usize::try_from(s.bone_count).unwrap_or(0));
     let skinned = mesh.vertices.kind().is_skinned() && bone_count > 0;
 
-    // Which vertices an index references.
-    let mut referenced = vec![false; vertex_count];
-    for &i in &mesh.indices {
-        if let Some(r) = referenced.get_mut(usize::from(i)) {
-            *r = true;
-        }
-    }
+    let referenced = referenced_vertices(&mesh.indices, vertex_count);
 
     // Positions, normals and UVs an array at a time (exact-size maps, which vectorise); the
     // per-vertex loop of `influences` is for skinning only. Non-finite positions and UVs, and
     // normals that are zero, not finite or not unit length, are repaired (and said) once, by
     // `scene::validate`.
-    let (positions, normals, uv0) = each_kind!(&mesh.vertices, v => {
+    let (
+        Columns {
+            positions,
+            normals,
+            uv0,
+        },
+        lossy_normals,
+    ) = each_kind!(&mesh.vertices, v => {
         columns(v, &referenced, |x| (x.position, x.normal, x.uv))
     });
     let sanitised = referenced.iter().filter(|&&r| !r).count();
@@ -273,7 +274,7 @@ fn convert_mesh(
     }
     let mesh_index = scene.meshes.len();
     let mut extras = mesh_extras(
-        (mesh, &referenced),
+        (mesh, &referenced, lossy_normals),
         &scene.materials,
         material_base,
         &primitives,
@@ -754,13 +755,13 @@ fn convert_material(
 /// * `bmf_vertex_kind`: the block name (`Vertex`, `SkinedVertexWithTangent`, …);
 /// * `bmf_tangents`: the stored (raw FBX) tangents, base64 of little-endian f32 × 4 per vertex;
 /// * `bmf_normals`: the stored normals (f32 × 3 per vertex, left-handed), when renormalising
-///   them for glTF changes any;
+///   them for glTF changes any of a referenced vertex;
 /// * `bmf_bone_count`: the BoneCount of a skin without samples (more than the joints exported);
 /// * `bmf_end_size`: the End block's size field, when not 0;
 /// * `bmf_materials`: the scene materials of the Material blocks in order, when one of them
 ///   has no primitive (an empty or bad range).
 fn mesh_extras(
-    (mesh, referenced): (&bmf_block::Mesh, &[bool]),
+    (mesh, referenced, lossy_normals): (&bmf_block::Mesh, &[bool], bool),
     materials: &[Material],
     first_material: usize,
     primitives: &[Primitive],
@@ -787,9 +788,10 @@ fn mesh_extras(
     // The glTF writer stores unit normals: validation keeps a normal that is unit already
     // (`validate::near_unit`; the file's, a few ulps off unit length, go through glTF bit for
     // bit) and changes every other one, so the exact ones are kept when a finite normal is not
-    // unit. Decided first: the copy is made only then, straight into the blob's bytes.
-    let lossy = |n: [f32; 3]| n.iter().all(|c| c.is_finite()) && !near_unit(n);
-    if each_kind!(&mesh.vertices, v => v.iter().any(|x| lossy(x.normal))) {
+    // unit ([`lossy_normal`], decided in the `columns` pass for the referenced vertices: the
+    // unreferenced ones come back whole from `bmf_unreferenced`): the copy is made only then,
+    // straight into the blob's bytes.
+    if lossy_normals {
         let mut bytes = Vec::with_capacity(12 * mesh.vertices.len());
         each_kind!(&mesh.vertices, v => {
             for x in v {
@@ -907,27 +909,64 @@ fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
     (bone_count_at, bone_count_at + skin + 8)
 }
 
+/// Which of `vertex_count` vertices an index references. BMF indices are `u16`, so the
+/// marks go into a table of 65 536 entries, one per possible index: a mark is a plain store
+/// with no bounds check or branch (a large mesh's index block is millions of indices).
+fn referenced_vertices(indices: &[u16], vertex_count: usize) -> Vec<bool> {
+    let mut table = vec![false; 1 << 16].into_boxed_slice();
+    let marks: &mut [bool; 1 << 16] = match (&mut *table).try_into() {
+        Ok(marks) => marks,
+        Err(_) => return vec![false; vertex_count], // never: the table has 65 536 entries
+    };
+    for &i in indices {
+        marks[usize::from(i)] = true;
+    }
+    let mut referenced = table.into_vec();
+    // Vertices past 65 536 are never referenced.
+    referenced.resize(vertex_count, false);
+    referenced
+}
+
+/// Whether validation would change the file normal `n` while it is finite: the exact normals
+/// are then kept in `bmf_normals` (see [`mesh_extras`]).
+#[inline(always)]
+fn lossy_normal(n: [f32; 3]) -> bool {
+    n.iter().fold(true, |ok, c| ok & c.is_finite()) & !near_unit(n)
+}
+
+/// A mesh's scene columns ([`columns`]).
+struct Columns {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    uv0: Vec<[f32; 2]>,
+}
+
 /// A mesh's scene positions and normals (z-mirrored as read) and UVs; the vertices no index
 /// references are zeroed (normal (0, 1, 0)). `referenced` has one entry per vertex. A chunk of
 /// vertices at a time, each array extended from it in turn: the chunk stays in cache, so a
-/// large mesh's vertices are read from memory once, and each extend is exactly sized.
-#[allow(clippy::type_complexity)]
+/// large mesh's vertices are read from memory once, and each extend is exactly sized. The same
+/// pass says whether the file normal of any referenced vertex is [`lossy_normal`] (an
+/// unreferenced vertex comes back whole from `bmf_unreferenced`, its garbage normal too).
 fn columns<V>(
     vertices: &[V],
     referenced: &[bool],
     get: impl Fn(&V) -> ([f32; 3], [f32; 3], [f32; 2]),
-) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 2]>) {
+) -> (Columns, bool) {
     const CHUNK: usize = 64;
     let n = vertices.len().min(referenced.len());
-    let (mut positions, mut normals, mut uv0) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
+    let mut out = Columns {
+        positions: Vec::with_capacity(n),
+        normals: Vec::with_capacity(n),
+        uv0: Vec::with_capacity(n),
+    };
+    let mut lossy = false;
     for (vs, used) in vertices.chunks(CHUNK).zip(referenced.chunks(CHUNK)) {
         let each = || vs.iter().zip(used).map(|(v, &used)| (get(v), used));
-        positions.extend(each().map(|((p, _, _), used)| if used { mirror_z(p) } else { [0.0; 3] }));
-        normals.extend(each().map(
+        // Branch-free over the chunk (no early exit), so it vectorises.
+        lossy |= each().fold(false, |any, ((_, n, _), used)| any | (used & lossy_normal(n)));
+        (out.positions)
+            .extend(each().map(|((p, _, _), used)| if used { mirror_z(p) } else { [0.0; 3] }));
+        out.normals.extend(each().map(
             |((_, n, _), used)| {
                 if used {
                     mirror_z(n)
@@ -936,9 +975,10 @@ fn columns<V>(
                 }
             },
         ));
-        uv0.extend(each().map(|((_, _, uv), used)| if used { uv } else { [0.0; 2] }));
+        out.uv0
+            .extend(each().map(|((_, _, uv), used)| if used { uv } else { [0.0; 2] }));
     }
-    (positions, normals, uv0)
+    (out, lossy)
 }
 
 fn finite_or_zero(x: f32) -> f32 {
