@@ -911,7 +911,7 @@ fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
 
 /// Which of `vertex_count` vertices an index references. BMF indices are `u16`, so the
 /// marks go into a table of 65 536 entries, one per possible index: a mark is a plain store
-/// with no bounds check or branch (a large mesh's index block is millions of indices).
+/// with no bounds check or branch left (a large mesh's index block is millions of indices).
 fn referenced_vertices(indices: &[u16], vertex_count: usize) -> Vec<bool> {
     let mut table = vec![false; 1 << 16].into_boxed_slice();
     let marks: &mut [bool; 1 << 16] = match (&mut *table).try_into() {
@@ -919,7 +919,11 @@ fn referenced_vertices(indices: &[u16], vertex_count: usize) -> Vec<bool> {
         Err(_) => return vec![false; vertex_count], // never: the table has 65 536 entries
     };
     for &i in indices {
-        marks[usize::from(i)] = true;
+        // Always `Some`: the compiler sees a `u16` index below the array's length, so the
+        // check is gone from the loop.
+        if let Some(mark) = marks.get_mut(usize::from(i)) {
+            *mark = true;
+        }
     }
     let mut referenced = table.into_vec();
     // Vertices past 65 536 are never referenced.
@@ -963,7 +967,9 @@ fn columns<V>(
     for (vs, used) in vertices.chunks(CHUNK).zip(referenced.chunks(CHUNK)) {
         let each = || vs.iter().zip(used).map(|(v, &used)| (get(v), used));
         // Branch-free over the chunk (no early exit), so it vectorises.
-        lossy |= each().fold(false, |any, ((_, n, _), used)| any | (used & lossy_normal(n)));
+        lossy |= each().fold(false, |any, ((_, n, _), used)| {
+            any | (used & lossy_normal(n))
+        });
         (out.positions)
             .extend(each().map(|((p, _, _), used)| if used { mirror_z(p) } else { [0.0; 3] }));
         out.normals.extend(each().map(
