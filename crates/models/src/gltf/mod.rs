@@ -50,7 +50,8 @@ pub(crate) fn locate_texture(
     raw: &str,
     allow_outside: bool,
 ) -> Result<PathBuf, (bool, String)> {
-    textures::locate_in(base, dirs, raw, allow_outside).map_err(|e| (e.missing, e.reason))
+    let listings = &mut textures::Listings::default();
+    textures::locate_in(base, dirs, raw, allow_outside, listings).map_err(|e| (e.missing, e.reason))
 }
 
 /// Options of the glTF writer.

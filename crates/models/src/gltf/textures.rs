@@ -1,5 +1,7 @@
 //! Texture references: relative URIs by default, or images embedded from beside the input.
 
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The result of looking a texture path up for embedding.
@@ -99,7 +101,82 @@ pub(crate) fn percent_encode(s: &str) -> String {
 /// ([`locate_in`] is this policy plus the `--texture-dir` folders; this form is for tests.)
 #[cfg(test)]
 pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, String> {
-    locate_in(base, &[], raw, allow_outside).map_err(|r| r.reason)
+    let listings = &mut Listings::default();
+    locate_in(base, &[], raw, allow_outside, listings).map_err(|r| r.reason)
+}
+
+/// The largest folder whose listing [`Listings`] keeps: 65 536 names. A larger one is read
+/// again for each lookup, as if not kept (the memory kept stays bounded).
+const MAX_LISTED_NAMES: usize = 1 << 16;
+
+/// The folders listed while one model's textures are looked up (a component not found as
+/// written is matched ignoring ASCII case): each folder is read once, however many texture
+/// names are looked up in it. A Windows-made model in a game folder of thousands of files may
+/// name hundreds of textures in another case; reading the folder for each one made that
+/// quadratic.
+#[derive(Default)]
+pub(crate) struct Listings {
+    /// A folder's UTF-8 names by their ASCII lowercase form, each the least in name order of
+    /// those that share it; `None` for a folder that cannot be read or has more than
+    /// [`MAX_LISTED_NAMES`] entries.
+    folders: HashMap<PathBuf, Option<HashMap<String, OsString>>>,
+    /// How many times a folder was read (for tests).
+    reads: usize,
+}
+
+impl Listings {
+    /// The entry of `dir` whose name equals `part` ignoring ASCII case (the least in name
+    /// order), if any.
+    fn any_case(&mut self, dir: &Path, part: &str) -> Option<OsString> {
+        if !self.folders.contains_key(dir) {
+            self.reads += 1;
+            let listing = list_folder(dir, MAX_LISTED_NAMES);
+            self.folders.insert(dir.to_path_buf(), listing);
+        }
+        match self.folders.get(dir) {
+            Some(Some(names)) => names.get(&part.to_ascii_lowercase()).cloned(),
+            _ => {
+                self.reads += 1;
+                scan_folder(dir, part)
+            }
+        }
+    }
+}
+
+/// The UTF-8 names of `dir` by their ASCII lowercase form (a texture name is UTF-8, so no
+/// other name can match one); `None` when it cannot be read or holds more than `limit`
+/// entries.
+fn list_folder(dir: &Path, limit: usize) -> Option<HashMap<String, OsString>> {
+    let mut names: HashMap<String, OsString> = HashMap::new();
+    for (k, entry) in std::fs::read_dir(dir).ok()?.enumerate() {
+        if k >= limit {
+            return None;
+        }
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        let Some(key) = name.to_str().map(str::to_ascii_lowercase) else {
+            continue;
+        };
+        match names.get_mut(&key) {
+            Some(kept) if *kept <= name => {}
+            Some(kept) => *kept = name,
+            None => {
+                names.insert(key, name);
+            }
+        }
+    }
+    Some(names)
+}
+
+/// [`Listings::any_case`] for a folder it does not keep: one pass over its entries.
+fn scan_folder(dir: &Path, part: &str) -> Option<OsString> {
+    std::fs::read_dir(dir).ok().and_then(|entries| {
+        entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .filter(|n| n.to_str().is_some_and(|n| n.eq_ignore_ascii_case(part)))
+            .min()
+    })
 }
 
 /// Why [`locate_in`] found no file.
@@ -119,8 +196,9 @@ pub(crate) fn locate_in(
     dirs: &[PathBuf],
     raw: &str,
     allow_outside: bool,
+    listings: &mut Listings,
 ) -> Result<PathBuf, NotUsed> {
-    let first = match locate_from(base, raw, allow_outside) {
+    let first = match locate_from(base, raw, allow_outside, listings) {
         Ok(found) => return Ok(found),
         Err(e) => e,
     };
@@ -131,7 +209,7 @@ pub(crate) fn locate_in(
     let name = parts.last().copied().unwrap_or_default();
     for dir in dirs {
         for candidate in [raw, name] {
-            if let Ok(found) = locate_from(dir, candidate, allow_outside) {
+            if let Ok(found) = locate_from(dir, candidate, allow_outside, listings) {
                 return Ok(found);
             }
         }
@@ -139,7 +217,12 @@ pub(crate) fn locate_in(
     Err(first)
 }
 
-fn locate_from(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, NotUsed> {
+fn locate_from(
+    base: &Path,
+    raw: &str,
+    allow_outside: bool,
+    listings: &mut Listings,
+) -> Result<PathBuf, NotUsed> {
     let refused = |reason: String| NotUsed {
         missing: false,
         reason,
@@ -181,7 +264,7 @@ fn locate_from(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, N
             }
         } else {
             depth += 1;
-            path = component_any_case(path, part);
+            path = component_any_case(path, part, listings);
         }
     }
     let real = regular_file(&path, raw)?;
@@ -200,19 +283,12 @@ fn locate_from(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, N
 
 /// `dir/part`, or the entry of `dir` whose name equals `part` ignoring ASCII case when
 /// `dir/part` does not exist (the first in name order, so the choice is stable).
-fn component_any_case(dir: PathBuf, part: &str) -> PathBuf {
+fn component_any_case(dir: PathBuf, part: &str, listings: &mut Listings) -> PathBuf {
     let exact = dir.join(part);
     if exact.symlink_metadata().is_ok() {
         return exact;
     }
-    let found = std::fs::read_dir(&dir).ok().and_then(|entries| {
-        entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name())
-            .filter(|n| n.to_str().is_some_and(|n| n.eq_ignore_ascii_case(part)))
-            .min()
-    });
-    match found {
+    match listings.any_case(&dir, part) {
         Some(name) => dir.join(name),
         None => exact,
     }
@@ -335,6 +411,41 @@ fn to_png(img: image::DynamicImage, path: &Path, raw: &str) -> Result<Embedded, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names looked up ignoring case in one folder read it once, and give what a scan of the
+    /// folder gives: the least name in name order of those that match; a folder over the
+    /// limit is not kept, and then each lookup scans it.
+    #[test]
+    fn each_folder_is_listed_once_for_lookups_ignoring_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let tex = dir.path().join("TEX");
+        std::fs::create_dir(&tex).unwrap();
+        for name in ["Hero.png", "Sword.PNG", "b.png", "B.PNG"] {
+            std::fs::write(tex.join(name), b"x").unwrap();
+        }
+        let listings = &mut Listings::default();
+        let found = |raw: &str, listings: &mut Listings| {
+            let found = locate_in(dir.path(), &[], raw, false, listings).unwrap();
+            found.file_name().unwrap().to_owned()
+        };
+        assert_eq!(found("tex/hero.png", listings), "Hero.png");
+        assert_eq!(listings.reads, 2); // the model's folder (for `TEX`) and `TEX`
+        assert_eq!(found(r"Tex\SWORD.png", listings), "Sword.PNG");
+        assert_eq!(found("tex/B.png", listings), "B.PNG");
+        assert_eq!(listings.reads, 2);
+        for part in ["b.png", "HERO.PNG", "sword.png", "none.png"] {
+            let kept = list_folder(&tex, MAX_LISTED_NAMES).unwrap();
+            let kept = kept.get(&part.to_ascii_lowercase()).cloned();
+            assert_eq!(kept, scan_folder(&tex, part), "{part}");
+        }
+        assert!(list_folder(&tex, 4).is_some());
+        assert!(list_folder(&tex, 3).is_none());
+        let over = &mut Listings::default();
+        over.folders.insert(tex.clone(), None);
+        assert_eq!(over.any_case(&tex, "hero.PNG"), Some("Hero.png".into()));
+        assert_eq!(over.any_case(&tex, "sword.png"), Some("Sword.PNG".into()));
+        assert_eq!(over.reads, 2);
+    }
 
     #[test]
     fn uris_use_forward_slashes_and_are_encoded() {

@@ -59,6 +59,7 @@ impl Builder<'_> {
             &self.options.texture_dirs,
             raw,
             self.options.allow_outside_textures,
+            &mut self.listings,
         );
         let file = match located {
             Ok(file) => file,
