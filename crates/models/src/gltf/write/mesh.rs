@@ -9,8 +9,8 @@ use super::tangents::generate_tangents;
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
 use crate::scene::unit_bytes::all_unit_bytes;
-use crate::scene::validate::unit_tangent;
-use crate::scene::{Mesh, Scene, Vertices};
+use crate::scene::validate::{position_bounds, unit_tangent, Bounds};
+use crate::scene::{Mesh, ValidScene, Vertices};
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
 use json::buffer::Target;
@@ -34,7 +34,7 @@ impl<'a> Builder<'a> {
         &mut self,
         i: usize,
         mesh: &'a Mesh,
-        joint_count: Option<usize>,
+        (joint_count, bounds): (Option<usize>, Bounds),
         textured: &[TextureUse],
     ) -> Result<WrittenMesh, Error> {
         let label = label("mesh", i, &mesh.name);
@@ -67,7 +67,7 @@ impl<'a> Builder<'a> {
         }
 
         let mut attributes = Attributes::new();
-        self.positions(v, &mut attributes)?;
+        self.positions(v, bounds, &mut attributes)?;
         self.normals(v, needs_tangents.then_some(&plan), &mut attributes)?;
         self.uvs(&label, v, needs_uv, &mut attributes)?;
         self.colors(v, &mut attributes)?;
@@ -86,9 +86,14 @@ impl<'a> Builder<'a> {
         Ok(Some((index, skinned)))
     }
 
-    /// `POSITION`, with `min`/`max` (a glTF-only choice the validator asks for).
-    fn positions(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
-        let (min, max) = position_bounds(&v.positions);
+    /// `POSITION`, with `min`/`max` (a glTF-only choice the validator asks for), the `bounds`
+    /// validation found.
+    fn positions(
+        &mut self,
+        v: &'a Vertices,
+        (min, max): Bounds,
+        attributes: &mut Attributes,
+    ) -> Result<(), Error> {
         let acc = self.accessor(
             Chunk::Bytes(f32_bytes(&v.positions)),
             v.positions.len(),
@@ -367,7 +372,7 @@ impl<'a> Builder<'a> {
     /// JOINTS_0/WEIGHTS_0.
     pub(super) fn meshes(
         &mut self,
-        scene: &'a Scene,
+        scene: &'a ValidScene,
         skins: &[Option<SkinPlan>],
         textured: &[TextureUse],
     ) -> Result<Vec<WrittenMesh>, Error> {
@@ -393,110 +398,12 @@ impl<'a> Builder<'a> {
                 .filter_map(|&s| skins.get(s).and_then(Option::as_ref))
                 .map(|s| s.joints.len())
                 .min();
-            meshes.push(self.mesh(i, mesh, joint_count, textured)?);
+            // Validation found the bounds (every mesh has them; computed again otherwise).
+            let bounds = scene
+                .position_bounds(i)
+                .unwrap_or_else(|| position_bounds(&mesh.vertices.positions));
+            meshes.push(self.mesh(i, mesh, (joint_count, bounds), textured)?);
         }
         Ok(meshes)
-    }
-}
-
-/// The least and greatest coordinate on each axis of `positions` (all finite: validation
-/// made them so; ±infinity for an empty list). Compared as integers ordered as the floats
-/// are, with −0 below +0 (IEEE 754 `minimum` and `maximum`), so that the result does not
-/// depend on the order of the comparisons; eight vertices (24 coordinates) at a time, each
-/// with a running bound of its own, so that the loop vectorises; the eight are folded at the
-/// end.
-fn position_bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
-    const BLOCK: usize = 24;
-    if positions.is_empty() {
-        return ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-    }
-    // A negative float's magnitude bits flipped: the integers then order as the floats do.
-    // The map is its own inverse.
-    let key = |bits: i32| bits ^ (((bits >> 31) as u32) >> 1) as i32;
-    let mut lo = [i32::MAX; BLOCK];
-    let mut hi = [i32::MIN; BLOCK];
-    let mut take = |block: &[f32]| {
-        for ((l, h), &c) in lo.iter_mut().zip(hi.iter_mut()).zip(block) {
-            let k = key(c.to_bits() as i32);
-            *l = (*l).min(k);
-            *h = (*h).max(k);
-        }
-    };
-    let flat = positions.as_flattened();
-    let mut blocks = flat.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        take(block);
-    }
-    // The remainder is whole vertices, so coordinate i is still on axis i % 3.
-    take(blocks.remainder());
-    let fold = |lanes: &[i32; BLOCK], pick: fn(i32, i32) -> i32| {
-        let mut axes = [lanes[0], lanes[1], lanes[2]];
-        for vertex in lanes.chunks_exact(3).skip(1) {
-            for (a, &k) in axes.iter_mut().zip(vertex) {
-                *a = pick(*a, k);
-            }
-        }
-        axes.map(|k| f32::from_bits(key(k) as u32))
-    };
-    (fold(&lo, i32::min), fold(&hi, i32::max))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::position_bounds;
-
-    /// The integer-keyed bounds are the floats' bounds (with −0 below +0), whatever the length
-    /// (lanes and remainder) and the mix of signs, zeros, subnormals and extremes.
-    #[test]
-    fn position_bounds_are_the_least_and_greatest() {
-        let values = [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            f32::from_bits(1),
-            -f32::from_bits(1),
-            f32::MIN_POSITIVE,
-            f32::MAX,
-            f32::MIN,
-            123.456,
-            -7.25e-20,
-        ];
-        let mut seed = 0x9E37_79B9u32;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            values[seed as usize % values.len()]
-        };
-        // Compares floats in the order −0 < +0, as IEEE 754 `minimum` does.
-        let less = |a: f32, b: f32| {
-            a < b || (a == 0.0 && b == 0.0 && a.is_sign_negative() && b.is_sign_positive())
-        };
-        for len in [1usize, 2, 7, 8, 9, 17, 100] {
-            for _ in 0..50 {
-                let positions: Vec<[f32; 3]> = (0..len).map(|_| [next(), next(), next()]).collect();
-                let (lo, hi) = position_bounds(&positions);
-                for axis in 0..3 {
-                    let column = positions.iter().map(|p| p[axis]);
-                    let least = column.clone().reduce(|a, b| if less(b, a) { b } else { a });
-                    let most = column.reduce(|a, b| if less(a, b) { b } else { a });
-                    assert_eq!(
-                        Some(lo[axis].to_bits()),
-                        least.map(f32::to_bits),
-                        "{positions:?}"
-                    );
-                    assert_eq!(
-                        Some(hi[axis].to_bits()),
-                        most.map(f32::to_bits),
-                        "{positions:?}"
-                    );
-                }
-            }
-        }
-        assert_eq!(
-            position_bounds(&[]),
-            ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3])
-        );
     }
 }

@@ -90,6 +90,7 @@ pub(crate) fn build<'a>(
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
         ..json::Asset::default()
     };
+    let valid = scene;
     let scene: &'a Scene = scene;
     // The blobs first, borrowed: blob i is buffer view i, as the extras naming them say.
     for blob in &scene.blobs {
@@ -100,7 +101,7 @@ pub(crate) fn build<'a>(
     let mut h = Hierarchy::new(scene);
     let skins = b.plan_skins(scene, &mut h);
     let textured = b.materials(scene)?;
-    let meshes = b.meshes(scene, &skins, &textured)?;
+    let meshes = b.meshes(valid, &skins, &textured)?;
     b.nodes(scene, &h, &meshes, &skins)?;
     b.skins(&skins)?;
     b.animations(scene)?;

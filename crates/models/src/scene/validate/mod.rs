@@ -9,7 +9,8 @@
 //! * [`hierarchy`]: child indices in range, one parent per node, no cycle, complete roots;
 //! * [`nodes`]: finite transforms, unit rotations, no matrix on an animated node;
 //! * [`vertices`]: attribute lengths, non-finite positions and UVs, unit normals and
-//!   tangents, colours, joints and weights;
+//!   tangents, colours, joints and weights; [`bounds`]: each mesh's `POSITION` bounds, found
+//!   in the pass that checks the positions (the glTF writer's `min`/`max`);
 //! * [`weights`]: the one skin-weight normaliser, which the converters and format writers call too;
 //! * [`indices`]: index lists (whole triangles, in range) and primitive materials;
 //! * [`materials`]: colour factors; [`skins`]: inverse bind matrices;
@@ -25,6 +26,7 @@ pub(crate) use indices::{below, overlapping_groups};
 use super::{Scene, SceneWarning};
 
 mod animation;
+mod bounds;
 mod hierarchy;
 mod materials;
 mod nodes;
@@ -32,6 +34,7 @@ mod skins;
 mod vertices;
 mod weights;
 
+pub(crate) use bounds::{position_bounds, Bounds};
 pub(crate) use materials::{floats, unit_factor};
 pub(crate) use nodes::{matrix_is_trs, not_trs_message};
 pub(crate) use skins::skin_is_usable;
@@ -43,19 +46,29 @@ pub use weights::{normalize_weights, SlotOrder, WeightFixes};
 /// It derefs to [`Scene`] for reading; it cannot be changed in place (change the scene, then
 /// validate it again).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ValidScene(Scene);
+pub struct ValidScene {
+    scene: Scene,
+    /// Each mesh's `POSITION` bounds, found while the positions were checked.
+    bounds: Vec<Bounds>,
+}
 
 impl ValidScene {
     /// The scene, to change it (it must be validated again before it is written).
     pub fn into_inner(self) -> Scene {
-        self.0
+        self.scene
+    }
+
+    /// The least and greatest position coordinate on each axis of mesh `mesh` (±infinity for
+    /// a mesh without vertices), as validation found them.
+    pub(crate) fn position_bounds(&self, mesh: usize) -> Option<Bounds> {
+        self.bounds.get(mesh).copied()
     }
 }
 
 impl std::ops::Deref for ValidScene {
     type Target = Scene;
     fn deref(&self) -> &Scene {
-        &self.0
+        &self.scene
     }
 }
 
@@ -79,9 +92,10 @@ pub fn validate(mut scene: Scene) -> Validated {
     nodes::transforms(&mut scene, &animated, &mut warnings);
     let joint_counts = skins::mesh_joint_counts(&scene);
     let material_count = scene.materials.len();
+    let mut bounds = Vec::with_capacity(scene.meshes.len());
     for (i, mesh) in scene.meshes.iter_mut().enumerate() {
         let joint_count = joint_counts.get(i).copied().flatten();
-        vertices::mesh_vertices(i, mesh, joint_count, &mut warnings);
+        bounds.push(vertices::mesh_vertices(i, mesh, joint_count, &mut warnings));
         indices::mesh_indices(i, mesh, material_count, &mut warnings);
     }
     for (i, material) in scene.materials.iter_mut().enumerate() {
@@ -95,7 +109,7 @@ pub fn validate(mut scene: Scene) -> Validated {
     }
     animation::animations(&mut scene, &mut warnings);
     Validated {
-        scene: ValidScene(scene),
+        scene: ValidScene { scene, bounds },
         warnings,
     }
 }

@@ -2,6 +2,7 @@
 //! tangents, colours in 0..1, and skinning through the one skin-weight fixer
 //! ([`normalize_weights`], `weights.rs`).
 
+use super::bounds::{finite_bounds, position_bounds, Bounds};
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
 use super::{finite_or, label, near_unit, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
 use crate::scene::{Mesh, SceneWarning, Vertices};
@@ -24,21 +25,30 @@ fn same_len<T>(
     }
 }
 
-/// Every vertex attribute made valid glTF. A mesh without vertices is left alone (the writer
-/// does not write it).
+/// Every vertex attribute made valid glTF, and the mesh's position bounds (found in the pass
+/// that checks the positions). A mesh without vertices is left alone (the writer does not
+/// write it).
 pub(super) fn mesh_vertices(
     i: usize,
     mesh: &mut Mesh,
     joint_count: Option<usize>,
     warnings: &mut Vec<SceneWarning>,
-) {
+) -> Bounds {
     let label = label("mesh", i, &mesh.name);
     let v = &mut mesh.vertices;
     let n = v.positions.len();
     if n == 0 {
-        return;
+        return position_bounds(&[]);
     }
-    let bad = fill_non_finite(&mut v.positions);
+    // The read-only pass that checks the positions finds their bounds too; a repair (rare)
+    // costs a second pass for them.
+    let (bad, bounds) = match finite_bounds(&v.positions) {
+        Some(bounds) => (0, bounds),
+        None => {
+            let bad = fill_non_finite(&mut v.positions);
+            (bad, position_bounds(&v.positions))
+        }
+    };
     if bad > 0 {
         warn(
             warnings,
@@ -87,6 +97,7 @@ pub(super) fn mesh_vertices(
         "vertex colours outside 0..1 (or not finite) clamped",
     );
     skinning(&label, v, joint_count, warnings);
+    bounds
 }
 
 /// Sets the non-finite coordinates of each item to 0 and returns how many items had one. A
