@@ -449,11 +449,17 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     };
     let mut raw_normals = None;
     let normals: ListOf<smf::Vec3> = (|m| m.normals.as_deref(), |m| m.normals.take());
-    if let Some(mut ns) = map_list(mesh, normals, |nv| mirror_z(nv.0)) {
-        // A normal validation keeps (unit already, `validate::near_unit`) goes through glTF bit
-        // for bit; validation changes every other one, so then they are kept as written
-        // (mirroring z back gives the file's bits).
-        if !ns.iter().all(|c| near_unit(*c)) {
+    // A normal validation keeps (unit already, `validate::near_unit`) goes through glTF bit for
+    // bit; validation changes every other one, so then they are kept as written (mirroring z
+    // back gives the file's bits). Checked in the pass that converts them (no early exit, no
+    // second pass over the list).
+    let mut all_unit = true;
+    let convert = |nv: smf::Vec3| {
+        all_unit &= near_unit(nv.0);
+        mirror_z(nv.0)
+    };
+    if let Some(mut ns) = map_list(mesh, normals, convert) {
+        if !all_unit {
             raw_normals = Some(file_normal_bytes(&ns));
         }
         ns.resize(n, [0.0, 1.0, 0.0]);
