@@ -2,6 +2,10 @@
 //! in a loop, as the `gltf_export` bench does (borrowing conversion, validation, `to_glb`), so
 //! that `perf record` or `valgrind --tool=callgrind` sees the export alone, and prints each
 //! step's time. `cargo run --release -p models --example export_profile -- bmf 10`.
+//!
+//! With a third argument `fresh`, it times instead, on one validated scene, `to_glb` into a
+//! fresh vector, `to_glb_into` a reused one, and a plain copy of the `.glb` into a fresh
+//! vector, in turn: what the fresh output's page faults cost (BENCHMARKS.md).
 
 use models::gltf::{to_glb, GltfOptions};
 use models::scene::{validate, Scene};
@@ -19,6 +23,10 @@ fn main() {
     };
     let bytes = generate().expect("generates");
     let doc = models::from_bytes(&bytes).expect("reads");
+    if args.next().as_deref() == Some("fresh") {
+        fresh_output(&doc, runs);
+        return;
+    }
     for _ in 0..runs {
         let start = std::time::Instant::now();
         let scene = Scene::from_document(&doc).expect("scene").scene;
@@ -32,5 +40,28 @@ fn main() {
             start.elapsed() - validated,
             glb.len()
         );
+    }
+}
+
+/// `to_glb` (fresh vector), `to_glb_into` (reused vector) and a fresh copy of the `.glb`, in
+/// turn, on one validated scene.
+fn fresh_output(doc: &models::Document, runs: usize) {
+    let valid = validate(Scene::from_document(doc).expect("scene").scene).scene;
+    let options = GltfOptions::default();
+    let mut reused = Vec::new();
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        let glb = to_glb(&valid, &options).expect("exports");
+        let fresh = start.elapsed();
+        drop(glb);
+        let start = std::time::Instant::now();
+        models::gltf::to_glb_into(&valid, &options, &mut reused).expect("exports");
+        let into = start.elapsed();
+        let start = std::time::Instant::now();
+        let mut copy = Vec::with_capacity(reused.len());
+        copy.extend_from_slice(&reused);
+        let copied = start.elapsed();
+        drop(copy);
+        eprintln!("to_glb {fresh:?}, to_glb_into {into:?}, fresh copy {copied:?}");
     }
 }
