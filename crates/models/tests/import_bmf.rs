@@ -129,20 +129,11 @@ fn odd_index_layouts_and_garbage_vertices_come_back_exactly() {
         normal: [garbage; 3],
         uv: [garbage; 2],
     });
-    let material = |start_index, index_count| bmf::Material {
-        start_index,
-        index_count,
-        diffuse: [1.0; 4].into(),
-        specular: [0.5, 0.5, 0.5, 0.4].into(),
-        ambient: [0.5, 0.5, 0.5, 1.0].into(),
-        emissive: [0.0; 4].into(),
-        texture: bmf::TextureName::new(""),
-    };
+    let material = common::plain_material;
     // Triangles 0 and 1 overlap (0+6 and 3+6), triangle 3 is in no range, 1+3 straddles two.
     let indices = vec![0, 1, 2, 1, 2, 3, 2, 3, 4, 0, 2, 4];
     let materials = vec![material(0, 6), material(3, 6), material(1, 3)];
-    let mesh = bmf::Mesh::new(bmf::Vertices::Plain(vertices), indices, materials, None);
-    let bytes = bmf::Bmf::new(vec![mesh]).to_bytes().unwrap();
+    let bytes = common::plain_bmf(vertices, indices, materials);
     let doc = models::from_bytes(&bytes).unwrap();
     let (back, warnings) = round_trip(&doc, None, &ImportOptions::default());
     assert!(
@@ -190,22 +181,7 @@ fn only_renormalised_referenced_normals_are_kept_in_extras() {
             normal: unreferenced,
             uv: [garbage; 2],
         });
-        let material = bmf::Material {
-            start_index: 0,
-            index_count: 3,
-            diffuse: [1.0; 4].into(),
-            specular: [0.5, 0.5, 0.5, 0.4].into(),
-            ambient: [0.5, 0.5, 0.5, 1.0].into(),
-            emissive: [0.0; 4].into(),
-            texture: bmf::TextureName::new(""),
-        };
-        let mesh = bmf::Mesh::new(
-            bmf::Vertices::Plain(vertices),
-            vec![0, 1, 2],
-            vec![material],
-            None,
-        );
-        bmf::Bmf::new(vec![mesh]).to_bytes().unwrap()
+        common::plain_bmf(vertices, vec![0, 1, 2], vec![common::plain_material(0, 3)])
     };
     let unit = [0.0, 0.0, -1.0];
     let near = [0.0, 0.6, -0.800_000_1];

@@ -60,13 +60,7 @@ fn bmf_colours_are_repaired_by_validation_and_come_back_exactly() {
         emissive: [1.5, 0.0, 0.25, nan].into(),
         texture: bmf::TextureName::new(""),
     };
-    let mesh = bmf::Mesh::new(
-        bmf::Vertices::Plain(vertices),
-        vec![0, 1, 2],
-        vec![material],
-        None,
-    );
-    let bytes = bmf::Bmf::new(vec![mesh]).to_bytes().unwrap();
+    let bytes = common::plain_bmf(vertices, vec![0, 1, 2], vec![material]);
     let doc = models::from_bytes(&bytes).unwrap();
     let said = colour_warnings(&doc);
     assert_eq!(said.len(), 1, "{said:#?}");

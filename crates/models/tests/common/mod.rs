@@ -3,7 +3,7 @@
 
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene, ValidScene};
-use models::{Document, Format};
+use models::{bmf, Document, Format, Model};
 
 /// `doc` as a scene, written to a `.glb`, read back and validated: what an import gets from
 /// a file the export wrote.
@@ -24,4 +24,30 @@ pub fn import_as(
     let out = Document::from_scene(format, scene, base, options)?;
     let warnings = out.warnings.iter().map(|w| w.to_string()).collect();
     Ok((out.document, warnings))
+}
+
+/// The bytes of a one-mesh BMF of `Plain` vertices.
+#[allow(dead_code)] // not every test crate that shares this module builds BMF files
+pub fn plain_bmf(
+    vertices: Vec<bmf::Vertex>,
+    indices: Vec<u16>,
+    materials: Vec<bmf::Material>,
+) -> Vec<u8> {
+    let mesh = bmf::Mesh::new(bmf::Vertices::Plain(vertices), indices, materials, None);
+    bmf::Bmf::new(vec![mesh]).to_bytes().unwrap()
+}
+
+/// A BMF material over `index_count` indices from `start_index`, with plain colours and no
+/// texture.
+#[allow(dead_code)]
+pub fn plain_material(start_index: u32, index_count: u32) -> bmf::Material {
+    bmf::Material {
+        start_index,
+        index_count,
+        diffuse: [1.0; 4].into(),
+        specular: [0.5, 0.5, 0.5, 0.4].into(),
+        ambient: [0.5, 0.5, 0.5, 1.0].into(),
+        emissive: [0.0; 4].into(),
+        texture: bmf::TextureName::new(""),
+    }
 }
