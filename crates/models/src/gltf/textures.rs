@@ -105,9 +105,10 @@ pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<Path
     locate_in(base, &[], raw, allow_outside, listings).map_err(|r| r.reason)
 }
 
-/// The largest folder whose listing [`Listings`] keeps: 65 536 names. A larger one is read
-/// again for each lookup, as if not kept (the memory kept stays bounded).
-const MAX_LISTED_NAMES: usize = 1 << 16;
+/// The largest folder whose listing [`Listings`] keeps: 16 384 names (a few MiB at most). A
+/// larger one is read again for each lookup, as before there were listings (the memory kept
+/// stays bounded whatever the folder).
+const MAX_LISTED_NAMES: usize = 1 << 14;
 
 /// The folders listed while one model's textures are looked up (a component not found as
 /// written is matched ignoring ASCII case): each folder is read once, however many texture

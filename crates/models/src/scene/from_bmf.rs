@@ -909,12 +909,24 @@ fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
     (bone_count_at, bone_count_at + skin + 8)
 }
 
-/// Which of `vertex_count` vertices an index references. BMF indices are `u16`, so the
-/// marks go into a table of 65 536 entries, one per possible index: a mark is a plain store
-/// with no bounds check or branch left (a large mesh's index block is millions of indices).
+/// Which of `vertex_count` vertices an index references. BMF indices are `u16`, so for a
+/// mesh of 4 096 vertices or more the marks go into a table of 65 536 entries, one per possible
+/// index: a mark is then a plain store with no bounds check or branch left (a large mesh's
+/// index block is millions of indices), and the table (64 KiB) is at most half the bytes of
+/// the vertices that back it. A smaller mesh marks a list of its own size.
 fn referenced_vertices(indices: &[u16], vertex_count: usize) -> Vec<bool> {
-    let mut table = vec![false; 1 << 16].into_boxed_slice();
-    let marks: &mut [bool; 1 << 16] = match (&mut *table).try_into() {
+    const TABLE: usize = 1 << 16;
+    if vertex_count < 1 << 12 {
+        let mut referenced = vec![false; vertex_count];
+        for &i in indices {
+            if let Some(mark) = referenced.get_mut(usize::from(i)) {
+                *mark = true;
+            }
+        }
+        return referenced;
+    }
+    let mut table = vec![false; TABLE].into_boxed_slice();
+    let marks: &mut [bool; TABLE] = match (&mut *table).try_into() {
         Ok(marks) => marks,
         Err(_) => return vec![false; vertex_count], // never: the table has 65 536 entries
     };
