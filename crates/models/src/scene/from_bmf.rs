@@ -221,7 +221,7 @@ fn convert_mesh(
         .map_or(0, |s| usize::try_from(s.bone_count).unwrap_or(0));
     let skinned = mesh.vertices.kind().is_skinned() && bone_count > 0;
 
-    let referenced = referenced_vertices(&mesh.indices, vertex_count);
+    let (referenced, in_range) = referenced_vertices(&mesh.indices, vertex_count);
 
     // Positions, normals and UVs an array at a time (exact-size maps, which vectorise); the
     // per-vertex loop of `influences` is for skinning only. Non-finite positions and UVs, and
@@ -264,7 +264,7 @@ fn convert_mesh(
     };
 
     let material_base = scene.materials.len();
-    let primitives = primitives(m, mesh, scene, warnings);
+    let primitives = primitives(m, (mesh, in_range), scene, warnings);
     if primitives.is_empty() {
         warnings.push(warning(
             &format!("bmf mesh {m}"),
@@ -380,13 +380,15 @@ fn influences(
 /// The mesh's materials (added to the scene) and one primitive per material range. Material
 /// ranges may overlap: every primitive is a range of one shared, winding-swapped copy of the
 /// index block (one per phase `start % 3`, since a range groups its indices into triangles
-/// from its own start).
+/// from its own start). `in_range`: every index of the block is below the vertex count (said
+/// to validation, which then need not read the copies again).
 fn primitives(
     m: usize,
-    mesh: &bmf_block::Mesh,
+    (mesh, in_range): (&bmf_block::Mesh, bool),
     scene: &mut Scene,
     warnings: &mut Vec<SceneWarning>,
 ) -> Vec<Primitive> {
+    let known_below = in_range.then_some(mesh.vertices.len());
     let mut primitives = Vec::new();
     let mut phases: [Option<SharedTriangles>; 3] = [None, None, None];
     for (k, mat) in mesh.materials.iter().enumerate() {
@@ -412,7 +414,7 @@ fn primitives(
             continue;
         };
         let shared = shared.get_or_insert_with(|| {
-            SharedTriangles::swapped(mesh.indices.get(phase..).unwrap_or_default())
+            SharedTriangles::swapped(mesh.indices.get(phase..).unwrap_or_default(), known_below)
         });
         let first = (start - phase) / 3;
         let indices = shared.range(first, first + count / 3);
@@ -913,22 +915,25 @@ fn block_offsets(mesh: &bmf_block::Mesh, at: u64) -> (u64, u64) {
 /// mesh of 4 096 vertices or more the marks go into a table of 65 536 entries, one per possible
 /// index: a mark is then a plain store with no bounds check or branch left (a large mesh's
 /// index block is millions of indices), and the table (64 KiB) is at most half the bytes of
-/// the vertices that back it. A smaller mesh marks a list of its own size.
-fn referenced_vertices(indices: &[u16], vertex_count: usize) -> Vec<bool> {
+/// the vertices that back it. A smaller mesh marks a list of its own size. Also says whether
+/// every index is below `vertex_count`, found from the marks, not from another pass.
+fn referenced_vertices(indices: &[u16], vertex_count: usize) -> (Vec<bool>, bool) {
     const TABLE: usize = 1 << 16;
     if vertex_count < 1 << 12 {
         let mut referenced = vec![false; vertex_count];
+        let mut outside = false;
         for &i in indices {
-            if let Some(mark) = referenced.get_mut(usize::from(i)) {
-                *mark = true;
+            match referenced.get_mut(usize::from(i)) {
+                Some(mark) => *mark = true,
+                None => outside = true,
             }
         }
-        return referenced;
+        return (referenced, !outside);
     }
     let mut table = vec![false; TABLE].into_boxed_slice();
     let marks: &mut [bool; TABLE] = match (&mut *table).try_into() {
         Ok(marks) => marks,
-        Err(_) => return vec![false; vertex_count], // never: the table has 65 536 entries
+        Err(_) => return (vec![false; vertex_count], false), // never: 65 536 entries
     };
     for &i in indices {
         // Always `Some`: the compiler sees a `u16` index below the array's length, so the
@@ -937,10 +942,14 @@ fn referenced_vertices(indices: &[u16], vertex_count: usize) -> Vec<bool> {
             *mark = true;
         }
     }
+    // A mark past the last vertex is an index out of range.
+    let outside = table
+        .get(vertex_count..)
+        .is_some_and(|past| past.contains(&true));
     let mut referenced = table.into_vec();
     // Vertices past 65 536 are never referenced.
     referenced.resize(vertex_count, false);
-    referenced
+    (referenced, !outside)
 }
 
 /// Whether validation would change the file normal `n` while it is finite: the exact normals
@@ -1016,4 +1025,29 @@ fn warning(place: &str, message: impl Into<String>) -> SceneWarning {
 /// or the tick-rate guess), at the format's name (`bmf`), with the rest of its message.
 fn note(known: Known, rest: impl std::fmt::Display) -> SceneWarning {
     SceneWarning::known(known, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::referenced_vertices;
+
+    /// Both ways of marking (a list for a small mesh, the 65 536-entry table from 4 096
+    /// vertices) mark the same vertices and say the same about indices past the last vertex.
+    #[test]
+    fn referenced_vertices_marks_and_finds_indices_out_of_range() {
+        for n in [5usize, 4096, 70_000] {
+            let last = u16::try_from(n.min(65_536) - 1).unwrap();
+            let (marks, in_range) = referenced_vertices(&[0, 2, last], n);
+            assert!(in_range, "{n} vertices");
+            assert_eq!(marks.len(), n);
+            let marked: Vec<usize> = (0..n).filter(|&i| marks[i]).collect();
+            assert_eq!(marked, [0, 2, usize::from(last)], "{n} vertices");
+            if n <= 65_535 {
+                let past = u16::try_from(n).unwrap();
+                let (marks, in_range) = referenced_vertices(&[1, past], n);
+                assert!(!in_range, "{n} vertices");
+                assert_eq!(marks.iter().filter(|&&m| m).count(), 1);
+            }
+        }
+    }
 }

@@ -531,7 +531,7 @@ fn primitives(doc: &Skm, cx: &mut Ctx) -> Vec<Primitive> {
         _ => None,
     };
     // Attribute ranges may overlap: each primitive is a range of one shared list.
-    let (shared, bad_index) = SharedTriangles::new(faces, triangle);
+    let (shared, bad_index) = SharedTriangles::new(faces, vcount, triangle);
     let mut covered = vec![false; faces];
     let mut prims = Vec::new();
     let (mut bad_range, mut bad_material) = (0usize, 0usize);

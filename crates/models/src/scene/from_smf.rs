@@ -43,7 +43,7 @@
 
 use super::blob;
 use super::shared::{items, take_list, SharedTriangles};
-use super::validate::near_unit;
+use super::validate::{below, near_unit};
 use super::{
     compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
     normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
@@ -656,31 +656,32 @@ fn mesh_skin(
 fn mesh_triangles(mesh: &mut Cow<'_, smf::Mesh>, n: usize) -> (SharedTriangles, usize) {
     let triangles = mesh.indices.len() / 3;
     let in_range = match &mesh.indices {
-        smf::Indices::U32(list) => all_below(list, n),
-        smf::Indices::U16(list) => all_below(list, n),
+        smf::Indices::U32(list) => below(list, n),
+        smf::Indices::U16(list) => below(list, n),
     };
+    // Checked here, so validation need not read the list again.
+    let known = Some(n);
     let shared = match (&mut *mesh, in_range) {
         (Cow::Owned(m), true) => match &mut m.indices {
-            smf::Indices::U32(list) => SharedTriangles::swapped_in_place(std::mem::take(list)),
-            smf::Indices::U16(list) => SharedTriangles::swapped(list),
+            smf::Indices::U32(list) => {
+                SharedTriangles::swapped_in_place(std::mem::take(list), known)
+            }
+            smf::Indices::U16(list) => SharedTriangles::swapped(list, known),
         },
         (m, true) => match &m.indices {
-            smf::Indices::U32(list) => SharedTriangles::swapped(list),
-            smf::Indices::U16(list) => SharedTriangles::swapped(list),
+            smf::Indices::U32(list) => SharedTriangles::swapped(list, known),
+            smf::Indices::U16(list) => SharedTriangles::swapped(list, known),
         },
         (m, false) => match &m.indices {
-            smf::Indices::U32(list) => SharedTriangles::new(triangles, |t| triangle(list, t, n)).0,
-            smf::Indices::U16(list) => SharedTriangles::new(triangles, |t| triangle(list, t, n)).0,
+            smf::Indices::U32(list) => {
+                SharedTriangles::new(triangles, n, |t| triangle(list, t, n)).0
+            }
+            smf::Indices::U16(list) => {
+                SharedTriangles::new(triangles, n, |t| triangle(list, t, n)).0
+            }
         },
     };
     (shared, triangles)
-}
-
-/// Whether every index is below `n`. No early exit, compared in 32 bits: it vectorises.
-fn all_below<T: Copy + Into<u32>>(indices: &[T], n: usize) -> bool {
-    u32::try_from(n).map_or(true, |n| {
-        indices.iter().fold(true, |ok, &x| ok & (x.into() < n))
-    })
 }
 
 /// The mesh's materials (added to the scene) and primitives, from its shared triangles and

@@ -231,16 +231,51 @@ pub struct Primitive {
 pub struct Indices {
     list: Arc<Vec<u32>>,
     range: Range<usize>,
+    /// A vertex count every index of `list` is known to be below: the conversion or the glTF
+    /// reader that made the list checked it there, while the list was in cache, so validation
+    /// need not read the whole list again (a large model's is tens of MB). `None`: not known
+    /// (a list made outside this crate). The list behind the `Arc` cannot change while these
+    /// indices hold it, so the fact stays true.
+    known_below: Option<usize>,
 }
 
 impl Indices {
     /// The range `range` of the shared `list`, or `None` when it lies outside the list.
     pub fn shared(list: &Arc<Vec<u32>>, range: Range<usize>) -> Option<Self> {
+        Self::shared_below(list, range, None)
+    }
+
+    /// [`shared`](Self::shared), with `known_below`: a count every index of `list` was checked
+    /// to be below (`None` when not checked).
+    pub(crate) fn shared_below(
+        list: &Arc<Vec<u32>>,
+        range: Range<usize>,
+        known_below: Option<usize>,
+    ) -> Option<Self> {
         list.get(range.clone())?;
+        debug_assert!(known_below.is_none_or(|n| validate::below(list, n)));
         Some(Self {
             list: Arc::clone(list),
             range,
+            known_below,
         })
+    }
+
+    /// The whole of `list`, every index of which was checked to be below `below`.
+    pub(crate) fn checked(list: Vec<u32>, below: usize) -> Self {
+        let range = 0..list.len();
+        debug_assert!(validate::below(&list, below));
+        Self {
+            list: Arc::new(list),
+            range,
+            known_below: Some(below),
+        }
+    }
+
+    /// A count every index of [`list`](Self::list) is known to be below, when the list was
+    /// checked where it was made.
+    pub(crate) fn known_below(&self) -> Option<usize> {
+        self.known_below
     }
 
     /// The whole list these indices are a range of.
@@ -265,6 +300,7 @@ impl From<Vec<u32>> for Indices {
         Self {
             list: Arc::new(list),
             range,
+            known_below: None,
         }
     }
 }

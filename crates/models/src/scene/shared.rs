@@ -17,13 +17,18 @@ pub(crate) struct SharedTriangles {
     /// entries). Empty when every triangle was kept (then it is `t` itself).
     kept_before: Vec<u32>,
     source_triangles: usize,
+    /// A vertex count every index of `list` was checked to be below (by the constructor's
+    /// caller), handed to each range for validation ([`Indices::known_below`]).
+    known_below: Option<usize>,
 }
 
 impl SharedTriangles {
     /// Converts `count` source triangles; `triangle(t)` gives triangle `t` as written to glTF,
-    /// or `None` to leave it out. Returns the list and how many were left out.
+    /// or `None` to leave it out, and leaves out every triangle with an index not below
+    /// `below` (the mesh's vertex count). Returns the list and how many were left out.
     pub(crate) fn new(
         count: usize,
+        below: usize,
         mut triangle: impl FnMut(usize) -> Option<[u32; 3]>,
     ) -> (Self, usize) {
         let mut list = Vec::with_capacity(count.saturating_mul(3));
@@ -54,6 +59,7 @@ impl SharedTriangles {
             list: Arc::new(list),
             kept_before,
             source_triangles: count,
+            known_below: Some(below),
         };
         (shared, skipped)
     }
@@ -62,8 +68,9 @@ impl SharedTriangles {
     /// winding swapped, `(a, b, c)` → `(a, c, b)`, none dropped: one exactly sized list, each
     /// triangle written once (the per-triangle path of [`new`](Self::new) checks its capacity
     /// at every triangle, which does not vectorise; a zeroed list written over costs a memset
-    /// whenever the allocator hands back used memory).
-    pub(crate) fn swapped<T: Copy + Into<u32>>(indices: &[T]) -> Self {
+    /// whenever the allocator hands back used memory). `known_below`: a vertex count the
+    /// caller checked every index of `indices` to be below, if it did.
+    pub(crate) fn swapped<T: Copy + Into<u32>>(indices: &[T], known_below: Option<usize>) -> Self {
         let triangles = indices.chunks_exact(3);
         let count = triangles.len();
         let list = triangles
@@ -77,12 +84,13 @@ impl SharedTriangles {
             list: Arc::new(list),
             kept_before: Vec::new(),
             source_triangles: count,
+            known_below,
         }
     }
 
     /// [`swapped`](Self::swapped) on a list the conversion owns: swapped where it lies (no
     /// second list, so no fresh pages for it), a trailing partial triangle cut.
-    pub(crate) fn swapped_in_place(mut list: Vec<u32>) -> Self {
+    pub(crate) fn swapped_in_place(mut list: Vec<u32>, known_below: Option<usize>) -> Self {
         let count = list.len() / 3;
         list.truncate(count * 3);
         for tri in list.chunks_exact_mut(3) {
@@ -92,6 +100,7 @@ impl SharedTriangles {
             list: Arc::new(list),
             kept_before: Vec::new(),
             source_triangles: count,
+            known_below,
         }
     }
 
@@ -108,7 +117,7 @@ impl SharedTriangles {
     /// The kept triangles among source triangles `start..end` (clamped to the source).
     pub(crate) fn range(&self, start: usize, end: usize) -> Indices {
         let (a, b) = (self.kept_before(start), self.kept_before(end.max(start)));
-        Indices::shared(&self.list, a * 3..b * 3).unwrap_or_default()
+        Indices::shared_below(&self.list, a * 3..b * 3, self.known_below).unwrap_or_default()
     }
 }
 
@@ -194,14 +203,14 @@ mod tests {
 
     #[test]
     fn ranges_skip_dropped_triangles_and_share_one_list() {
-        let (s, skipped) = SharedTriangles::new(4, |t| (t != 1).then_some([t as u32; 3]));
+        let (s, skipped) = SharedTriangles::new(4, 4, |t| (t != 1).then_some([t as u32; 3]));
         assert_eq!(skipped, 1);
         assert_eq!(&*s.range(0, 4), &[0, 0, 0, 2, 2, 2, 3, 3, 3]);
         assert_eq!(&*s.range(1, 2), &[] as &[u32]);
         assert_eq!(&*s.range(1, 3), &[2, 2, 2]);
         assert_eq!(&*s.range(3, 9), &[3, 3, 3]);
         assert!(Arc::ptr_eq(s.range(0, 1).list(), s.range(2, 4).list()));
-        let (all, skipped) = SharedTriangles::new(2, |t| Some([t as u32; 3]));
+        let (all, skipped) = SharedTriangles::new(2, 2, |t| Some([t as u32; 3]));
         assert_eq!(skipped, 0);
         assert_eq!(&*all.range(1, 2), &[1, 1, 1]);
     }
@@ -209,8 +218,8 @@ mod tests {
     #[test]
     fn swapped_equals_the_per_triangle_path() {
         let indices: [u16; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-        let bulk = SharedTriangles::swapped(&indices);
-        let (each, skipped) = SharedTriangles::new(2, |t| {
+        let bulk = SharedTriangles::swapped(&indices, None);
+        let (each, skipped) = SharedTriangles::new(2, 8, |t| {
             let [a, b, c] = [0, 1, 2].map(|k| u32::from(indices[t * 3 + k]));
             Some([a, c, b])
         });
@@ -218,7 +227,7 @@ mod tests {
         assert_eq!(bulk.range(0, 2).as_slice(), each.range(0, 2).as_slice());
         assert_eq!(bulk.range(0, 2).as_slice(), [0, 2, 1, 3, 5, 4]);
         assert_eq!(bulk.range(1, 9).as_slice(), [3, 5, 4]);
-        let owned = SharedTriangles::swapped_in_place(indices.map(u32::from).to_vec());
+        let owned = SharedTriangles::swapped_in_place(indices.map(u32::from).to_vec(), Some(8));
         assert_eq!(owned.range(0, 2).as_slice(), bulk.range(0, 2).as_slice());
         assert_eq!(owned.source_triangles, 2);
     }

@@ -130,7 +130,12 @@ pub(crate) fn mesh(
         };
         let indices = match shared {
             Some(indices) => indices,
-            None => triangles_of(reader, local, mode, (first, count), &prim_at, &mut w)?.into(),
+            None => {
+                let triangles =
+                    triangles_of(reader, local, mode, (first, count), &prim_at, &mut w)?;
+                // `primitive_indices` checked every index below the block's `count`.
+                Indices::checked(triangles, first as usize + count as usize)
+            }
         };
         out.primitives.push(Primitive { indices, material });
     }
@@ -327,7 +332,10 @@ fn shared_range(
         return Ok(None);
     };
     let whole = span.count / 3 * 3;
-    let Some(indices) = Indices::shared(&list, span.first..span.first.saturating_add(whole)) else {
+    // Checked below the block's end when decoded.
+    let end = first as usize + count as usize;
+    let range = span.first..span.first.saturating_add(whole);
+    let Some(indices) = Indices::shared_below(&list, range, Some(end)) else {
         return Ok(None);
     };
     warn_partial_triangle(w, prim_at, span.count);

@@ -8,7 +8,9 @@ use crate::scene::raw64;
 use crate::scene::shared::release;
 use crate::scene::to_mdl::{derived_influence, rigid_influence, Quantized};
 use crate::scene::validate::near_unit;
-use crate::scene::{transpose, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices};
+use crate::scene::{
+    transpose, Indices, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices,
+};
 use mdl_format as mdl;
 use serde_json::{json, Map};
 use std::borrow::Cow;
@@ -204,7 +206,7 @@ fn primitives(
         }
         if !indices.is_empty() {
             primitives.push(Primitive {
-                indices: indices.into(),
+                indices: Indices::checked(indices, n),
                 material,
             });
         }
@@ -224,7 +226,7 @@ fn primitives(
         );
         if !indices.is_empty() {
             primitives.push(Primitive {
-                indices: indices.into(),
+                indices: Indices::checked(indices, n),
                 material: None,
             });
         }

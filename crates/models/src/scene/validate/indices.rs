@@ -46,10 +46,11 @@ pub(super) fn mesh_indices(
         }
         let list = Arc::clone(prim.indices.list());
         let range = prim.indices.range();
+        let known = prim.indices.known_below().filter(|&k| k <= n);
         let bad = if shared.get(p).copied().unwrap_or(false) {
             let triangles = cleaned
                 .entry(Arc::as_ptr(&list))
-                .or_insert_with(|| clean_list(&list, n, valid));
+                .or_insert_with(|| clean_list(&list, n, known, valid));
             let first = range.start / 3;
             match triangles {
                 Some(t) => {
@@ -57,13 +58,13 @@ pub(super) fn mesh_indices(
                     whole / 3 - prim.indices.len() / 3
                 }
                 None => {
-                    prim.indices = trimmed(&list, range, whole);
+                    prim.indices = trimmed(&list, range, whole, known);
                     0
                 }
             }
         } else {
             let whole_list = prim.indices.get(..whole).unwrap_or_default();
-            let bad = if below(whole_list, n) {
+            let bad = if known.is_some() || below(whole_list, n) {
                 0
             } else {
                 prim.indices.chunks_exact(3).filter(|t| !valid(t)).count()
@@ -76,9 +77,9 @@ pub(super) fn mesh_indices(
                     .flatten()
                     .copied()
                     .collect();
-                Indices::from(own)
+                Indices::checked(own, n)
             } else {
-                trimmed(&list, range, whole)
+                trimmed(&list, range, whole, known)
             };
             bad
         };
@@ -103,13 +104,19 @@ pub(super) fn mesh_indices(
 }
 
 /// `list` without its triangles that fail `valid`, or `None` when every triangle passes (and
-/// the list is kept as it is).
-fn clean_list(list: &[u32], n: usize, valid: impl Fn(&[u32]) -> bool) -> Option<SharedTriangles> {
+/// the list is kept as it is): known without reading the list when it was checked below `n`
+/// where it was made (`known`).
+fn clean_list(
+    list: &[u32],
+    n: usize,
+    known: Option<usize>,
+    valid: impl Fn(&[u32]) -> bool,
+) -> Option<SharedTriangles> {
     let whole = list.get(..list.len() / 3 * 3).unwrap_or_default();
-    if below(whole, n) {
+    if known.is_some() || below(whole, n) {
         return None;
     }
-    let (t, _) = SharedTriangles::new(list.len() / 3, |t| match list.get(t * 3..t * 3 + 3) {
+    let (t, _) = SharedTriangles::new(list.len() / 3, n, |t| match list.get(t * 3..t * 3 + 3) {
         Some(&[a, b, c]) if valid(&[a, b, c]) => Some([a, b, c]),
         _ => None,
     });
@@ -121,16 +128,25 @@ fn clean_list(list: &[u32], n: usize, valid: impl Fn(&[u32]) -> bool) -> Option<
 /// A compare, not the largest index: x86-64's baseline SSE2 has no unsigned 32-bit maximum, so
 /// a `max` fold costs twice the instructions (an import checks its indices twice: the glTF
 /// reader, then validation).
-pub(crate) fn below(indices: &[u32], n: usize) -> bool {
+pub(crate) fn below<T: Copy + Into<u32>>(indices: &[T], n: usize) -> bool {
     let Ok(n) = u32::try_from(n) else {
         return true; // every u32 is
     };
-    indices.iter().fold(0u32, |bad, &x| bad | u32::from(x >= n)) == 0
+    indices
+        .iter()
+        .fold(0u32, |bad, &x| bad | u32::from(x.into() >= n))
+        == 0
 }
 
-/// The first `whole` indices of `range` of `list`: the same list, no copy.
-fn trimmed(list: &Arc<Vec<u32>>, range: Range<usize>, whole: usize) -> Indices {
-    Indices::shared(list, range.start..range.start + whole).unwrap_or_default()
+/// The first `whole` indices of `range` of `list`: the same list, no copy (and what is known
+/// of it, `known`).
+fn trimmed(
+    list: &Arc<Vec<u32>>,
+    range: Range<usize>,
+    whole: usize,
+    known: Option<usize>,
+) -> Indices {
+    Indices::shared_below(list, range.start..range.start + whole, known).unwrap_or_default()
 }
 
 /// For each primitive: whether it shares its list with others, i.e. its indices are a range of
@@ -213,5 +229,48 @@ mod tests {
         // Two "beyond" warnings and two "material out of range" ones.
         assert_eq!(warnings.len(), 4, "{warnings:?}");
         assert!(m.primitives.iter().all(|p| p.material.is_none()));
+    }
+
+    /// A list checked where it was made is trusted only for as many vertices as it was
+    /// checked against: a mesh since cut to fewer vertices is checked again, its own and its
+    /// shared lists alike, and what validation keeps is known for the mesh's count.
+    #[test]
+    fn lists_known_in_range_are_checked_again_for_fewer_vertices() {
+        let checked = Indices::checked(vec![0, 1, 2, 3, 4, 5], 6);
+        let list = Arc::clone(checked.list());
+        let mut own = mesh(&list, &[]);
+        own.primitives.push(Primitive {
+            indices: checked,
+            material: None,
+        });
+        let mut shared = mesh(&list, &[]);
+        for range in [0..6, 3..6] {
+            let indices = Indices::shared_below(&list, range, Some(6)).unwrap();
+            shared.primitives.push(Primitive {
+                indices,
+                material: None,
+            });
+        }
+        for mut m in [own, shared] {
+            let mut warnings = Vec::new();
+            mesh_indices(0, &mut m, 0, &mut warnings);
+            // 4 vertices: the triangle (3, 4, 5) goes, with a warning per primitive.
+            assert_eq!(&*m.primitives[0].indices, &[0, 1, 2], "{warnings:?}");
+            assert!(warnings.iter().all(|w| w.to_string().contains("beyond")));
+            assert_eq!(warnings.len(), m.primitives.len());
+            assert_eq!(m.primitives[0].indices.known_below(), Some(4));
+        }
+        // Checked against as many vertices as the mesh has, or more: kept, and still known.
+        let mut m = mesh(&list, &[]);
+        m.vertices.positions.resize(6, [0.0; 3]);
+        m.primitives.push(Primitive {
+            indices: Indices::shared_below(&list, 0..6, Some(6)).unwrap(),
+            material: None,
+        });
+        let mut warnings = Vec::new();
+        mesh_indices(0, &mut m, 0, &mut warnings);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(Arc::ptr_eq(m.primitives[0].indices.list(), &list));
+        assert_eq!(m.primitives[0].indices.known_below(), Some(6));
     }
 }
