@@ -8,8 +8,7 @@ use super::skin::SkinPlan;
 use super::tangents::generate_tangents;
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
-use crate::scene::unit_bytes::all_unit_bytes;
-use crate::scene::validate::{position_bounds, unit_tangent, Bounds};
+use crate::scene::validate::{unit_tangent, Bounds, MeshChecks};
 use crate::scene::{Mesh, ValidScene, Vertices};
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
@@ -34,7 +33,7 @@ impl<'a> Builder<'a> {
         &mut self,
         i: usize,
         mesh: &'a Mesh,
-        (joint_count, bounds): (Option<usize>, Bounds),
+        (joint_count, checks): (Option<usize>, MeshChecks),
         textured: &[TextureUse],
     ) -> Result<WrittenMesh, Error> {
         let label = label("mesh", i, &mesh.name);
@@ -67,10 +66,10 @@ impl<'a> Builder<'a> {
         }
 
         let mut attributes = Attributes::new();
-        self.positions(v, bounds, &mut attributes)?;
+        self.positions(v, checks.bounds, &mut attributes)?;
         self.normals(v, needs_tangents.then_some(&plan), &mut attributes)?;
         self.uvs(&label, v, needs_uv, &mut attributes)?;
-        self.colors(v, &mut attributes)?;
+        self.colors(v, checks.byte_colors, &mut attributes)?;
         let skinned = self.skinning(&label, v, joint_count, &mut attributes)?;
         let primitives = self.primitives(&plan, n, &attributes)?;
         let index = push(
@@ -209,11 +208,17 @@ impl<'a> Builder<'a> {
 
     /// `COLOR_0`: normalised `u8` when the colours were bytes where they came from
     /// ([`Vertices::colors_are_bytes`]: SMF and MDL colours, whose specifications ask for it)
-    /// and every value is still exactly a byte / 255 (a quarter of the bytes, nothing lost);
-    /// else floats, as the ELEM specification asks for its decimal colours.
-    fn colors(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
+    /// and every value is still exactly a byte / 255 (`byte_colors`, found by validation: a
+    /// quarter of the bytes, nothing lost); else floats, as the ELEM specification asks for
+    /// its decimal colours.
+    fn colors(
+        &mut self,
+        v: &'a Vertices,
+        byte_colors: bool,
+        attributes: &mut Attributes,
+    ) -> Result<(), Error> {
         if let Some(colors) = v.colors.as_deref() {
-            let (data, component) = if v.colors_are_bytes && all_unit_bytes(colors) {
+            let (data, component) = if byte_colors {
                 (Chunk::UnitBytes(colors), (ComponentType::U8, true))
             } else {
                 (Chunk::Bytes(f32_bytes(colors)), (ComponentType::F32, false))
@@ -398,11 +403,11 @@ impl<'a> Builder<'a> {
                 .filter_map(|&s| skins.get(s).and_then(Option::as_ref))
                 .map(|s| s.joints.len())
                 .min();
-            // Validation found the bounds (every mesh has them; computed again otherwise).
-            let bounds = scene
-                .position_bounds(i)
-                .unwrap_or_else(|| position_bounds(&mesh.vertices.positions));
-            meshes.push(self.mesh(i, mesh, (joint_count, bounds), textured)?);
+            // Validation found them (every mesh has them; made again otherwise).
+            let checks = scene
+                .mesh_checks(i)
+                .unwrap_or_else(|| MeshChecks::of(&mesh.vertices));
+            meshes.push(self.mesh(i, mesh, (joint_count, checks), textured)?);
         }
         Ok(meshes)
     }

@@ -5,6 +5,7 @@
 use super::bounds::{finite_bounds, position_bounds, Bounds};
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
 use super::{finite_or, label, near_unit, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
+use crate::scene::unit_bytes::all_unit_bytes;
 use crate::scene::{Mesh, SceneWarning, Vertices};
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
@@ -25,20 +26,40 @@ fn same_len<T>(
     }
 }
 
-/// Every vertex attribute made valid glTF, and the mesh's position bounds (found in the pass
-/// that checks the positions). A mesh without vertices is left alone (the writer does not
-/// write it).
+/// What validation finds about a mesh's vertices while it checks them, for the glTF writer,
+/// so that it need not read them again for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct MeshChecks {
+    /// The `POSITION` bounds (found in the pass that checks the positions).
+    pub bounds: Bounds,
+    /// The colours were bytes where they came from ([`Vertices::colors_are_bytes`]) and every
+    /// value is still exactly a byte / 255: the writer stores them as bytes.
+    pub byte_colors: bool,
+}
+
+impl MeshChecks {
+    /// The checks of a mesh's valid vertices made afresh (a writer's fallback).
+    pub(crate) fn of(v: &Vertices) -> Self {
+        Self {
+            bounds: position_bounds(&v.positions),
+            byte_colors: v.colors_are_bytes && v.colors.as_deref().is_some_and(all_unit_bytes),
+        }
+    }
+}
+
+/// Every vertex attribute made valid glTF, and what the checks found ([`MeshChecks`]). A mesh
+/// without vertices is left alone (the writer does not write it).
 pub(super) fn mesh_vertices(
     i: usize,
     mesh: &mut Mesh,
     joint_count: Option<usize>,
     warnings: &mut Vec<SceneWarning>,
-) -> Bounds {
+) -> MeshChecks {
     let label = label("mesh", i, &mesh.name);
     let v = &mut mesh.vertices;
     let n = v.positions.len();
     if n == 0 {
-        return position_bounds(&[]);
+        return MeshChecks::of(v);
     }
     // The read-only pass that checks the positions finds their bounds too; a repair (rare)
     // costs a second pass for them.
@@ -75,8 +96,11 @@ pub(super) fn mesh_vertices(
         let all = c.as_flattened().iter();
         all.fold(true, |ok, x| ok & (0.0..=1.0).contains(x))
     };
-    // The repair pass only when the read-only check finds something to repair.
-    let colors = v.colors.as_mut().filter(|c| !in_unit(c));
+    // Colours that are all exact bytes / 255 are in 0..1: one read-only pass says both (for
+    // SMF and MDL colours) and the writer is told. The repair pass only when the read-only
+    // check finds something to repair.
+    let byte_colors = v.colors_are_bytes && v.colors.as_deref().is_some_and(all_unit_bytes);
+    let colors = v.colors.as_mut().filter(|c| !byte_colors && !in_unit(c));
     for c in colors.into_iter().flatten() {
         let f = c.map(|x| {
             if x.is_finite() {
@@ -97,7 +121,10 @@ pub(super) fn mesh_vertices(
         "vertex colours outside 0..1 (or not finite) clamped",
     );
     skinning(&label, v, joint_count, warnings);
-    bounds
+    MeshChecks {
+        bounds,
+        byte_colors,
+    }
 }
 
 /// Sets the non-finite coordinates of each item to 0 and returns how many items had one. A
