@@ -3,7 +3,7 @@
 //! without allocations beyond the input.
 
 use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
-use models::scene::{Scene, SceneOptions, Transform};
+use models::scene::{Colors, Scene, SceneOptions, Transform};
 use std::path::PathBuf;
 
 const FORMATS: [&str; 5] = ["bmf", "smf", "mdl", "elem", "skm"];
@@ -795,4 +795,63 @@ fn joints_of_every_component_type_read_alike() {
         err.to_string().contains("joint 70000 beyond 65535"),
         "{err}"
     );
+}
+
+/// `COLOR_0` in every layout: normalised bytes (a strided `VEC3`, a tightly packed `VEC4`) are
+/// read as the bytes they are, floats as floats; a mesh whose primitives mix them is floats,
+/// and a primitive without colours is filled with white in either form.
+#[test]
+fn colours_stay_bytes_unless_a_block_is_floats() {
+    let mut bin = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    bin.extend([10, 20, 30, 99, 40, 50, 60, 99, 70, 80, 90, 99]); // 36: VEC3, stride 4
+    bin.extend(1u8..=12); // 48: VEC4
+    bin.extend(f32s(&[0.5; 12])); // 60: float VEC4
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 12, "byteStride": 4},
+            {"buffer": 0, "byteOffset": 48, "byteLength": 12},
+            {"buffer": 0, "byteOffset": 60, "byteLength": 48}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+             "min": [0, 0, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5121, "normalized": true, "count": 3, "type": "VEC3"},
+            {"bufferView": 2, "componentType": 5121, "normalized": true, "count": 3, "type": "VEC4"},
+            {"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC4"}
+        ],
+        "meshes": [
+            {"primitives": [
+                {"attributes": {"POSITION": 0, "COLOR_0": 1}},
+                {"attributes": {"POSITION": 0}}
+            ]},
+            {"primitives": [{"attributes": {"POSITION": 0, "COLOR_0": 2}}]},
+            {"primitives": [
+                {"attributes": {"POSITION": 0, "COLOR_0": 2}},
+                {"attributes": {"POSITION": 0, "COLOR_0": 3}}
+            ]}
+        ],
+        "nodes": [{"mesh": 0}, {"mesh": 1}, {"mesh": 2}],
+        "scenes": [{"nodes": [0, 1, 2]}]
+    });
+    let read = gltf::read_glb(&glb(&json, &bin)).unwrap();
+    let colors = |m: usize| read.scene.meshes[m].vertices.colors.clone().unwrap();
+    // Each primitive's attribute set is a block of its own: the second one's is filled white.
+    let mut strided = vec![[10, 20, 30, 255], [40, 50, 60, 255], [70, 80, 90, 255]];
+    strided.extend([[255; 4]; 3]);
+    assert_eq!(colors(0), Colors::Bytes(strided));
+    let tight = vec![[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]];
+    assert_eq!(colors(1), Colors::Bytes(tight.clone()));
+    let Colors::Floats(mixed) = colors(2) else {
+        panic!(
+            "a mesh with float colours in one block is floats: {:?}",
+            colors(2)
+        );
+    };
+    let unit = |b: u8| f32::from(b) / 255.0;
+    let mut want: Vec<[f32; 4]> = tight.iter().map(|c| c.map(unit)).collect();
+    want.extend([[0.5; 4]; 3]);
+    assert_eq!(mixed, want);
 }

@@ -1021,48 +1021,43 @@ fn overlapping_shared_ranges_are_written_once() {
 
 #[test]
 fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits() {
-    // Colours that were bytes (as SMF and MDL give them) and are all `b / 255` go out as
-    // normalised `u8`, a quarter of the floats' bytes, and come back bit for bit, marked as
-    // bytes again; any other value, or the same values from decimals (ELEM), keeps floats.
-    let scene_with = |colors: Vec<[f32; 4]>, colors_are_bytes: bool| {
+    // Colours that are bytes (as SMF and MDL give them) go out as normalised `u8`, a quarter
+    // of the floats' bytes, and come back as the same bytes; floats stay floats, also when
+    // they happen to be bytes / 255 (ELEM's decimals).
+    let scene_with = |colors: Colors| {
         one_triangle_list(
             Vertices {
                 positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
                 colors: Some(colors),
-                colors_are_bytes,
                 ..Vertices::default()
             },
             vec![0, 1, 2],
         )
     };
-    let byte = |b: u8| f32::from(b) / 255.0;
-    let bytes = vec![
-        [byte(0), byte(1), byte(128), byte(255)],
-        [byte(254), byte(77), byte(3), byte(200)],
-        [1.0, 0.0, byte(17), 1.0],
-    ];
+    let bytes = vec![[0, 1, 128, 255], [254, 77, 3, 200], [255, 0, 17, 255]];
+    let as_floats: Vec<[f32; 4]> = bytes
+        .iter()
+        .map(|c: &[u8; 4]| c.map(|b| f32::from(b) / 255.0))
+        .collect();
     let floats = vec![[0.5, 0.25, 1.0, 1.0], [1.0; 4], [1.0; 4]];
-    for (name, colors, from_bytes, component) in [
+    for (name, colors, component) in [
         (
             "byte_colours",
-            bytes.clone(),
-            true,
+            Colors::Bytes(bytes),
             ::gltf::accessor::DataType::U8,
         ),
         (
             "float_colours",
-            floats,
-            true,
+            Colors::Floats(floats),
             ::gltf::accessor::DataType::F32,
         ),
         (
             "decimal_colours",
-            bytes,
-            false,
+            Colors::Floats(as_floats),
             ::gltf::accessor::DataType::F32,
         ),
     ] {
-        let scene = scene_with(colors.clone(), from_bytes);
+        let scene = scene_with(colors.clone());
         let glb = gltf::to_glb(&validate(scene).scene, &GltfOptions::default()).unwrap();
         dump(name, &glb);
         let (doc, blob) = read(&glb);
@@ -1081,15 +1076,28 @@ fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits
             .meshes
             .remove(0)
             .vertices;
+        // Bytes back as the same bytes, floats as the same bits.
+        let ours = back.colors.unwrap();
+        let bits = |c: &Colors| {
+            let floats = c.to_floats();
+            floats
+                .iter()
+                .flatten()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
-            back.colors_are_bytes,
+            matches!(ours, Colors::Bytes(_)),
             component == ::gltf::accessor::DataType::U8,
             "{name}: bytes read back as bytes"
         );
-        let ours = back.colors.unwrap();
-        let bits = |c: &[[f32; 4]]| c.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(ours, colors, "{name}: our reader");
         assert_eq!(bits(&ours), bits(&colors), "{name}: our reader");
-        for (a, b) in read.iter().flatten().zip(colors.iter().flatten()) {
+        for (a, b) in read
+            .iter()
+            .flatten()
+            .zip(colors.to_floats().iter().flatten())
+        {
             assert!(
                 (a - b).abs() < 1e-6,
                 "{name}: the gltf crate reads {a} for {b}"

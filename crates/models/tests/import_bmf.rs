@@ -468,7 +468,7 @@ fn clips_are_chosen_or_concatenated() {
 fn what_bmf_cannot_hold_is_named() {
     let mut scene = quad_scene(false, false);
     scene.meshes[0].vertices.uv1 = Some(vec![[0.0; 2]; 4]);
-    scene.meshes[0].vertices.colors = Some(vec![[1.0; 4]; 4]);
+    scene.meshes[0].vertices.colors = Some(models::scene::Colors::Floats(vec![[1.0; 4]; 4]));
     scene.nodes.push(Node {
         name: "lamp".into(),
         transform: scene::Transform::Matrix({

@@ -504,7 +504,15 @@ fn broken_references_are_warned_not_panicked() {
             positions: vec![[0.0; 3]; 3],
             normals: Some(vec![[0.0, 1.0, 0.0]]),
             uv1: Some(vec![[0.5, 0.5]; 2]),
-            colors: Some(vec![[2.0, -1.0, f32::NAN, 0.5]; 3]),
+            colors: Some(models::scene::Colors::Floats(vec![
+                [
+                    2.0,
+                    -1.0,
+                    f32::NAN,
+                    0.5
+                ];
+                3
+            ])),
             joints: Some(vec![[300, 2, 1, 0]; 2]),
             weights: Some(vec![[0.5, f32::NAN, 0.25, 0.25]; 3]),
             ..Default::default()

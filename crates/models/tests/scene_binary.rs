@@ -97,7 +97,11 @@ fn check_scene(name: &str, s: &Scene) -> (usize, usize) {
         }
         if let Some(a) = &v.colors {
             assert_eq!(a.len(), n, "{w} colours");
-            assert!(a.iter().flatten().all(|x| (0.0..=1.0).contains(x)), "{w}");
+            let floats = a.to_floats();
+            assert!(
+                floats.iter().flatten().all(|x| (0.0..=1.0).contains(x)),
+                "{w}"
+            );
         }
         assert_eq!(v.joints.is_some(), v.weights.is_some(), "{w}");
         if let (Some(j), Some(ws)) = (&v.joints, &v.weights) {
@@ -446,7 +450,13 @@ fn smf_golden_skinned_animated() {
     // Vertex colours: bytes B, G, R, A = (0x40, 0xBF, 0x80, 0xFF) on the first face.
     let (_, _, conv) = open(&root.join("textured_materials.smf"));
     let s = &conv.scene;
-    let c = s.meshes[0].vertices.colors.as_ref().unwrap()[0];
+    let c = s.meshes[0]
+        .vertices
+        .colors
+        .as_ref()
+        .unwrap()
+        .get(0)
+        .unwrap();
     assert_close(
         "colour",
         &c,
@@ -572,7 +582,7 @@ fn mdl_golden_skinned_arm() {
     // Colour bytes R, G, B, A = (255, 240, 224, 255).
     assert_close(
         "colour",
-        &m.vertices.colors.as_ref().unwrap()[0],
+        &m.vertices.colors.as_ref().unwrap().get(0).unwrap(),
         &[1.0, 240.0 / 255.0, 224.0 / 255.0, 1.0],
         1e-6,
     );

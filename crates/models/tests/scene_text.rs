@@ -1,7 +1,7 @@
 //! The text formats (ELEM, SKM) converted to the scene model: every fixture and sample against
 //! its Summary, structural invariants, and golden values hand-computed from the fixture text.
 
-use models::scene::{ChannelPath, Conversion, Scene, Transform};
+use models::scene::{ChannelPath, Colors, Conversion, Scene, Transform};
 use models::{Document, Summary};
 use std::f32::consts::FRAC_1_SQRT_2;
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ fn check_values(name: &str, scene: &Scene) {
             let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
             assert!((len - 1.0).abs() < 1e-4, "{name}: normal {nrm:?} not unit");
         }
-        for c in v.colors.iter().flatten() {
+        for c in v.colors.iter().flat_map(|c| c.to_floats().into_owned()) {
             assert!(c.iter().all(|x| (0.0..=1.0).contains(x)), "{name}: colour");
         }
     }
@@ -121,7 +121,7 @@ fn check_meshes(name: &str, scene: &Scene) {
             v.tangents.as_ref().map(Vec::len),
             v.uv0.as_ref().map(Vec::len),
             v.uv1.as_ref().map(Vec::len),
-            v.colors.as_ref().map(Vec::len),
+            v.colors.as_ref().map(Colors::len),
             v.joints.as_ref().map(Vec::len),
             v.weights.as_ref().map(Vec::len),
         ];
@@ -409,7 +409,7 @@ fn elem_golden_values() {
     // Vertex colour 1 is `1:0.3333333333333333:0:0.6666666666666667`.
     assert_close(
         "colour 1",
-        &grid.vertices.colors.as_ref().unwrap()[1],
+        &grid.vertices.colors.as_ref().unwrap().get(1).unwrap(),
         &[1.0 / 3.0, 0.0, 2.0 / 3.0, 1.0],
     );
     // Texture1UV row 4 is `0:0.6666666666666667`, Texture2UV row 1 `0.41666666666666663:0.25`.
@@ -737,7 +737,10 @@ fn vertex_repairs_are_left_to_validation() {
     assert_eq!(v.positions[2], [0.0, 1.0, 0.0]);
     assert_eq!(v.normals.as_deref().unwrap()[..2], [[0.0, 1.0, 0.0]; 2]);
     assert_eq!(v.uv0.as_deref().unwrap()[1], [0.0, 1.0]);
-    assert_eq!(v.colors.as_deref().unwrap()[1], [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(
+        v.colors.as_ref().unwrap().get(1),
+        Some([1.0, 0.0, 0.0, 1.0])
+    );
 
     // SKM: a zero normal and a normal of length 2.
     let skm = "Vertices: 3\r\n\

@@ -1,4 +1,4 @@
-//! [`Scene`] → glTF 2.0: a binary `.glb`, or a `.gltf` JSON file with a `.bin` beside it.
+//! [`Scene`](crate::scene::Scene) → glTF 2.0: a binary `.glb`, or a `.gltf` JSON file with a `.bin` beside it.
 //!
 //! The writer serialises a [`ValidScene`]: the scene is already in glTF's conventions (see
 //! [`crate::scene`]) and [`crate::scene::validate`] has repaired what glTF forbids (non-unit

@@ -243,7 +243,10 @@ fn mesh_cost(mesh: &Mesh) -> u64 {
         .saturating_add(v.tangents.as_deref().map_or(0, len_bytes))
         .saturating_add(v.uv0.as_deref().map_or(0, len_bytes))
         .saturating_add(v.uv1.as_deref().map_or(0, len_bytes))
-        .saturating_add(v.colors.as_deref().map_or(0, len_bytes))
+        .saturating_add(v.colors.as_ref().map_or(0, |c| match c {
+            super::Colors::Bytes(b) => len_bytes(b),
+            super::Colors::Floats(f) => len_bytes(f),
+        }))
         .saturating_add(v.joints.as_deref().map_or(0, len_bytes))
         .saturating_add(v.weights.as_deref().map_or(0, len_bytes));
     // A shared index list counts once (the writer writes it once, or copies non-overlapping

@@ -43,9 +43,9 @@
 use super::to_elem::hint;
 use super::{
     align_quat, compose, decompose, invert, mirror_z, mirror_z_matrix, mirror_z_quat, mul,
-    normalize_quat, normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion,
-    Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
-    SlotOrder, Transform, Vertices, IDENTITY,
+    normalize_quat, normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Colors,
+    Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
+    SceneWarning, Skin, SlotOrder, Transform, Vertices, IDENTITY,
 };
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
@@ -639,7 +639,7 @@ fn vertices(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vertices {
     }
     if !m.diffuse.is_empty() {
         if m.diffuse.len() == n {
-            out.colors = Some(m.diffuse.iter().map(rgba).collect());
+            out.colors = Some(Colors::Floats(m.diffuse.iter().map(rgba).collect()));
         } else {
             cx.warn(
                 place,

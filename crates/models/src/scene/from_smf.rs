@@ -46,9 +46,9 @@ use super::shared::{items, take_list, SharedTriangles};
 use super::validate::{below, near_unit};
 use super::{
     compose, decompose, make_quats_continuous, mirror_z, mirror_z_matrix, normalize_quat,
-    normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Conversion, Interpolation,
-    Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform,
-    Vertices,
+    normalize_weights, AlphaMode, Animation, Channel, ChannelPath, Colors, Conversion,
+    Interpolation, Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin,
+    SlotOrder, Transform, Vertices,
 };
 use super::{Known, SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
@@ -434,8 +434,8 @@ fn map_list<S: Copy, D>(
 }
 
 /// The mesh's positions, colours, normals and UVs, each array in one pass, and the file's
-/// normals as bytes when some are not unit length (for `smf_normals_hex`). An owned mesh's
-/// V_PC list becomes the colours (16 bytes a vertex both), its V_N the normals and its V_UV
+/// normals as bytes when some are not unit length (for `smf_normals_hex`). The colours stay
+/// the file's bytes ([`Colors::Bytes`]); an owned mesh's V_N becomes the normals and its V_UV
 /// the first UVs ([`map_list`]). Non-finite positions and UVs and non-unit normals are
 /// repaired (and said) once, by `scene::validate`.
 fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
@@ -443,8 +443,7 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     let (positions, colors) = positions_and_colours(mesh);
     let mut out = Vertices {
         positions,
-        colors: Some(colors),
-        colors_are_bytes: true,
+        colors: Some(Colors::Bytes(colors)),
         ..Vertices::default()
     };
     let mut raw_normals = None;
@@ -483,8 +482,8 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
 /// The positions (z mirrored) and colours of the V_PC list. A borrowed list is read once, 64
 /// vertices at a time into both columns (a large mesh's list is not read from memory twice);
 /// an owned one gives its positions, then becomes the colours where it lies ([`map_list`]).
-fn positions_and_colours(mesh: &mut Cow<'_, smf::Mesh>) -> (Vec<[f32; 3]>, Vec<[f32; 4]>) {
-    let colour = |v: &smf::VertexPc| v.rgba().map(|c| f32::from(c) / 255.0);
+fn positions_and_colours(mesh: &mut Cow<'_, smf::Mesh>) -> (Vec<[f32; 3]>, Vec<[u8; 4]>) {
+    let colour = |v: &smf::VertexPc| v.rgba();
     match mesh {
         Cow::Owned(m) => {
             let positions = m.vertices.iter().map(|v| mirror_z(v.position)).collect();

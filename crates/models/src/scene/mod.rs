@@ -200,17 +200,63 @@ pub struct Vertices {
     pub uv0: Option<Vec<[f32; 2]>>,
     /// TEXCOORD_1.
     pub uv1: Option<Vec<[f32; 2]>>,
-    /// COLOR_0, linear RGBA in 0..=1.
-    pub colors: Option<Vec<[f32; 4]>>,
-    /// The colours were 8-bit values where they came from: SMF and MDL files store bytes, and
-    /// so does a glTF `UNSIGNED_BYTE` accessor. The glTF writer then stores them as normalised
-    /// `u8` (as the SMF and MDL specifications ask) when every value is exactly a byte / 255;
-    /// other colours (ELEM's decimals, a glTF file's floats) stay floats.
-    pub colors_are_bytes: bool,
+    /// COLOR_0, linear RGBA in 0..=1: bytes or floats, as the source stores them ([`Colors`]).
+    pub colors: Option<Colors>,
     /// JOINTS_0: indices into the skin's `joints` list.
     pub joints: Option<Vec<[u16; 4]>>,
     /// WEIGHTS_0: summing to 1 for every vertex that is used.
     pub weights: Option<Vec<[f32; 4]>>,
+}
+
+/// Vertex colours (`COLOR_0`), linear RGBA in 0..=1, in the form the source stores them: bytes
+/// stay bytes (a quarter of the memory, and nothing to check or round on the way through).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Colors {
+    /// Bytes, each channel meaning `byte / 255`: SMF and MDL colours, a glTF `UNSIGNED_BYTE`
+    /// accessor. The glTF writer stores them as normalised `u8` (as the SMF and MDL
+    /// specifications ask), so they come back as the same bytes.
+    Bytes(Vec<[u8; 4]>),
+    /// Floats (ELEM's decimals, a glTF file's float or 16-bit colours); the glTF writer keeps
+    /// them floats, as the ELEM specification asks, even when they happen to be bytes.
+    Floats(Vec<[f32; 4]>),
+}
+
+impl Colors {
+    /// How many colours (one per vertex).
+    pub fn len(&self) -> usize {
+        match self {
+            Colors::Bytes(c) => c.len(),
+            Colors::Floats(c) => c.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Colour `i` as floats (a byte `b` as `b / 255`, correctly rounded).
+    ///
+    /// ```
+    /// use models::scene::Colors;
+    /// let bytes = Colors::Bytes(vec![[255, 0, 51, 255]]);
+    /// assert_eq!(bytes.get(0), Some([1.0, 0.0, 0.2, 1.0]));
+    /// assert_eq!(bytes.get(1), None);
+    /// ```
+    pub fn get(&self, i: usize) -> Option<[f32; 4]> {
+        match self {
+            Colors::Bytes(c) => c.get(i).map(|&b| unit_bytes::unit_floats(b)),
+            Colors::Floats(c) => c.get(i).copied(),
+        }
+    }
+
+    /// Every colour as floats: borrowed when they are floats, converted when they are bytes.
+    pub fn to_floats(&self) -> std::borrow::Cow<'_, [[f32; 4]]> {
+        match self {
+            Colors::Bytes(c) => c.iter().map(|&b| unit_bytes::unit_floats(b)).collect(),
+            Colors::Floats(c) => std::borrow::Cow::Borrowed(c),
+        }
+    }
 }
 
 /// One triangle list with one material.

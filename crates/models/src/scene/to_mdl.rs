@@ -46,7 +46,7 @@ mod mesh;
 
 #[cfg(test)]
 pub(crate) use mesh::needs_raw_vertices;
-pub(crate) use mesh::{derived_influence, rigid_influence, Quantized, BYTE_UNIT};
+pub(crate) use mesh::{derived_influence, rigid_influence, Quantized};
 
 /// Bone connectors per divided mesh: the engine's renderer uploads at most 32 bone matrices
 /// per draw and ignores the connectors after the 32nd (mdl.md §3.3 and §5 "Connector limit",

@@ -56,8 +56,8 @@
 
 use super::budget::Budget;
 use super::{
-    mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, ImportOptions, Imported, Interpolation,
-    Material, SceneWarning, Skin, Transform, ValidScene,
+    mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, Colors, ImportOptions, Imported,
+    Interpolation, Material, SceneWarning, Skin, Transform, ValidScene,
 };
 use crate::{Error, Format};
 use binio::sjis::SjisField;
@@ -411,12 +411,22 @@ fn build_mesh(
 /// per-vertex lookup); other lengths take the per-index path.
 fn position_colours(v: &super::Vertices) -> Vec<smf::VertexPc> {
     let n = v.positions.len();
-    // Attributes resolved to slices once (empty: absent), not per vertex.
-    let colors = v.colors.as_deref().unwrap_or_default();
     let vertex = |p: [f32; 3], bgra: [u8; 4]| smf::VertexPc {
         position: mirror_z(p),
         bgra,
     };
+    // Bytes (an SMF's or MDL's colours, a glTF `UNSIGNED_BYTE` accessor's) as they are.
+    if let Some(Colors::Bytes(bytes)) = &v.colors {
+        if bytes.len() == n {
+            let bgra = |&[r, g, b, a]: &[u8; 4]| [b, g, r, a];
+            return (v.positions.iter().zip(bytes))
+                .map(|(&p, c)| vertex(p, bgra(c)))
+                .collect();
+        }
+    }
+    let floats = v.colors.as_ref().map(Colors::to_floats);
+    // Attributes resolved to slices once (empty: absent), not per vertex.
+    let colors: &[[f32; 4]] = floats.as_deref().unwrap_or_default();
     if colors.len() == n {
         let bgra = |&[r, g, b, a]: &[f32; 4]| [byte(b), byte(g), byte(r), byte(a)];
         return v

@@ -6,6 +6,7 @@
 use super::buffers::Loaded;
 use super::{ReadError, ALLOCATION_FACTOR};
 use crate::gltf::json;
+use crate::scene::Colors;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::validation::Checked::Valid;
 
@@ -70,14 +71,6 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The accessor's component type, when the accessor exists and its type is valid.
-    pub fn component(&self, index: json::Index<json::Accessor>) -> Option<ComponentType> {
-        match self.root.accessors.get(index.value())?.component_type {
-            Valid(GenericComponentType(c)) => Some(c),
-            _ => None,
-        }
-    }
-
     /// The accessor's values as floats (`count` × components, flattened), integer components
     /// converted as the spec says: normalised ones to -1..1 or 0..1, others as they are.
     pub fn floats(
@@ -119,6 +112,41 @@ impl<'a> Reader<'a> {
             .chunks_exact(N)
             .map(|c| std::array::from_fn(|k| c.get(k).copied().unwrap_or(0.0)))
             .collect())
+    }
+
+    /// A `VEC3` or `VEC4` `COLOR_0` accessor's colours: normalised `u8` components as the
+    /// bytes they are ([`Colors::Bytes`], a tightly packed `VEC4` in one copy), others as
+    /// [`Reader::floats`] gives them ([`Colors::Floats`]); a `VEC3`'s alpha is opaque.
+    pub fn colors(
+        &mut self,
+        index: json::Index<json::Accessor>,
+        at: &str,
+    ) -> Result<Colors, ReadError> {
+        let layout = self.layout(index, at, &[Type::Vec3, Type::Vec4])?;
+        let opaque3 = |c: &[u8]| std::array::from_fn(|k| c.get(k).copied().unwrap_or(u8::MAX));
+        if layout.component == ComponentType::U8 && layout.normalized {
+            let tight = layout.base.and_then(|(bytes, stride)| {
+                let whole = bytes.get(..layout.count.checked_mul(4)?)?;
+                let fits = layout.comps == 4 && stride == 4 && layout.sparse.is_none();
+                fits.then(|| binio::pod::vec_from_bytes::<[u8; 4]>(whole))?
+            });
+            if let Some(bytes) = tight {
+                return Ok(Colors::Bytes(bytes));
+            }
+            let flat = layout.collect(|b| b.first().copied().unwrap_or(0));
+            let bytes = flat.chunks_exact(layout.comps).map(opaque3).collect();
+            return Ok(Colors::Bytes(bytes));
+        }
+        let (c, n) = (layout.component, layout.normalized);
+        let flat = match layout.tight::<f32>(layout.comps) {
+            Some(tight) if c == ComponentType::F32 => tight,
+            _ => layout.collect(move |b| float(c, n, b)),
+        };
+        let floats = flat
+            .chunks_exact(layout.comps)
+            .map(|c| std::array::from_fn(|k| c.get(k).copied().unwrap_or(1.0)))
+            .collect();
+        Ok(Colors::Floats(floats))
     }
 
     /// The accessor's values as unsigned integers (indices, joints); float and signed

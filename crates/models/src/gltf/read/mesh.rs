@@ -4,8 +4,8 @@
 use super::accessor::{IndexSpan, Joints, Reader};
 use super::{ReadError, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
-use crate::scene::{Indices, Mesh, Primitive, Vertices};
-use json::accessor::{ComponentType, Type};
+use crate::scene::{Colors, Indices, Mesh, Primitive, Vertices};
+use json::accessor::Type;
 use json::mesh::{Mode, Semantic};
 use json::validation::Checked::{self, Valid};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -386,19 +386,8 @@ fn vertices(
             Valid(Semantic::TexCoords(1)) => {
                 v.uv1 = Some(reader.float_arrays(accessor, &here, &[Type::Vec2])?)
             }
-            Valid(Semantic::Colors(0)) => {
-                let (c, comps) = reader.floats(accessor, &here, &[Type::Vec3, Type::Vec4])?;
-                // Bytes stay bytes on the way out again (`Vertices::colors_are_bytes`).
-                v.colors_are_bytes = reader.component(accessor) == Some(ComponentType::U8);
-                v.colors = Some(if comps == 3 {
-                    arrays::<3>(c)
-                        .into_iter()
-                        .map(|[r, g, b]| [r, g, b, 1.0])
-                        .collect()
-                } else {
-                    arrays(c)
-                });
-            }
+            // Bytes stay bytes on the way out again (`Colors::Bytes`).
+            Valid(Semantic::Colors(0)) => v.colors = Some(reader.colors(accessor, &here)?),
             Valid(Semantic::Joints(set)) => {
                 joints.entry(*set).or_default().0 = reader.joints(accessor, &here)?;
             }
@@ -418,7 +407,7 @@ fn vertices(
         v.tangents.as_ref().map(Vec::len),
         v.uv0.as_ref().map(Vec::len),
         v.uv1.as_ref().map(Vec::len),
-        v.colors.as_ref().map(Vec::len),
+        v.colors.as_ref().map(Colors::len),
     ];
     if lens.iter().flatten().any(|&l| l != n) {
         return Err(ReadError::invalid(
@@ -588,21 +577,9 @@ fn append(mesh: &mut Vertices, block: Vertices, filled: &mut Vec<&'static str>) 
     merge(&mut mesh.uv1, block.uv1, before, added, [0.0; 2], || {
         fill("TEXCOORD_1")
     });
-    // Bytes only when every block's colours were (a block without colours is filled with
-    // white, a byte value).
-    mesh.colors_are_bytes = match (&mesh.colors, &block.colors) {
-        (None, Some(_)) => block.colors_are_bytes,
-        (Some(_), Some(_)) => mesh.colors_are_bytes && block.colors_are_bytes,
-        _ => mesh.colors_are_bytes,
-    };
-    merge(
-        &mut mesh.colors,
-        block.colors,
-        before,
-        added,
-        [1.0; 4],
-        || fill("COLOR_0"),
-    );
+    merge_colors(&mut mesh.colors, block.colors, (before, added), || {
+        fill("COLOR_0")
+    });
     merge(
         &mut mesh.joints,
         block.joints,
@@ -627,6 +604,36 @@ fn take_or_extend<T>(dst: &mut Vec<T>, src: Vec<T>) {
         *dst = src;
     } else {
         dst.extend(src);
+    }
+}
+
+/// [`merge`] for colours: bytes while every block's are (a block without colours is filled
+/// with white, a byte value), else floats.
+fn merge_colors(
+    dst: &mut Option<Colors>,
+    src: Option<Colors>,
+    (before, added): (usize, usize),
+    filled: impl FnMut(),
+) {
+    let bytes = |c: &Option<Colors>| matches!(c, None | Some(Colors::Bytes(_)));
+    if bytes(dst) && bytes(&src) {
+        let as_bytes = |c: Option<Colors>| match c {
+            Some(Colors::Bytes(b)) => Some(b),
+            _ => None,
+        };
+        let mut d = as_bytes(dst.take());
+        merge(&mut d, as_bytes(src), before, added, [u8::MAX; 4], filled);
+        *dst = d.map(Colors::Bytes);
+    } else {
+        let as_floats = |c: Option<Colors>| {
+            c.map(|c| match c {
+                Colors::Floats(f) => f,
+                bytes => bytes.to_floats().into_owned(),
+            })
+        };
+        let mut d = as_floats(dst.take());
+        merge(&mut d, as_floats(src), before, added, [1.0; 4], filled);
+        *dst = d.map(Colors::Floats);
     }
 }
 

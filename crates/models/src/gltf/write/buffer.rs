@@ -7,7 +7,6 @@
 
 use super::{push, Builder};
 use crate::gltf::Error;
-use crate::scene::unit_bytes::exact_byte;
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::buffer::Target;
@@ -32,10 +31,6 @@ pub(crate) enum Chunk<'a> {
         range: Range<usize>,
         wide: bool,
     },
-    /// Unit floats that are all exactly `b / 255` (checked by the caller with
-    /// [`all_unit_bytes`](crate::scene::unit_bytes::all_unit_bytes)), as those bytes;
-    /// converted while written, like [`Chunk::Indices`].
-    UnitBytes(&'a [[f32; 4]]),
 }
 
 impl Chunk<'_> {
@@ -49,7 +44,6 @@ impl Chunk<'_> {
             Chunk::Bytes(b) => b.len(),
             Chunk::Zeros(n) => *n,
             Chunk::Indices { range, wide, .. } => range.len() * if *wide { 4 } else { 2 },
-            Chunk::UnitBytes(values) => values.len() * 4,
         }
     }
 
@@ -69,17 +63,6 @@ impl Chunk<'_> {
                         dst.copy_from_slice(&u16::try_from(x).unwrap_or(0).to_le_bytes());
                     }
                     out.write_all(block.get(..part.len() * 2).unwrap_or_default())?;
-                }
-                Ok(())
-            }
-            Chunk::UnitBytes(values) => {
-                let flat: &[f32] = bytemuck::cast_slice(values);
-                let mut block = [0u8; 8192];
-                for part in flat.chunks(block.len()) {
-                    for (dst, &x) in block.iter_mut().zip(part) {
-                        *dst = exact_byte(x);
-                    }
-                    out.write_all(block.get(..part.len()).unwrap_or_default())?;
                 }
                 Ok(())
             }

@@ -9,13 +9,14 @@ use super::tangents::generate_tangents;
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
 use crate::scene::validate::{unit_tangent, Bounds, MeshChecks};
-use crate::scene::{Mesh, ValidScene, Vertices};
+use crate::scene::{Colors, Mesh, ValidScene, Vertices};
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
 use json::buffer::Target;
 use json::mesh::Semantic;
 use json::validation::Checked::Valid;
 use json::Index;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -69,7 +70,7 @@ impl<'a> Builder<'a> {
         self.positions(v, checks.bounds, &mut attributes)?;
         self.normals(v, needs_tangents.then_some(&plan), &mut attributes)?;
         self.uvs(&label, v, needs_uv, &mut attributes)?;
-        self.colors(v, checks.byte_colors, &mut attributes)?;
+        self.colors(v, &mut attributes)?;
         let skinned = self.skinning(&label, v, joint_count, &mut attributes)?;
         let primitives = self.primitives(&plan, n, &attributes)?;
         let index = push(
@@ -206,22 +207,17 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// `COLOR_0`: normalised `u8` when the colours were bytes where they came from
-    /// ([`Vertices::colors_are_bytes`]: SMF and MDL colours, whose specifications ask for it)
-    /// and every value is still exactly a byte / 255 (`byte_colors`, found by validation: a
-    /// quarter of the bytes, nothing lost); else floats, as the ELEM specification asks for
-    /// its decimal colours.
-    fn colors(
-        &mut self,
-        v: &'a Vertices,
-        byte_colors: bool,
-        attributes: &mut Attributes,
-    ) -> Result<(), Error> {
-        if let Some(colors) = v.colors.as_deref() {
-            let (data, component) = if byte_colors {
-                (Chunk::UnitBytes(colors), (ComponentType::U8, true))
-            } else {
-                (Chunk::Bytes(f32_bytes(colors)), (ComponentType::F32, false))
+    /// `COLOR_0`: normalised `u8` for colours that are bytes ([`Colors::Bytes`]: SMF and MDL
+    /// colours, whose specifications ask for it; a quarter of the bytes, borrowed as they
+    /// are), else floats, as the ELEM specification asks for its decimal colours.
+    fn colors(&mut self, v: &'a Vertices, attributes: &mut Attributes) -> Result<(), Error> {
+        if let Some(colors) = &v.colors {
+            let (data, component) = match colors {
+                Colors::Bytes(c) => (
+                    Chunk::Bytes(Cow::Borrowed(bytemuck::cast_slice(c))),
+                    (ComponentType::U8, true),
+                ),
+                Colors::Floats(c) => (Chunk::Bytes(f32_bytes(c)), (ComponentType::F32, false)),
             };
             let acc = self.accessor_of(
                 data,

@@ -9,7 +9,7 @@ use crate::scene::shared::release;
 use crate::scene::to_mdl::{derived_influence, rigid_influence, Quantized};
 use crate::scene::validate::near_unit;
 use crate::scene::{
-    transpose, Indices, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices,
+    transpose, Colors, Indices, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices,
 };
 use mdl_format as mdl;
 use serde_json::{json, Map};
@@ -272,14 +272,6 @@ fn triangles(faces: &[mdl::Face], n: usize, bad: &mut usize) -> Vec<u32> {
     indices
 }
 
-/// `b / 255` (a colour byte as a unit float), from `to_mdl`'s table.
-fn unit_of(b: u8) -> f32 {
-    crate::scene::to_mdl::BYTE_UNIT
-        .get(usize::from(b))
-        .copied()
-        .unwrap_or(1.0)
-}
-
 /// What the pass over a divided mesh's vertices found besides the scene's columns.
 #[derive(Default)]
 struct Scan {
@@ -348,12 +340,12 @@ fn divided_vertices(
     let mut binormals = Vec::with_capacity(if gather_binormals { n * 12 } else { 0 });
     let mut scan = Scan::default();
     let mut skin = SkinPass::new(pal, has_connectors);
-    let mut last_color: ([u8; 4], [f32; 4]) = ([255; 4], [1.0; 4]);
+    let mut last_color: [u8; 4] = [255; 4];
     let mut all = Folds::default();
     let mut cols = Columns::default();
     for chunk in vertices.chunks(CHUNK) {
         let (skin_key, skin_q) = skin.key();
-        let f = Folds::of(chunk, &mut cols, last_color.0, skin_key, skin_q);
+        let f = Folds::of(chunk, &mut cols, last_color, skin_key, skin_q);
         all.merge(&f);
         let len = chunk.len();
         positions.extend_from_slice(cols.positions.get(..len).unwrap_or_default());
@@ -363,17 +355,13 @@ fn divided_vertices(
             let chunk_binormals = cols.binormals.get(..len).unwrap_or_default();
             binormals.extend_from_slice(bytemuck::cast_slice(chunk_binormals));
         }
-        // Looked up: the same bits as `b / 255` (`to_mdl` relies on them); neighbours mostly
-        // share their colour (a whole chunk of the last one's: one fill).
+        // The file's bytes; neighbours mostly share their colour (a whole chunk of the last
+        // one's: one fill).
         if f.colors == 0 {
-            colors.extend(std::iter::repeat_n(last_color.1, chunk.len()));
+            colors.extend(std::iter::repeat_n(last_color, chunk.len()));
         } else {
-            colors.extend(chunk.iter().map(|x| {
-                if last_color.0 != x.color {
-                    last_color = (x.color, x.color.map(unit_of));
-                }
-                last_color.1
-            }));
+            colors.extend(chunk.iter().map(|x| x.color));
+            last_color = chunk.last().map_or(last_color, |x| x.color);
         }
         // Decided once: the (costlier) test stops at the first normal that changes.
         if !scan.normals_changed {
@@ -401,8 +389,7 @@ fn divided_vertices(
         uv1: scan
             .sub_uv
             .then(|| vertices.iter().map(|x| x.sub_uv).collect()),
-        colors: Some(colors),
-        colors_are_bytes: true,
+        colors: Some(Colors::Bytes(colors)),
         joints: skinned.then_some(js),
         weights: skinned.then_some(ws),
         ..Vertices::default()

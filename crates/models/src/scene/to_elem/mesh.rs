@@ -396,7 +396,7 @@ fn one_mesh(
     if let Some(colors) = &v.colors {
         m.diffuse = rows(
             blobs,
-            colors,
+            &colors.to_floats(),
             ex.get("elem_colors"),
             |c: [f32; 4]| [c[3], c[0], c[1], c[2]],
             |k: elem::Argb| {

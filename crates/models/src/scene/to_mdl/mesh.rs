@@ -1,8 +1,10 @@
 //! Scene meshes → MDL meshes, divided meshes, materials and bone connectors.
 
 use super::{close, Bones, Ctx, MAX_CONNECTORS};
+#[cfg(test)]
+use crate::scene::unit_bytes::BYTE_UNIT;
 use crate::scene::validate::near_unit;
-use crate::scene::{normalize3, transpose, Material, Vertices};
+use crate::scene::{normalize3, transpose, Colors, Material, Vertices};
 use crate::scene::{raw64, Indices, Mesh, Scene};
 use crate::{Error, Format};
 use mdl_format as mdl;
@@ -702,12 +704,15 @@ fn agrees(raw: &mdl::Vertex, src: &Sources<'_>, k: usize, pal: &Palette) -> bool
     let uv_ok = src.uv0.get(k).is_some_and(|u| same(&raw.uv.map(fin), u));
     let uv1 = src.uv1.get(k).copied().unwrap_or([0.0; 2]);
     let uv1_ok = same(&raw.sub_uv.map(fin), &uv1);
-    let color_ok = src.colors.get(k).is_some_and(|c| {
-        raw.color
-            .iter()
-            .zip(c)
-            .all(|(b, x)| (f32::from(*b) / 255.0 - x).abs() <= 1e-3)
-    });
+    let color_ok = match src.color_bytes.get(k) {
+        Some(c) => *c == raw.color,
+        None => src.color_floats.get(k).is_some_and(|c| {
+            raw.color
+                .iter()
+                .zip(c)
+                .all(|(b, x)| (f32::from(*b) / 255.0 - x).abs() <= 1e-3)
+        }),
+    };
     if !(pos_ok && normal_ok && uv_ok && uv1_ok && color_ok) {
         return false;
     }
@@ -746,7 +751,9 @@ struct Sources<'a> {
     tangents: &'a [[f32; 4]],
     uv0: &'a [[f32; 2]],
     uv1: &'a [[f32; 2]],
-    colors: &'a [[f32; 4]],
+    /// The colours, as bytes or as floats (the other one empty; both without colours).
+    color_bytes: &'a [[u8; 4]],
+    color_floats: &'a [[f32; 4]],
     joints: &'a [[u16; 4]],
     weights: &'a [[f32; 4]],
     /// The export's stored normals and binormals ([`Stored`]).
@@ -769,7 +776,14 @@ impl<'a> Sources<'a> {
             tangents: v.tangents.as_deref().unwrap_or_default(),
             uv0: v.uv0.as_deref().unwrap_or_default(),
             uv1: v.uv1.as_deref().unwrap_or_default(),
-            colors: v.colors.as_deref().unwrap_or_default(),
+            color_bytes: match &v.colors {
+                Some(Colors::Bytes(c)) => c,
+                _ => &[],
+            },
+            color_floats: match &v.colors {
+                Some(Colors::Floats(c)) => c,
+                _ => &[],
+            },
             joints: v.joints.as_deref().unwrap_or_default(),
             weights: v.weights.as_deref().unwrap_or_default(),
             kept_normals: kept.normals.as_deref().unwrap_or_default(),
@@ -808,10 +822,13 @@ impl<'a> Sources<'a> {
                 .get(k)
                 .map_or([0.0; 3], |t| binormal_of(normal, t))
         });
-        let color = self
-            .colors
-            .get(k)
-            .map_or([255; 4], |c| color_bytes(*c, memo));
+        let color = match self.color_bytes.get(k) {
+            Some(&c) => c,
+            None => self
+                .color_floats
+                .get(k)
+                .map_or([255; 4], |c| color_bytes(*c, memo)),
+        };
         let (weights, bone_indices, original) = self.influence(k, conn, memo);
         mdl::Vertex {
             position: self.positions.get(k).copied().unwrap_or_default(),
@@ -846,7 +863,8 @@ impl<'a> Sources<'a> {
             self.tangents.len(),
             self.uv0.len(),
             self.uv1.len(),
-            self.colors.len(),
+            self.color_bytes.len(),
+            self.color_floats.len(),
             self.joints.len(),
             self.weights.len(),
             self.kept_normals.len(),
@@ -913,10 +931,21 @@ impl<'a> Sources<'a> {
     }
 
     /// The colour bytes of the vertices `range` (a chunk of [`Sources::whole_vertices`]):
-    /// white without colours, else [`unit_byte`] per channel, memoised per run of equal bits.
+    /// bytes as they are, white without colours, else [`unit_byte`] per channel, memoised per
+    /// run of equal bits.
     #[inline(always)]
     fn chunk_colors(&self, dst: &mut [mdl::Vertex], range: Range<usize>, memo: &Memo) {
-        let Some(cs) = self.colors.get(range).filter(|c| !c.is_empty()) else {
+        if let Some(bytes) = self
+            .color_bytes
+            .get(range.clone())
+            .filter(|c| !c.is_empty())
+        {
+            for (v, c) in dst.iter_mut().zip(bytes) {
+                v.color = *c;
+            }
+            return;
+        }
+        let Some(cs) = self.color_floats.get(range).filter(|c| !c.is_empty()) else {
             dst.iter_mut().for_each(|v| v.color = [255; 4]);
             return;
         };
@@ -1006,12 +1035,13 @@ impl<'a> Sources<'a> {
                 .get(usize::from(b))
                 .map_or(u32::MAX, |x| x.to_bits())
         };
-        let color = match self.colors.get(k) {
-            Some(&[r, g, b, a]) => {
+        let color = match (self.color_bytes.get(k), self.color_floats.get(k)) {
+            (Some(c), _) => u32::from(raw.color != *c),
+            (None, Some(&[r, g, b, a])) => {
                 let [rr, rg, rb, ra] = raw.color;
                 diff(r, unit(rr)) | diff(g, unit(rg)) | diff(b, unit(rb)) | diff(a, unit(ra))
             }
-            None => u32::from(raw.color != [255; 4]),
+            (None, None) => u32::from(raw.color != [255; 4]),
         };
         let (Some(p), Some(n)) = (self.positions.get(k), self.normals.get(k)) else {
             return false;
@@ -1190,20 +1220,6 @@ fn diff3(a: &[f32; 3], b: &[f32; 3]) -> u32 {
     let ([a0, a1, a2], [b0, b1, b2]) = (*a, *b);
     diff(a0, b0.to_bits()) | diff(a1, b1.to_bits()) | diff(a2, b2.to_bits())
 }
-
-/// `b / 255` for every byte `b`: the same division as `from_mdl`'s colours (so the same
-/// bits), looked up instead of computed per channel of every vertex.
-// Const evaluation: an index out of range would fail the build, not panic at run time.
-#[allow(clippy::indexing_slicing)]
-pub(crate) const BYTE_UNIT: [f32; 256] = {
-    let mut t = [0.0f32; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = i as f32 / 255.0;
-        i += 1;
-    }
-    t
-};
 
 /// `(x.clamp(0.0, 1.0) * 255.0).round() as u8` without the `roundf` call (once per colour
 /// channel of every vertex): the fraction of a value in 0..=255 is exact, halves go up.
@@ -1433,12 +1449,11 @@ mod tests {
             uv0: Some((0..n).map(|k| [f(k, 1.0), f(k + 3, 1.0)]).collect()),
             uv1: Some((0..n).map(|k| [f(k + 7, 1.0), 0.5]).collect()),
             // Runs of equal colours and influences, and changes inside chunks.
-            colors: Some(
+            colors: Some(Colors::Floats(
                 (0..n)
                     .map(|k| [(k / 50) as f32 / 9.0, 0.5, 1.0, 1.0])
                     .collect(),
-            ),
-            colors_are_bytes: false,
+            )),
             joints: Some((0..n).map(|k| [(k / 70 % 3) as u16, 1, 0, 0]).collect()),
             weights: Some(
                 (0..n)

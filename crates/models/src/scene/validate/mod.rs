@@ -193,7 +193,7 @@ pub(crate) fn label(kind: &str, i: usize, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Material, Mesh, Skin, Vertices};
+    use crate::scene::{Colors, Material, Mesh, Skin, Vertices};
 
     /// `unit3` without keeping near-unit vectors: the square root and the divisions for every
     /// vector.
@@ -265,8 +265,7 @@ mod tests {
                 tangents: Some(vec![[2.0, 0.0, 0.0, -3.0]; 3]),
                 uv0: Some(vec![[f32::INFINITY, 0.0]; 3]),
                 uv1: Some(vec![[0.0; 2]; 2]),
-                colors: Some(vec![[2.0, 0.5, -1.0, 1.0]; 3]),
-                colors_are_bytes: false,
+                colors: Some(Colors::Floats(vec![[2.0, 0.5, -1.0, 1.0]; 3])),
                 joints: Some(vec![[3, 3, 9, 1]; 3]),
                 weights: Some(vec![[0.25, 0.25, 0.5, 0.0]; 3]),
             },
@@ -325,7 +324,10 @@ mod tests {
         assert_eq!(v.normals.as_deref().unwrap()[..2], [[0.0, 1.0, 0.0]; 2]);
         assert_eq!(v.tangents.as_deref().unwrap()[0], [1.0, 0.0, 0.0, -1.0]);
         assert!(v.uv1.is_none());
-        assert_eq!(v.colors.as_deref().unwrap()[0], [1.0, 0.5, 0.0, 1.0]);
+        assert_eq!(
+            v.colors.as_ref().unwrap().get(0),
+            Some([1.0, 0.5, 0.0, 1.0])
+        );
         assert_eq!(v.joints.as_deref().unwrap()[0], [3, 0, 0, 0]);
         assert_eq!(s.materials[0].base_color, [1.0, 0.5, 1.0, 1.0]);
         assert!(s.materials[0].extras.contains_key("sourceBaseColor"));

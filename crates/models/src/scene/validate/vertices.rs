@@ -5,18 +5,34 @@
 use super::bounds::{finite_bounds, position_bounds, Bounds};
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
 use super::{finite_or, label, near_unit, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
-use crate::scene::unit_bytes::all_unit_bytes;
-use crate::scene::{Mesh, SceneWarning, Vertices};
+use crate::scene::{Colors, Mesh, SceneWarning, Vertices};
+
+/// An attribute's entry count.
+trait Entries {
+    fn entries(&self) -> usize;
+}
+
+impl<T> Entries for Vec<T> {
+    fn entries(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Entries for Colors {
+    fn entries(&self) -> usize {
+        self.len()
+    }
+}
 
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
-fn same_len<T>(
-    attr: &mut Option<Vec<T>>,
+fn same_len<A: Entries>(
+    attr: &mut Option<A>,
     label: &str,
     what: &str,
     n: usize,
     warnings: &mut Vec<SceneWarning>,
 ) {
-    if let Some(len) = attr.as_ref().map(Vec::len).filter(|&len| len != n) {
+    if let Some(len) = attr.as_ref().map(A::entries).filter(|&len| len != n) {
         warn(
             warnings,
             label,
@@ -32,9 +48,6 @@ fn same_len<T>(
 pub(crate) struct MeshChecks {
     /// The `POSITION` bounds (found in the pass that checks the positions).
     pub bounds: Bounds,
-    /// The colours were bytes where they came from ([`Vertices::colors_are_bytes`]) and every
-    /// value is still exactly a byte / 255: the writer stores them as bytes.
-    pub byte_colors: bool,
 }
 
 impl MeshChecks {
@@ -42,7 +55,6 @@ impl MeshChecks {
     pub(crate) fn of(v: &Vertices) -> Self {
         Self {
             bounds: position_bounds(&v.positions),
-            byte_colors: v.colors_are_bytes && v.colors.as_deref().is_some_and(all_unit_bytes),
         }
     }
 }
@@ -96,11 +108,12 @@ pub(super) fn mesh_vertices(
         let all = c.as_flattened().iter();
         all.fold(true, |ok, x| ok & (0.0..=1.0).contains(x))
     };
-    // Colours that are all exact bytes / 255 are in 0..1: one read-only pass says both (for
-    // SMF and MDL colours) and the writer is told. The repair pass only when the read-only
-    // check finds something to repair.
-    let byte_colors = v.colors_are_bytes && v.colors.as_deref().is_some_and(all_unit_bytes);
-    let colors = v.colors.as_mut().filter(|c| !byte_colors && !in_unit(c));
+    // Colour bytes are in 0..1 by what they are; floats are checked, and repaired only when
+    // the read-only check finds something to repair.
+    let colors = match &mut v.colors {
+        Some(Colors::Floats(c)) if !in_unit(c) => Some(c),
+        _ => None,
+    };
     for c in colors.into_iter().flatten() {
         let f = c.map(|x| {
             if x.is_finite() {
@@ -121,10 +134,7 @@ pub(super) fn mesh_vertices(
         "vertex colours outside 0..1 (or not finite) clamped",
     );
     skinning(&label, v, joint_count, warnings);
-    MeshChecks {
-        bounds,
-        byte_colors,
-    }
+    MeshChecks { bounds }
 }
 
 /// Sets the non-finite coordinates of each item to 0 and returns how many items had one. A
