@@ -14,7 +14,7 @@
 //!   with its own skin: joints = the nodes of its connectors' bones (deduplicated), inverse bind
 //!   matrices = the transposed connector offsets, JOINTS = the vertex's divided (connector)
 //!   indices mapped to that joint list, WEIGHTS = bytes / 255 renormalised with
-//!   [`normalize_weights`]. One primitive per material run. Colours are u8 RGBA / 255; the
+//!   [`normalize_weights`]. One primitive per material run. Colours are the u8 RGBA bytes (`Colors::Bytes`); the
 //!   sub-uv becomes TEXCOORD_1 when it is not all zero; binormals are not exported (warning).
 //! * **Materials:** internal: colour → colour texture, normal → normal texture, metalness →
 //!   `extras.metalness_texture`; external (type 1): a default material whose

@@ -15,7 +15,7 @@
 //!   its own untransformed root node, as glTF wants; its frame keeps its place in the tree.
 //!   One primitive per MTRL (its triangle range); triangles outside every range go to one more
 //!   primitive without a material (warning).
-//! * **Vertex colours:** bytes B, G, R, A → RGBA / 255 (no sRGB→linear conversion: the engine
+//! * **Vertex colours:** bytes B, G, R, A → RGBA bytes, `Colors::Bytes` (no sRGB→linear conversion: the engine
 //!   did none either). V_UV's second pair → TEXCOORD_1 only when it differs from the first
 //!   (identical data is not lost). V_B tangents are dropped (no handedness sign; warning).
 //! * **Skinning:** joints = the nodes of the BONE elements' frames (deduplicated), inverse bind

@@ -316,7 +316,7 @@ const CHUNK: usize = 64;
 ///
 /// The same pass decides whether `to_mdl` would give back every vertex byte for byte
 /// ([`Scan::raw_needed`]): the scene keeps each position, normal, binormal (stored), UV and
-/// colour (`b / 255` rounds back to `b`) to the bit, so only the skin bytes ([`SkinPass`])
+/// colour (its bytes) to the bit, so only the skin bytes ([`SkinPass`])
 /// and a −0 sub-UV without TEXCOORD_1 can differ (the full derivation, `to_mdl`'s
 /// `needs_raw_vertices`, is kept by the tests to prove it on awkward vertices).
 fn divided_vertices(

@@ -1024,9 +1024,9 @@ impl<'a> Sources<'a> {
     /// True when vertex `k`, with `raw`'s normal and binormal kept, gives back `raw`'s
     /// position, normal, binormal, UVs and colour by bit equalities alone, as when these
     /// attributes are `raw`'s own bits (the export's): a normal of the same bits is kept,
-    /// the binormal is `raw`'s, and [`unit_byte`] gives back every byte from its
-    /// [`BYTE_UNIT`] (tested). No normalisation, no rounding: the export's check runs this
-    /// on every vertex. `false` says nothing: the caller then derives the vertex.
+    /// the binormal is `raw`'s, colour bytes are compared as bytes, and [`unit_byte`] gives
+    /// back every byte from its [`BYTE_UNIT`] float (tested). No normalisation, no rounding.
+    /// `false` says nothing: the caller then derives the vertex.
     #[cfg(test)]
     #[inline(always)]
     fn same_bits(&self, k: usize, raw: &mdl::Vertex) -> bool {
