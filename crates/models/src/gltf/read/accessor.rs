@@ -138,10 +138,10 @@ impl<'a> Reader<'a> {
             return Ok(Colors::Bytes(bytes));
         }
         let (c, n) = (layout.component, layout.normalized);
-        let flat = match layout.tight::<f32>(layout.comps) {
-            Some(tight) if c == ComponentType::F32 => tight,
-            _ => layout.collect(move |b| float(c, n, b)),
-        };
+        let tight = (c == ComponentType::F32)
+            .then(|| layout.tight::<f32>(layout.comps))
+            .flatten();
+        let flat = tight.unwrap_or_else(|| layout.collect(move |b| float(c, n, b)));
         let floats = flat
             .chunks_exact(layout.comps)
             .map(|c| std::array::from_fn(|k| c.get(k).copied().unwrap_or(1.0)))
