@@ -8,7 +8,7 @@ use super::skin::SkinPlan;
 use super::tangents::generate_tangents;
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
-use crate::scene::validate::{unit_tangent, Bounds, MeshChecks};
+use crate::scene::validate::{position_bounds, unit_tangent, Bounds};
 use crate::scene::{Colors, Mesh, ValidScene, Vertices};
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
@@ -34,7 +34,7 @@ impl<'a> Builder<'a> {
         &mut self,
         i: usize,
         mesh: &'a Mesh,
-        (joint_count, checks): (Option<usize>, MeshChecks),
+        (joint_count, bounds): (Option<usize>, Bounds),
         textured: &[TextureUse],
     ) -> Result<WrittenMesh, Error> {
         let label = label("mesh", i, &mesh.name);
@@ -67,7 +67,7 @@ impl<'a> Builder<'a> {
         }
 
         let mut attributes = Attributes::new();
-        self.positions(v, checks.bounds, &mut attributes)?;
+        self.positions(v, bounds, &mut attributes)?;
         self.normals(v, needs_tangents.then_some(&plan), &mut attributes)?;
         self.uvs(&label, v, needs_uv, &mut attributes)?;
         self.colors(v, &mut attributes)?;
@@ -399,11 +399,11 @@ impl<'a> Builder<'a> {
                 .filter_map(|&s| skins.get(s).and_then(Option::as_ref))
                 .map(|s| s.joints.len())
                 .min();
-            // Validation found them (every mesh has them; made again otherwise).
-            let checks = scene
-                .mesh_checks(i)
-                .unwrap_or_else(|| MeshChecks::of(&mesh.vertices));
-            meshes.push(self.mesh(i, mesh, (joint_count, checks), textured)?);
+            // Validation found the bounds (every mesh has them; computed again otherwise).
+            let bounds = scene
+                .position_bounds(i)
+                .unwrap_or_else(|| position_bounds(&mesh.vertices.positions));
+            meshes.push(self.mesh(i, mesh, (joint_count, bounds), textured)?);
         }
         Ok(meshes)
     }

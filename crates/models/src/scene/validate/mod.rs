@@ -34,11 +34,11 @@ mod skins;
 mod vertices;
 mod weights;
 
-pub(crate) use bounds::Bounds;
+pub(crate) use bounds::{position_bounds, Bounds};
 pub(crate) use materials::{floats, unit_factor};
 pub(crate) use nodes::{matrix_is_trs, not_trs_message};
 pub(crate) use skins::skin_is_usable;
-pub(crate) use vertices::{unit_tangent, MeshChecks};
+pub(crate) use vertices::unit_tangent;
 pub use weights::{normalize_weights, SlotOrder, WeightFixes};
 
 /// A scene that [`validate`] has checked and repaired: the invariants the writers rely on hold.
@@ -48,9 +48,8 @@ pub use weights::{normalize_weights, SlotOrder, WeightFixes};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValidScene {
     scene: Scene,
-    /// What validation found about each mesh while it checked it (its `POSITION` bounds,
-    /// whether its colours are bytes), for the glTF writer.
-    checks: Vec<MeshChecks>,
+    /// Each mesh's `POSITION` bounds, found while the positions were checked.
+    bounds: Vec<Bounds>,
 }
 
 impl ValidScene {
@@ -59,9 +58,10 @@ impl ValidScene {
         self.scene
     }
 
-    /// What validation found about mesh `mesh` ([`MeshChecks`]).
-    pub(crate) fn mesh_checks(&self, mesh: usize) -> Option<MeshChecks> {
-        self.checks.get(mesh).copied()
+    /// The least and greatest position coordinate on each axis of mesh `mesh` (±infinity for
+    /// a mesh without vertices), as validation found them.
+    pub(crate) fn position_bounds(&self, mesh: usize) -> Option<Bounds> {
+        self.bounds.get(mesh).copied()
     }
 }
 
@@ -92,10 +92,10 @@ pub fn validate(mut scene: Scene) -> Validated {
     nodes::transforms(&mut scene, &animated, &mut warnings);
     let joint_counts = skins::mesh_joint_counts(&scene);
     let material_count = scene.materials.len();
-    let mut checks = Vec::with_capacity(scene.meshes.len());
+    let mut bounds = Vec::with_capacity(scene.meshes.len());
     for (i, mesh) in scene.meshes.iter_mut().enumerate() {
         let joint_count = joint_counts.get(i).copied().flatten();
-        checks.push(vertices::mesh_vertices(i, mesh, joint_count, &mut warnings));
+        bounds.push(vertices::mesh_vertices(i, mesh, joint_count, &mut warnings));
         indices::mesh_indices(i, mesh, material_count, &mut warnings);
     }
     for (i, material) in scene.materials.iter_mut().enumerate() {
@@ -109,7 +109,7 @@ pub fn validate(mut scene: Scene) -> Validated {
     }
     animation::animations(&mut scene, &mut warnings);
     Validated {
-        scene: ValidScene { scene, checks },
+        scene: ValidScene { scene, bounds },
         warnings,
     }
 }

@@ -42,36 +42,20 @@ fn same_len<A: Entries>(
     }
 }
 
-/// What validation finds about a mesh's vertices while it checks them, for the glTF writer,
-/// so that it need not read them again for it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct MeshChecks {
-    /// The `POSITION` bounds (found in the pass that checks the positions).
-    pub bounds: Bounds,
-}
-
-impl MeshChecks {
-    /// The checks of a mesh's valid vertices made afresh (a writer's fallback).
-    pub(crate) fn of(v: &Vertices) -> Self {
-        Self {
-            bounds: position_bounds(&v.positions),
-        }
-    }
-}
-
-/// Every vertex attribute made valid glTF, and what the checks found ([`MeshChecks`]). A mesh
-/// without vertices is left alone (the writer does not write it).
+/// Every vertex attribute made valid glTF, and the mesh's position bounds (found in the pass
+/// that checks the positions). A mesh without vertices is left alone (the writer does not
+/// write it).
 pub(super) fn mesh_vertices(
     i: usize,
     mesh: &mut Mesh,
     joint_count: Option<usize>,
     warnings: &mut Vec<SceneWarning>,
-) -> MeshChecks {
+) -> Bounds {
     let label = label("mesh", i, &mesh.name);
     let v = &mut mesh.vertices;
     let n = v.positions.len();
     if n == 0 {
-        return MeshChecks::of(v);
+        return position_bounds(&[]);
     }
     // The read-only pass that checks the positions finds their bounds too; a repair (rare)
     // costs a second pass for them.
@@ -134,7 +118,7 @@ pub(super) fn mesh_vertices(
         "vertex colours outside 0..1 (or not finite) clamped",
     );
     skinning(&label, v, joint_count, warnings);
-    MeshChecks { bounds }
+    bounds
 }
 
 /// Sets the non-finite coordinates of each item to 0 and returns how many items had one. A
