@@ -97,7 +97,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<Document, Error> {
 pub fn open_with_warnings(path: impl AsRef<Path>) -> Result<Parsed, Error> {
     let path = path.as_ref();
     let run = || {
-        let bytes = crate::input::read_regular_file(path)?;
+        let bytes = crate::input::read_input(path)?;
         let format = detect_with_hint(&bytes, path).ok_or(Error::UnknownFormat)?;
         Document::parse_as(format, &bytes)
     };
@@ -136,7 +136,13 @@ pub fn parse_with_upgrades(format: Format, bytes: &[u8]) -> Result<Parsed, Error
 pub fn open_with_upgrades(path: impl AsRef<Path>) -> Result<Parsed, Error> {
     let path = path.as_ref();
     let run = || {
-        let bytes = crate::input::read_regular_file(path)?;
+        // SKM's reader takes a vector (see `parse_owned_with_upgrades`); other inputs may be
+        // mapped (`input::read_input`).
+        let bytes = if Format::from_path(path) == Some(Format::Skm) {
+            crate::input::FileBytes::from(crate::input::read_regular_file(path)?)
+        } else {
+            crate::input::read_input(path)?
+        };
         let format = detect_with_hint(&bytes, path).ok_or(Error::UnknownFormat)?;
         parse_owned_with_upgrades(format, bytes)
     };
@@ -146,10 +152,13 @@ pub fn open_with_upgrades(path: impl AsRef<Path>) -> Result<Parsed, Error> {
 /// [`parse_with_upgrades`], giving the whole input away: SKM's reader releases the text of
 /// the vertex rows once they are read, so that a large file and its whole document are not
 /// in memory together (issue 18: the peak of `models convert`). Same result.
-fn parse_owned_with_upgrades(format: Format, bytes: Vec<u8>) -> Result<Parsed, Error> {
+fn parse_owned_with_upgrades(
+    format: Format,
+    bytes: crate::input::FileBytes,
+) -> Result<Parsed, Error> {
     #[cfg(feature = "skm")]
     if format == Format::Skm {
-        let (document, warnings) = skm_text::Skm::from_vec_with_warnings(bytes)?;
+        let (document, warnings) = skm_text::Skm::from_vec_with_warnings(bytes.into_vec())?;
         return Ok(Parsed {
             document: Document::Skm(document),
             warnings: warnings.into_iter().map(Into::into).collect(),

@@ -225,7 +225,7 @@ pub fn read_glb(bytes: &[u8]) -> Result<Import, ReadError> {
 /// resolved relative to its folder: only regular files, only inside that folder unless
 /// [`ReadOptions::allow_outside`].
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Import, ReadError> {
-    let bytes = crate::input::read_regular_file(path)?;
+    let bytes = crate::input::read_input(path)?;
     let asset = buffers::Asset::parse(&bytes)?;
     let base = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
