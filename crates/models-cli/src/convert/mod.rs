@@ -609,8 +609,10 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
             }
         });
         jobs.par_iter().for_each(|job| {
-            let (outcome, staged) =
-                models::output::stage(|| convert_job(args, job, target, base.as_ref()));
+            // Inputs in the heap: each worker reuses the memory of the inputs it read before.
+            let (outcome, staged) = models::input::heap_inputs(|| {
+                models::output::stage(|| convert_job(args, job, target, base.as_ref()))
+            });
             match outcome {
                 Ok(warnings) => {
                     let done = Converted {
