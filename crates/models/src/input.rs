@@ -90,6 +90,7 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, Error> {
 
 /// Inputs of this many bytes or more are read by [`read_input`] into an anonymous mapping
 /// (Linux). Smaller ones come from the heap, where glibc reuses freed memory anyway.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const MAPPED_FROM: usize = 128 << 10;
 
 /// A transparent huge page on x86-64 and most aarch64 kernels.
@@ -157,13 +158,13 @@ impl FileBytes {
 }
 
 /// Like [`read_regular_file`] (the same checks and the same bytes), for input that is parsed
-/// from memory and then dropped. On Linux, outside [`heap_inputs`], an input of 128 KiB or more is read into a fresh
-/// anonymous mapping that the kernel populates in one call, with transparent huge pages from
-/// 2 MiB on (`MADV_HUGEPAGE`, `MADV_POPULATE_WRITE`; the mapping is then rounded up to whole
-/// huge pages, at most 2 MiB − 1 more than the file), instead of a vector whose 4 KiB pages
-/// each fault on first touch. In a one-shot process those faults were the largest part of
-/// reading a model (issue 18: an 8 MB file's read took 6–7 ms of CPU, 2.6–2.9 ms so). Where
-/// the kernel refuses the advice, the pages fault as a vector's would.
+/// from memory and then dropped. On Linux, outside [`heap_inputs`], an input of 128 KiB or
+/// more is read into a fresh anonymous mapping that the kernel populates in one call, with
+/// transparent huge pages from 2 MiB on (`MADV_HUGEPAGE`, `MADV_POPULATE_WRITE`; the mapping
+/// is then rounded up to whole huge pages, at most 2 MiB − 1 more than the file), instead of a
+/// vector whose 4 KiB pages each fault on first touch. In a one-shot process those faults were
+/// the largest part of reading a model (issue 18: an 8 MB file's read took 6–7 ms of CPU,
+/// 2.6–2.9 ms so). Where the kernel refuses the advice, the pages fault as a vector's would.
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
@@ -176,9 +177,11 @@ impl FileBytes {
 /// ```
 pub fn read_input(path: &Path) -> Result<FileBytes, Error> {
     let (file, len) = open_regular(path)?;
-    let size = usize::try_from(len).unwrap_or(usize::MAX);
     #[cfg(target_os = "linux")]
-    if size >= MAPPED_FROM && !HEAP_INPUTS.with(std::cell::Cell::get) {
+    if let Some(size) = usize::try_from(len)
+        .ok()
+        .filter(|&size| size >= MAPPED_FROM && !HEAP_INPUTS.with(std::cell::Cell::get))
+    {
         if let Some(mut map) = fresh_mapping(size) {
             let filled = fill(&mut file.take(len), map.get_mut(..size).unwrap_or_default())
                 .map_err(|e| Error::Io(e).at(path))?;
