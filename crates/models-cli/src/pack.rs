@@ -128,9 +128,10 @@ fn read_pack<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<Pack<'a>, St
     Ok(pack)
 }
 
-/// A whole file, read only if it is a regular one (no FIFO, device or folder).
-fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    models::input::read_regular_file(path).map_err(|e| e.to_string())
+/// A whole file, read only if it is a regular one (no FIFO, device or folder), into a mapping
+/// when it is large (`models::input::read_input`): a pack is read whole to get one entry out.
+fn read_file(path: &Path) -> Result<models::input::FileBytes, String> {
+    models::input::read_input(path).map_err(|e| e.to_string())
 }
 
 /// The magic a model or image entry must start with, judged by its extension; `None` for
@@ -334,7 +335,8 @@ fn create(
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let name = parts.join("\\");
-        let data = read_file(file)?;
+        // A vector: the entry keeps it.
+        let data = models::input::read_regular_file(file).map_err(|e| e.to_string())?;
         match Entry::new(&name, data, !no_encrypt) {
             Ok(entry) => pack.push(entry),
             Err(e) => {
