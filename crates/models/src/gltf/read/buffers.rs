@@ -3,6 +3,7 @@
 use super::{ReadError, ReadOptions, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
 use crate::gltf::Container;
+use crate::input::FileBytes;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -112,7 +113,7 @@ impl<'a> Asset<'a> {
         base: Option<&Path>,
         options: &ReadOptions,
     ) -> Result<Loaded<'a>, ReadError> {
-        let mut files: HashMap<PathBuf, std::rc::Rc<Vec<u8>>> = HashMap::new();
+        let mut files: HashMap<PathBuf, std::rc::Rc<FileBytes>> = HashMap::new();
         let mut buffers = Vec::with_capacity(self.root.buffers.len());
         let mut input_len = self.input_len;
         for (i, buffer) in self.root.buffers.iter().enumerate() {
@@ -130,11 +131,11 @@ impl<'a> Asset<'a> {
                         "no uri (only the first buffer of a GLB may have none)",
                     ))
                 }
-                Some(uri) if uri.starts_with("data:") => {
-                    Source::Owned(std::rc::Rc::new(data_uri(uri).ok_or_else(|| {
+                Some(uri) if uri.starts_with("data:") => Source::Owned(std::rc::Rc::new(
+                    FileBytes::from(data_uri(uri).ok_or_else(|| {
                         ReadError::invalid(&at, "a data: URI that is not base64 application data")
-                    })?))
-                }
+                    })?),
+                )),
                 Some(uri) => {
                     let path =
                         resolve(uri, base, options).map_err(|message| ReadError::Resource {
@@ -144,12 +145,11 @@ impl<'a> Asset<'a> {
                     if let Some(data) = files.get(&path) {
                         Source::Owned(data.clone())
                     } else {
-                        let data = crate::input::read_regular_file(&path).map_err(|e| {
-                            ReadError::Resource {
+                        let data =
+                            crate::input::read_input(&path).map_err(|e| ReadError::Resource {
                                 at: format!("{at}.uri"),
                                 message: e.to_string(),
-                            }
-                        })?;
+                            })?;
                         input_len = input_len.saturating_add(data.len() as u64);
                         let data = std::rc::Rc::new(data);
                         files.insert(path, data.clone());
@@ -175,14 +175,15 @@ impl<'a> Asset<'a> {
 /// A buffer's bytes, borrowed from the GLB or owned.
 pub(crate) enum Source<'a> {
     Borrowed(&'a [u8]),
-    Owned(std::rc::Rc<Vec<u8>>),
+    /// A `data:` URI's bytes, or an external file's (mapped when large: `input::read_input`).
+    Owned(std::rc::Rc<FileBytes>),
 }
 
 impl Source<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
             Source::Borrowed(b) => b,
-            Source::Owned(v) => v.as_slice(),
+            Source::Owned(v) => v,
         }
     }
 }
