@@ -130,7 +130,7 @@ fn read_pack<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<Pack<'a>, St
 
 /// A whole file, read only if it is a regular one (no FIFO, device or folder), into a mapping
 /// when it is large (`models::input::read_input`): a pack is read whole to get one entry out.
-fn read_file(path: &Path) -> Result<models::input::FileBytes, String> {
+fn read_file(path: &Path) -> Result<models::Bytes, String> {
     models::input::read_input(path).map_err(|e| e.to_string())
 }
 

@@ -2,10 +2,13 @@
 //! triangles, from `large-models`), document → glb bytes (scene conversion and glTF writing).
 //! Throughput is counted in bytes of the source file, so that it compares with the
 //! `<format>_read/parse` figures. `parse_<format>` is the facade's parse of the same bytes, so
-//! that the export/parse ratio comes out of one run; `fresh_glb_baseline_<format>` copies the
-//! finished `.glb` into a fresh vector, the part of `to_glb` no conversion work can remove. `gltf_export_stream` (into `io::sink()`)
-//! and `gltf_export_into` (into a reused vector) are the same export without a fresh `.glb`
-//! vector. See BENCHMARKS.md.
+//! that the export/parse ratio comes out of one run. `fresh_bytes_baseline_<format>` copies the
+//! finished `.glb` into fresh `models::Bytes` of its size (huge pages from 32 MiB on Linux, as
+//! `to_glb` writes it), the part of `to_glb` no conversion work can remove;
+//! `fresh_glb_baseline_<format>` copies it into a fresh vector instead, what `to_glb` paid
+//! before it wrote into `Bytes`. `gltf_export_stream` (into `io::sink()`) and
+//! `gltf_export_into` (into a reused vector) are the same export without fresh output memory.
+//! See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use models::gltf::{to_glb, GltfOptions};
@@ -47,9 +50,14 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("parse_{name}"), |b| {
             b.iter(|| models::from_bytes(black_box(&bytes)).expect("reads"))
         });
-        // The floor of any `to_glb`: the finished `.glb` copied into a fresh vector of its
-        // size. Over 32 MiB, glibc maps such a vector anew on every call, so every page of it
-        // faults; the parse above reuses its smaller blocks and does not pay this.
+        // The floor of `to_glb`: the finished `.glb` copied into fresh memory of its size, as
+        // `to_glb` allocates it (from 32 MiB on Linux, a mapping advised to huge pages).
+        g.bench_function(format!("fresh_bytes_baseline_{name}"), |b| {
+            b.iter(|| models::Bytes::copy_from_slice(black_box(&glb)))
+        });
+        // The same into a fresh vector. Over 32 MiB, glibc maps such a vector anew on every
+        // call, so every 4 KiB page of it faults; the parse above reuses its smaller blocks and
+        // does not pay this.
         g.bench_function(format!("fresh_glb_baseline_{name}"), |b| {
             b.iter(|| {
                 let mut out = Vec::with_capacity(glb.len());
@@ -61,8 +69,8 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
     // The same export streamed into `io::sink()` through `write_glb` (the path `write_file`
-    // takes for a `.glb`): what the CLI pays apart from the disk, without `to_glb`'s copy of
-    // the buffer into a fresh vector.
+    // takes for a `.glb`): what the CLI pays apart from the disk, without `to_glb`'s fresh
+    // output memory.
     let mut g = c.benchmark_group("gltf_export_stream");
     g.sample_size(10);
     for (name, generate) in formats.into_iter().take(2) {
@@ -80,8 +88,8 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
     // The same export into one output vector reused across iterations (`to_glb_into`), as a
-    // long-running process exporting many models would: without the page faults of a fresh
-    // `.glb` vector of more than 32 MiB (a fresh `mmap` every time), which `gltf_export` pays.
+    // long-running process exporting many models would: without clearing fresh output memory
+    // (huge pages), which `gltf_export` pays.
     let mut g = c.benchmark_group("gltf_export_into");
     g.sample_size(10);
     for (name, generate) in formats.into_iter().take(3) {

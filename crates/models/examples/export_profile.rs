@@ -3,9 +3,10 @@
 //! that `perf record` or `valgrind --tool=callgrind` sees the export alone, and prints each
 //! step's time. `cargo run --release -p models --example export_profile -- bmf 10`.
 //!
-//! With a third argument `fresh`, it times instead, on one validated scene, `to_glb` into a
-//! fresh vector, `to_glb_into` a reused one, and a plain copy of the `.glb` into a fresh
-//! vector, in turn: what the fresh output's page faults cost (BENCHMARKS.md).
+//! With a third argument `fresh`, it times instead, on one validated scene, `to_glb` (fresh
+//! memory: huge pages from 32 MiB on Linux), `to_glb_into` a reused vector, and plain copies
+//! of the `.glb` into a fresh vector and into fresh `models::Bytes`, in turn: what the fresh
+//! output's page faults cost (BENCHMARKS.md).
 
 use models::gltf::{to_glb, GltfOptions};
 use models::scene::{validate, Scene};
@@ -43,7 +44,7 @@ fn main() {
     }
 }
 
-/// `to_glb` (fresh vector), `to_glb_into` (reused vector) and a fresh copy of the `.glb`, in
+/// `to_glb` (fresh memory), `to_glb_into` (reused vector) and fresh copies of the `.glb`, in
 /// turn, on one validated scene.
 fn fresh_output(doc: &models::Document, runs: usize) {
     let valid = validate(Scene::from_document(doc).expect("scene").scene).scene;
@@ -62,6 +63,13 @@ fn fresh_output(doc: &models::Document, runs: usize) {
         copy.extend_from_slice(&reused);
         let copied = start.elapsed();
         drop(copy);
-        eprintln!("to_glb {fresh:?}, to_glb_into {into:?}, fresh copy {copied:?}");
+        let start = std::time::Instant::now();
+        let copy = models::Bytes::copy_from_slice(&reused);
+        let copied_bytes = start.elapsed();
+        drop(copy);
+        eprintln!(
+            "to_glb {fresh:?}, to_glb_into {into:?}, fresh vector copy {copied:?}, \
+             fresh Bytes copy {copied_bytes:?}"
+        );
     }
 }

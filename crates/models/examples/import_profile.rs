@@ -24,7 +24,7 @@ fn main() {
         let scene = validate(Scene::from_document(&doc).expect("scene").scene).scene;
         let glb = to_glb(&scene, &GltfOptions::default()).expect("exports");
         std::fs::write(&cache, &glb).expect("caches");
-        glb
+        glb.into_vec()
     });
     let options = ImportOptions::default();
     for _ in 0..runs {

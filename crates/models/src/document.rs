@@ -139,7 +139,7 @@ pub fn open_with_upgrades(path: impl AsRef<Path>) -> Result<Parsed, Error> {
         // SKM's reader takes a vector (see `parse_owned_with_upgrades`); other inputs may be
         // mapped (`input::read_input`).
         let bytes = if Format::from_path(path) == Some(Format::Skm) {
-            crate::input::FileBytes::from(crate::input::read_regular_file(path)?)
+            crate::Bytes::from(crate::input::read_regular_file(path)?)
         } else {
             crate::input::read_input(path)?
         };
@@ -152,10 +152,7 @@ pub fn open_with_upgrades(path: impl AsRef<Path>) -> Result<Parsed, Error> {
 /// [`parse_with_upgrades`], giving the whole input away: SKM's reader releases the text of
 /// the vertex rows once they are read, so that a large file and its whole document are not
 /// in memory together (issue 18: the peak of `models convert`). Same result.
-fn parse_owned_with_upgrades(
-    format: Format,
-    bytes: crate::input::FileBytes,
-) -> Result<Parsed, Error> {
+fn parse_owned_with_upgrades(format: Format, bytes: crate::Bytes) -> Result<Parsed, Error> {
     #[cfg(feature = "skm")]
     if format == Format::Skm {
         let (document, warnings) = skm_text::Skm::from_vec_with_warnings(bytes.into_vec())?;

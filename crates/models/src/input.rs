@@ -6,6 +6,9 @@
 //! (`O_NONBLOCK` on unix), and the open file is checked again, so a FIFO swapped in between
 //! the check and the open is refused too.
 
+#[cfg(target_os = "linux")]
+use crate::bytes::fresh_mapping;
+use crate::bytes::Bytes;
 use crate::Error;
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -93,72 +96,8 @@ pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, Error> {
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const MAPPED_FROM: usize = 128 << 10;
 
-/// A transparent huge page on x86-64 and most aarch64 kernels.
-#[cfg(target_os = "linux")]
-const HUGE_PAGE: usize = 2 << 20;
-
-/// A file's bytes in memory, from [`read_input`]: a vector, or, on Linux for an input of
-/// 128 KiB or more, an anonymous mapping. Derefs to the bytes.
-pub struct FileBytes {
-    inner: Inner,
-}
-
-enum Inner {
-    Heap(Vec<u8>),
-    /// The first `len` bytes of `map` are the file's (the mapping may be rounded up).
-    #[cfg(target_os = "linux")]
-    Mapped {
-        map: memmap2::MmapMut,
-        len: usize,
-    },
-}
-
-impl std::ops::Deref for FileBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match &self.inner {
-            Inner::Heap(bytes) => bytes,
-            #[cfg(target_os = "linux")]
-            Inner::Mapped { map, len } => map.get(..*len).unwrap_or_default(),
-        }
-    }
-}
-
-impl AsRef<[u8]> for FileBytes {
-    fn as_ref(&self) -> &[u8] {
-        self
-    }
-}
-
-impl std::fmt::Debug for FileBytes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FileBytes")
-            .field("len", &self.len())
-            .finish()
-    }
-}
-
-impl From<Vec<u8>> for FileBytes {
-    fn from(bytes: Vec<u8>) -> Self {
-        FileBytes {
-            inner: Inner::Heap(bytes),
-        }
-    }
-}
-
-impl FileBytes {
-    /// The bytes as a vector: the vector itself, or a copy of mapped bytes.
-    pub fn into_vec(self) -> Vec<u8> {
-        match self.inner {
-            Inner::Heap(bytes) => bytes,
-            #[cfg(target_os = "linux")]
-            Inner::Mapped { .. } => self.to_vec(),
-        }
-    }
-}
-
 /// Like [`read_regular_file`] (the same checks and the same bytes), for input that is parsed
-/// from memory and then dropped. On Linux, outside [`heap_inputs`], an input of 128 KiB or
+/// from memory and then dropped. On Linux, outside [`heap_only`](crate::bytes::heap_only), an input of 128 KiB or
 /// more is read into a fresh anonymous mapping that the kernel populates in one call, with
 /// transparent huge pages from 2 MiB on (`MADV_HUGEPAGE`, `MADV_POPULATE_WRITE`; the mapping
 /// is then rounded up to whole huge pages, at most 2 MiB − 1 more than the file), instead of a
@@ -175,78 +114,24 @@ impl FileBytes {
 /// assert!(bytes.iter().all(|&b| b == 7));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn read_input(path: &Path) -> Result<FileBytes, Error> {
+pub fn read_input(path: &Path) -> Result<Bytes, Error> {
     let (file, len) = open_regular(path)?;
     #[cfg(target_os = "linux")]
     if let Some(size) = usize::try_from(len)
         .ok()
-        .filter(|&size| size >= MAPPED_FROM && !HEAP_INPUTS.with(std::cell::Cell::get))
+        .filter(|&size| size >= MAPPED_FROM && !crate::bytes::in_heap_only())
     {
         if let Some(mut map) = fresh_mapping(size) {
             let filled = fill(&mut file.take(len), map.get_mut(..size).unwrap_or_default())
                 .map_err(|e| Error::Io(e).at(path))?;
-            return Ok(FileBytes {
-                inner: Inner::Mapped { map, len: filled },
-            });
+            return Ok(Bytes::mapped(map, filled));
         }
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(len)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::Io(e).at(path))?;
-    Ok(FileBytes {
-        inner: Inner::Heap(bytes),
-    })
-}
-
-thread_local! {
-    /// Set inside [`heap_inputs`]: [`read_input`] then never maps.
-    static HEAP_INPUTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `f` with every [`read_input`] on this thread reading into the heap, never into a
-/// mapping: for a thread that reads many inputs in turn, such as a batch's. There glibc hands
-/// each input the memory the previous ones freed, already faulted in, while a fresh mapping
-/// per input would be cleared anew each time (measured: a batch of 200 files of about 4 MB,
-/// 2.0 s with the heap against 2.4 s with mappings). Nests; restored when `f` returns or
-/// unwinds.
-///
-/// ```
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("model.bin");
-/// std::fs::write(&path, vec![7u8; 300_000])?;
-/// let bytes = models::input::heap_inputs(|| models::input::read_input(&path))?;
-/// assert_eq!(bytes.len(), 300_000);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn heap_inputs<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            HEAP_INPUTS.with(|heap| heap.set(self.0));
-        }
-    }
-    let _restore = Restore(HEAP_INPUTS.with(|heap| heap.replace(true)));
-    f()
-}
-
-/// An anonymous mapping of at least `len` bytes, advised to be backed by huge pages (from 2 MiB
-/// on, rounded up to whole ones) and populated now; `None` if it cannot be mapped.
-#[cfg(target_os = "linux")]
-fn fresh_mapping(len: usize) -> Option<memmap2::MmapMut> {
-    let size = if len >= HUGE_PAGE {
-        len.checked_next_multiple_of(HUGE_PAGE)?
-    } else {
-        len
-    };
-    let map = memmap2::MmapOptions::new().len(size).map_anon().ok()?;
-    // Both are hints: a kernel without transparent huge pages, or older than 5.14 (no
-    // MADV_POPULATE_WRITE), refuses them and the pages fault one by one as they are read into.
-    if size >= HUGE_PAGE {
-        let _ = map.advise(memmap2::Advice::HugePage);
-    }
-    let _ = map.advise(memmap2::Advice::PopulateWrite);
-    Some(map)
+    Ok(bytes.into())
 }
 
 /// Reads into `buf` until it is full or the reader ends; returns how many bytes were read.
@@ -337,9 +222,8 @@ mod tests {
             std::fs::write(&file, &content).unwrap();
             let bytes = read_input(&file).unwrap();
             assert_eq!(&*bytes, &content[..], "{len} bytes");
-            let mapped = !matches!(bytes.inner, Inner::Heap(_));
             assert_eq!(
-                mapped,
+                bytes.is_mapped(),
                 cfg!(target_os = "linux") && len >= MAPPED_FROM,
                 "{len}"
             );
@@ -347,8 +231,9 @@ mod tests {
         }
         let big = dir.path().join("big");
         std::fs::write(&big, vec![1u8; MAPPED_FROM]).unwrap();
-        let heap = |path: &Path| matches!(read_input(path).unwrap().inner, Inner::Heap(_));
-        assert!(heap_inputs(|| heap_inputs(|| heap(&big)) && heap(&big)));
+        let heap = |path: &Path| !read_input(path).unwrap().is_mapped();
+        use crate::bytes::heap_only;
+        assert!(heap_only(|| heap_only(|| heap(&big)) && heap(&big)));
         assert_eq!(
             heap(&big),
             !cfg!(target_os = "linux"),

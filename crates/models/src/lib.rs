@@ -61,6 +61,7 @@
     )
 )]
 
+pub mod bytes;
 mod container;
 mod document;
 mod error;
@@ -76,6 +77,7 @@ mod summary;
 mod warning;
 
 pub use binio::Model;
+pub use bytes::Bytes;
 pub use container::{detect_container, Container};
 pub use document::{
     from_bytes, from_bytes_with_warnings, open, open_with_upgrades, open_with_warnings,

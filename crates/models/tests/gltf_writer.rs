@@ -17,7 +17,7 @@ fn warnings_of(scene: &Scene, options: &GltfOptions) -> (Vec<u8>, Vec<String>) {
     let valid = validate(scene.clone());
     let (glb, w) = gltf::to_glb_with_warnings(&valid.scene, options).unwrap();
     (
-        glb,
+        glb.into_vec(),
         valid
             .warnings
             .into_iter()
@@ -320,10 +320,8 @@ fn to_glb_into_reuses_the_vector() {
     let options = GltfOptions::default();
     let mut out = Vec::new();
     let w = gltf::to_glb_into(&big, &options, &mut out).unwrap();
-    assert_eq!(
-        (out.clone(), w),
-        gltf::to_glb_with_warnings(&big, &options).unwrap()
-    );
+    let (glb, warnings) = gltf::to_glb_with_warnings(&big, &options).unwrap();
+    assert_eq!((out.clone(), w), (glb.into_vec(), warnings));
     let before = out.capacity();
     gltf::to_glb_into(&small, &options, &mut out).unwrap();
     assert_eq!(out, gltf::to_glb(&small, &options).unwrap());

@@ -501,7 +501,9 @@ fn hostile_scenes_never_panic() {
     for path in test_support::fixtures("bmf", "bmf") {
         let doc = models::open(&path).unwrap();
         let scene = Scene::from_document(&doc).unwrap().scene;
-        let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();
+        let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
+            .unwrap()
+            .into_vec();
         let mut seed = 0x9e37_79b9_u32;
         for round in 0..300 {
             let mut bytes = glb.clone();

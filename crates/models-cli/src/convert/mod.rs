@@ -610,7 +610,7 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         });
         jobs.par_iter().for_each(|job| {
             // Inputs in the heap: each worker reuses the memory of the inputs it read before.
-            let (outcome, staged) = models::input::heap_inputs(|| {
+            let (outcome, staged) = models::bytes::heap_only(|| {
                 models::output::stage(|| convert_job(args, job, target, base.as_ref()))
             });
             match outcome {

@@ -3,7 +3,7 @@
 use super::{ReadError, ReadOptions, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
 use crate::gltf::Container;
-use crate::input::FileBytes;
+use crate::Bytes;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -113,7 +113,7 @@ impl<'a> Asset<'a> {
         base: Option<&Path>,
         options: &ReadOptions,
     ) -> Result<Loaded<'a>, ReadError> {
-        let mut files: HashMap<PathBuf, std::rc::Rc<FileBytes>> = HashMap::new();
+        let mut files: HashMap<PathBuf, std::rc::Rc<Bytes>> = HashMap::new();
         let mut buffers = Vec::with_capacity(self.root.buffers.len());
         let mut input_len = self.input_len;
         for (i, buffer) in self.root.buffers.iter().enumerate() {
@@ -132,7 +132,7 @@ impl<'a> Asset<'a> {
                     ))
                 }
                 Some(uri) if uri.starts_with("data:") => Source::Owned(std::rc::Rc::new(
-                    FileBytes::from(data_uri(uri).ok_or_else(|| {
+                    Bytes::from(data_uri(uri).ok_or_else(|| {
                         ReadError::invalid(&at, "a data: URI that is not base64 application data")
                     })?),
                 )),
@@ -176,7 +176,7 @@ impl<'a> Asset<'a> {
 pub(crate) enum Source<'a> {
     Borrowed(&'a [u8]),
     /// A `data:` URI's bytes, or an external file's (mapped when large: `input::read_input`).
-    Owned(std::rc::Rc<FileBytes>),
+    Owned(std::rc::Rc<Bytes>),
 }
 
 impl Source<'_> {
