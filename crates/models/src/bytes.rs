@@ -141,9 +141,9 @@ impl Bytes {
             .unwrap_or_else(|_| bytes.to_vec().into())
     }
 
-    /// Whether the bytes live in a mapping rather than a vector.
-    #[cfg(test)]
-    pub(crate) fn is_mapped(&self) -> bool {
+    /// Whether the bytes live in a mapping rather than a vector (then [`Bytes::into_vec`]
+    /// copies them).
+    pub fn is_mapped(&self) -> bool {
         !matches!(self.inner, Inner::Heap(_))
     }
 

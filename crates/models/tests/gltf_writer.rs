@@ -27,6 +27,53 @@ fn warnings_of(scene: &Scene, options: &GltfOptions) -> (Vec<u8>, Vec<String>) {
     )
 }
 
+/// A `.glb` of 32 MiB or more: `to_glb` writes it into a mapping on Linux (a vector
+/// elsewhere, and always inside `heap_only`), with the same bytes as `to_glb_into` writes into
+/// a vector.
+#[test]
+fn a_large_glb_is_the_same_bytes_mapped_or_not() {
+    let n = 3_000_000u32;
+    let positions: Vec<[f32; 3]> = (0..n).map(|i| [i as f32, (i % 7) as f32, 1.0]).collect();
+    let scene = Scene {
+        meshes: vec![Mesh {
+            vertices: Vertices {
+                positions,
+                ..Vertices::default()
+            },
+            primitives: vec![Primitive {
+                indices: (0..n).collect::<Vec<u32>>().into(),
+                material: None,
+            }],
+            ..Mesh::default()
+        }],
+        nodes: vec![Node {
+            mesh: Some(0),
+            ..Node::default()
+        }],
+        roots: vec![0],
+        ..Scene::default()
+    };
+    let valid = validate(scene).scene;
+    let options = GltfOptions::default();
+    let mut expected = Vec::new();
+    gltf::to_glb_into(&valid, &options, &mut expected).unwrap();
+    assert!(expected.len() >= 32 << 20, "{} bytes", expected.len());
+    let glb = gltf::to_glb(&valid, &options).unwrap();
+    assert_eq!(glb.is_mapped(), cfg!(target_os = "linux"));
+    assert!(glb == expected, "the mapped .glb differs from the vector's");
+    let heap = models::bytes::heap_only(|| gltf::to_glb(&valid, &options).unwrap());
+    assert!(!heap.is_mapped());
+    assert!(heap == glb, "the heap .glb differs");
+    let (doc, blob) = read(&glb);
+    assert_eq!(doc.accessors().next().map(|a| a.count()), Some(n as usize));
+    assert_eq!(blob.len() + 20 + 8, glb.len() - json_chunk_len(&glb));
+}
+
+/// The JSON chunk's length field of a `.glb` (bytes 12..16).
+fn json_chunk_len(glb: &[u8]) -> usize {
+    u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize
+}
+
 /// `cargo xtask validate-gltf` sets `MODELS_GLTF_DUMP_DIR` to run the Khronos validator on
 /// what these tests write, repaired data included.
 fn dump(name: &str, glb: &[u8]) {
