@@ -69,6 +69,27 @@ fn a_large_glb_is_the_same_bytes_mapped_or_not() {
     assert_eq!(blob.len() + 20 + 8, glb.len() - json_chunk_len(&glb));
 }
 
+/// `to_gltf`: the same document as the `.glb` with its buffer at the given URI
+/// (percent-encoded), and the `.glb`'s buffer as the `.bin`; `Gltf::to_gltf` gives the same.
+#[test]
+fn to_gltf_gives_the_glb_buffer_and_its_uri() {
+    let valid = validate(skinned_quad()).scene;
+    let options = GltfOptions::default();
+    let (json, bin) = gltf::to_gltf(&valid, &options, "my model.bin").unwrap();
+    let root: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(root["buffers"][0]["uri"], "my%20model.bin");
+    assert_eq!(root["buffers"][0]["byteLength"], bin.len());
+    let (_, blob) = read(&gltf::to_glb(&valid, &options).unwrap());
+    assert!(!bin.is_empty());
+    assert_eq!(bin, blob);
+    let document = gltf::Gltf::from_scene(&valid, &options).unwrap();
+    assert_eq!(
+        document.to_gltf("my model.bin").unwrap(),
+        (json, bin),
+        "the borrowing form"
+    );
+}
+
 /// The JSON chunk's length field of a `.glb` (bytes 12..16).
 fn json_chunk_len(glb: &[u8]) -> usize {
     u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize

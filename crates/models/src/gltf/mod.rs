@@ -158,13 +158,19 @@ impl Gltf {
     /// The `.gltf` JSON text with its buffer pointing at `bin_uri` (a URI relative to the
     /// `.gltf`, e.g. `model.bin`; it is percent-encoded here), and the bytes of that `.bin`.
     pub fn to_gltf(&self, bin_uri: &str) -> Result<(String, Vec<u8>), Error> {
-        let mut root = self.root.clone();
-        if let Some(buffer) = root.buffers.first_mut() {
-            buffer.uri = Some(textures::percent_encode(bin_uri));
-        }
-        let json = serde_json::to_string_pretty(&root)?;
-        Ok((json, self.bin.clone()))
+        Ok((
+            gltf_json_text(self.root.clone(), bin_uri)?,
+            self.bin.clone(),
+        ))
     }
+}
+
+/// The `.gltf` JSON text of `root` with its buffer pointing at `bin_uri` (percent-encoded).
+fn gltf_json_text(mut root: json::Root, bin_uri: &str) -> Result<String, Error> {
+    if let Some(buffer) = root.buffers.first_mut() {
+        buffer.uri = Some(textures::percent_encode(bin_uri));
+    }
+    Ok(serde_json::to_string_pretty(&root)?)
 }
 
 /// `scene` as a binary glTF (`.glb`): the JSON first, then the buffer written straight from
@@ -231,7 +237,9 @@ pub fn to_gltf(
     options: &GltfOptions,
     bin_uri: &str,
 ) -> Result<(String, Vec<u8>), Error> {
-    Gltf::from_scene(scene, options)?.to_gltf(bin_uri)
+    // The document is built for this call alone, so its buffer is moved out rather than copied.
+    let gltf = Gltf::from_scene(scene, options)?;
+    Ok((gltf_json_text(gltf.root, bin_uri)?, gltf.bin))
 }
 
 /// The container chosen by an output's extension.
