@@ -148,8 +148,8 @@ impl Bytes {
     }
 
     /// The `len` bytes `write` writes, in a vector with exactly that capacity, or on Linux from
-    /// [`MAPPED_OUTPUT_FROM`] (outside [`heap_only`]) in a fresh mapping. An error if `write` fails, writes more than
-    /// `len` bytes (`WriteZero`) or fewer (`UnexpectedEof`).
+    /// [`MAPPED_OUTPUT_FROM`] on (outside [`heap_only`]) in a fresh mapping. An error if
+    /// `write` fails, writes more than `len` bytes (`WriteZero`) or fewer (`UnexpectedEof`).
     pub(crate) fn write_exactly(
         len: usize,
         write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
