@@ -47,7 +47,7 @@ pub(crate) fn put_or_text(
 
 /// The blob `value` names (`{"bufferView": i}`), if it is one of `blobs`.
 pub(crate) fn get<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<&'a [u8]> {
-    let i = usize::try_from(value.as_object()?.get(KEY)?.as_u64()?).ok()?;
+    let i = usize::try_from(super::lenient::uint(value.as_object()?.get(KEY)?)?).ok()?;
     blobs.get(i).map(Vec::as_slice)
 }
 

@@ -41,6 +41,7 @@ pub(crate) mod from_skm;
 #[cfg(feature = "smf")]
 pub(crate) mod from_smf;
 mod import;
+pub(crate) mod lenient;
 mod math;
 mod merge;
 #[cfg(any(feature = "bmf", feature = "elem", feature = "mdl", feature = "skm"))]

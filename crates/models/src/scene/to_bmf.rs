@@ -63,6 +63,7 @@ use super::{
     invert, mirror_z, normalize3, transform_point, Animation, ImportOptions, Imported, Indices,
     Material, Scene, SceneWarning, Transform, ValidScene, IDENTITY,
 };
+use crate::scene::lenient;
 use crate::{Error, Format};
 use bmf_block::{
     Bmf, Header, SkinnedTangentVertex, SkinnedVertex, TangentVertex, TextureName, Version, Vertex,
@@ -176,7 +177,7 @@ fn header(scene: &Scene, mesh_count: usize, warnings: &mut Vec<SceneWarning>) ->
         .and_then(|a| {
             let bytes: Option<Vec<u8>> = a
                 .iter()
-                .map(|x| x.as_u64().and_then(|b| u8::try_from(b).ok()))
+                .map(|x| lenient::uint(x).and_then(|b| u8::try_from(b).ok()))
                 .collect();
             <[u8; 16]>::try_from(bytes?).ok()
         })
@@ -264,7 +265,7 @@ fn convert_mesh(
     let end_size = mesh
         .extras
         .get("bmf_end_size")
-        .and_then(Value::as_u64)
+        .and_then(lenient::uint)
         .and_then(|v| u32::try_from(v).ok())
         .unwrap_or(0);
     let pieces = split::split(vertices.len(), &slots);
@@ -467,7 +468,7 @@ fn material_slots(
         .and_then(|a| {
             a.iter()
                 .map(|x| {
-                    x.as_u64()
+                    lenient::uint(x)
                         .and_then(|m| usize::try_from(m).ok())
                         .filter(|&m| m < scene.materials.len())
                 })
@@ -767,7 +768,7 @@ fn skin_block(
     let mesh = scene.meshes.get(ctx.index);
     let stored = mesh
         .and_then(|m| m.extras.get("bmf_bone_count"))
-        .and_then(Value::as_u64)
+        .and_then(lenient::uint)
         .and_then(|c| usize::try_from(c).ok());
     // Without samples the BoneCount is all the file keeps of bones the export left out.
     let bones = match stored {
@@ -926,7 +927,7 @@ fn texture_name(m: &Material, label: &str, warnings: &mut Vec<SceneWarning>) -> 
         .and_then(Value::as_array)
         .and_then(|a| {
             a.iter()
-                .map(|x| x.as_u64().and_then(|u| u16::try_from(u).ok()))
+                .map(|x| lenient::uint(x).and_then(|u| u16::try_from(u).ok()))
                 .collect()
         });
     match units.and_then(TextureName::from_units) {

@@ -29,6 +29,7 @@ pub(crate) mod hint;
 mod mesh;
 
 use super::{mirror_z_matrix, ImportOptions, Imported, SceneWarning, ValidScene};
+use crate::scene::lenient;
 use crate::{Error, Format};
 use elfreina_elem as elem;
 use serde_json::Value;
@@ -85,7 +86,7 @@ impl Ctx<'_> {
 }
 
 fn flag(extras: &serde_json::Map<String, Value>, key: &str) -> bool {
-    extras.get(key).and_then(Value::as_bool) == Some(true)
+    extras.get(key).and_then(lenient::flag) == Some(true)
 }
 
 pub(crate) fn convert(
@@ -133,12 +134,12 @@ fn scene_level(scene: &ValidScene, doc: &mut elem::Elem, cx: &mut Ctx<'_>) {
         Some(s) => {
             let st = &mut doc.setting;
             st.soft_version = s.get("elfreina_soft_version").and_then(hint::num_of);
-            st.beta_version = s.get("elfreina_beta_version").and_then(Value::as_i64);
+            st.beta_version = s.get("elfreina_beta_version").and_then(lenient::int);
             st.load_type = s
                 .get("load_type")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            st.is_right_hand = s.get("is_right_hand").and_then(Value::as_bool);
+            st.is_right_hand = s.get("is_right_hand").and_then(lenient::flag);
         }
         None if scene.extras.get("source_format").and_then(Value::as_str) != Some("elem") => {
             doc.setting.load_type = Some("View".to_owned());

@@ -36,6 +36,7 @@
 use super::{
     compose, transpose, ImportOptions, Imported, Scene, SceneWarning, Transform, ValidScene,
 };
+use crate::scene::lenient;
 use crate::{Error, Format};
 use mdl_format as mdl;
 use serde_json::{Map, Value};
@@ -154,7 +155,7 @@ fn choose_version(
     Ok(scene
         .extras
         .get("mdl_version")
-        .and_then(Value::as_i64)
+        .and_then(lenient::int)
         .filter(|v| matches!(v, 1 | 2))
         .map_or(2, |v| v as i32))
 }
@@ -169,7 +170,7 @@ pub(super) struct Bones {
 
 /// True for the nodes the export added to hold a divided mesh.
 fn is_mesh_node(extras: &Map<String, Value>) -> bool {
-    extras.get("mdl_mesh_node").and_then(Value::as_bool) == Some(true)
+    extras.get("mdl_mesh_node").and_then(lenient::flag) == Some(true)
 }
 
 /// Equal within float rounding (relative 1e-5, absolute near 0), NaN equal to NaN.
@@ -313,7 +314,7 @@ fn bone_of(i: usize, node: &super::Node, parent: i32, version: i32, cx: &mut Ctx
     let raw_order = node
         .extras
         .get("mdl_rotation_order")
-        .and_then(Value::as_i64)
+        .and_then(lenient::int)
         .and_then(|v| i32::try_from(v).ok());
     let order = mdl::RotationOrder(raw_order.unwrap_or(mdl::RotationOrder::XYZ.0));
     let (kind, _) = super::from_mdl::rotation_order(order.0);

@@ -7,7 +7,7 @@
 //!   say which frames carried the mesh. Parents come from the children lists; the local
 //!   transform (TRS composed, or the matrix) is z-mirrored back into the file's row-vector
 //!   layout, or is the file's own matrix (`extras.smf_matrix_hex`) while the node still has
-//!   the TRS the export made of it. `extras.smf_obb` (mirrored back) is the frame's OBB (`null`: none); without it a
+//!   the TRS the export made of it. `extras.smf_obb` (mirrored back) is the frame's OBB (`false`, or `null` from earlier exports: none); without it a
 //!   frame carrying a mesh gets that mesh's box.
 //! * **Meshes.** POSITION, NORMAL mirrored → V_PC / V_N; COLOR_0 → V_PC's B, G, R, A bytes
 //!   (white without colours); TEXCOORD_0 / TEXCOORD_1 → V_UV's two pairs (one set is written
@@ -59,6 +59,7 @@ use super::{
     mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, Colors, ImportOptions, Imported,
     Interpolation, Material, SceneWarning, Skin, Transform, ValidScene,
 };
+use crate::scene::lenient;
 use crate::{Error, Format};
 use binio::sjis::SjisField;
 use selene_smf as smf;
@@ -183,7 +184,7 @@ fn replace_name(text: &str) -> String {
 
 /// Whether `node` is a holder the export made for a mesh, not a frame.
 fn is_mesh_node(extras: &serde_json::Map<String, Value>) -> bool {
-    extras.get("smf_mesh_node").and_then(Value::as_bool) == Some(true)
+    extras.get("smf_mesh_node").and_then(lenient::flag) == Some(true)
 }
 
 /// The frames (without meshes yet), each node's frame, and which frames get their mesh's OBB.
@@ -283,7 +284,7 @@ fn build_meshes(
                 Some(f) => carriers.push(f),
                 None => {
                     let listed = n.extras.get("smf_frames").and_then(Value::as_array);
-                    for f in listed.into_iter().flatten().filter_map(Value::as_u64) {
+                    for f in listed.into_iter().flatten().filter_map(lenient::uint) {
                         // The export lists frame indices, which are its node indices.
                         let frame = usize::try_from(f)
                             .ok()
@@ -691,10 +692,10 @@ fn smf_layout(
     ctx: &mut Ctx<'_>,
 ) -> Result<Option<Layout>, Error> {
     let (Some(id), Some(total)) = (
-        mesh.extras.get("smf_mesh").and_then(Value::as_u64),
+        mesh.extras.get("smf_mesh").and_then(lenient::uint),
         mesh.extras
             .get("smf_triangles")
-            .and_then(Value::as_u64)
+            .and_then(lenient::uint)
             .and_then(|t| usize::try_from(t).ok()),
     ) else {
         return Ok(None);
@@ -703,7 +704,7 @@ fn smf_layout(
         .materials
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.extras.get("smf_mesh").and_then(Value::as_u64) == Some(id))
+        .filter(|(_, m)| m.extras.get("smf_mesh").and_then(lenient::uint) == Some(id))
         .map(|(k, _)| k)
         .collect();
     // A range the primitives cannot back is not believed (no more slots than triangles given).
@@ -824,7 +825,7 @@ fn smf_mtrls(
 
 fn u32_at(m: &serde_json::Map<String, Value>, key: &str) -> Option<u32> {
     m.get(key)
-        .and_then(Value::as_u64)
+        .and_then(lenient::uint)
         .and_then(|v| u32::try_from(v).ok())
 }
 
@@ -840,7 +841,7 @@ fn build_material(m: &Material, place: &str, ctx: &mut Ctx<'_>) -> Result<smf::M
         .filter_map(Value::as_str)
         .collect();
     let keep = |name: &str| !absent.contains(name);
-    let unlit = x.get("unlit").and_then(Value::as_bool) == Some(true);
+    let unlit = x.get("unlit").and_then(lenient::flag) == Some(true);
     let draw = if m.alpha_mode == AlphaMode::Blend {
         u32_at(x, "smf_draw").filter(|&d| d != 0).unwrap_or(1)
     } else {
@@ -962,7 +963,7 @@ fn build_animations(
         let order = anim
             .extras
             .get("smf_set")
-            .and_then(Value::as_u64)
+            .and_then(lenient::uint)
             .unwrap_or(u64::MAX);
         sets.push((order, animation_set(&place, anim, node_frame, tps, ctx)?));
     }
@@ -979,12 +980,12 @@ fn build_animations(
         let name = obj.get("name").and_then(Value::as_str).unwrap_or_default();
         let last_time = obj
             .get("smf_last_time_ticks")
-            .and_then(Value::as_i64)
+            .and_then(lenient::int)
             .and_then(|t| i32::try_from(t).ok())
             .unwrap_or(0);
         let order = obj
             .get("smf_set")
-            .and_then(Value::as_u64)
+            .and_then(lenient::uint)
             .unwrap_or(u64::MAX);
         sets.push((
             order,
@@ -1123,7 +1124,7 @@ fn animation_set(
     let last_time = anim
         .extras
         .get("smf_last_time_ticks")
-        .and_then(Value::as_i64)
+        .and_then(lenient::int)
         .and_then(|t| i32::try_from(t).ok())
         .filter(|&t| t >= last)
         .unwrap_or(last);

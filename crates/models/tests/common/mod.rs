@@ -7,6 +7,7 @@ use models::{bmf, Document, Format, Model};
 
 /// `doc` as a scene, written to a `.glb`, read back and validated: what an import gets from
 /// a file the export wrote.
+#[allow(dead_code)] // not every test crate that shares this module goes through a `.glb` here
 pub fn through_glb(doc: &Document) -> ValidScene {
     let scene = Scene::from_document(doc).unwrap().scene;
     let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default()).unwrap();

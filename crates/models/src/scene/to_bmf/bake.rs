@@ -6,6 +6,7 @@ use super::super::{
     Interpolation, Scene, SceneWarning, Transform, IDENTITY,
 };
 use super::Baked;
+use crate::scene::lenient;
 use crate::{Error, Format};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -387,8 +388,8 @@ fn plan(a: &Animation, fps: f32) -> Result<ClipPlan<'_>, Error> {
     let mut exact = HashMap::new();
     if let Some(list) = a.extras.get("bmf_matrices").and_then(Value::as_array) {
         for e in list {
-            let skin = e.get("skin").and_then(Value::as_u64);
-            let bones = e.get("bones").and_then(Value::as_u64);
+            let skin = e.get("skin").and_then(lenient::uint);
+            let bones = e.get("bones").and_then(lenient::uint);
             let data = e
                 .get("data")
                 .and_then(Value::as_str)

@@ -6,6 +6,7 @@
 use super::super::raw64;
 use super::super::{normalize_weights, SlotOrder};
 use super::{Slot, Vertices};
+use crate::scene::lenient;
 use serde_json::{Map, Value};
 
 /// The exported Index block and its Material ranges (`[start, count]`, one per slot).
@@ -37,8 +38,8 @@ pub(super) fn index_layout(
         .iter()
         .map(|r| match r.as_array()?.as_slice() {
             [s, c] => Some([
-                u32::try_from(s.as_u64()?).ok()?,
-                u32::try_from(c.as_u64()?).ok()?,
+                u32::try_from(lenient::uint(s)?).ok()?,
+                u32::try_from(lenient::uint(c)?).ok()?,
             ]),
             _ => None,
         })
@@ -131,7 +132,7 @@ pub(super) fn restore_influences(
     };
     let bones = kept
         .get("bones")
-        .and_then(Value::as_u64)
+        .and_then(lenient::uint)
         .and_then(|b| usize::try_from(b).ok());
     let list = kept.get("vertices").and_then(Value::as_array);
     let raw = kept.get("raw").and_then(|v| raw64::bytes(blobs, v));
@@ -148,7 +149,7 @@ pub(super) fn restore_influences(
             .filter_map(|c| <[u8; 4]>::try_from(c).ok())
             .collect();
         let (Some(k), [j0, j1, j2, j3, w0, w1, w2, w3]) = (
-            at.as_u64().and_then(|k| usize::try_from(k).ok()),
+            lenient::uint(at).and_then(|k| usize::try_from(k).ok()),
             words.as_slice(),
         ) else {
             continue;

@@ -4,6 +4,7 @@
 use super::hint::{self, agrees, all_agree, shortest};
 use super::{in_hierarchy, Ctx};
 use crate::scene::budget::Budget;
+use crate::scene::lenient;
 use crate::scene::{
     compose, decompose, invert, mirror_z, mirror_z_quat, mul, normalize_quat, Animation, Channel,
     ChannelPath, Interpolation, ValidScene,
@@ -48,7 +49,7 @@ const KEY_ROW_TEXT_BYTES: u64 = 11 * 25;
 
 fn int(ex: &Map<String, Value>, key: &str) -> Option<i64> {
     ex.get(key)
-        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f.round() as i64)))
+        .and_then(|v| lenient::int(v).or_else(|| v.as_f64().map(|f| f.round() as i64)))
 }
 
 fn animation(
@@ -60,6 +61,17 @@ fn animation(
     let place = format!("animation {:?}", a.name);
     let ex = &a.extras;
     let from_elem = ex.contains_key("animation_time_ms");
+    if !from_elem && scene.extras.get("source_format").and_then(Value::as_str) == Some("elem") {
+        // Exported from ELEM, yet without the clip's settings: a tool dropped the animation's
+        // extras (Blender 3.4 does, `scene::lenient`). Said, since the clip loses them.
+        cx.warn(
+            &place,
+            "the ELEM clip settings the export kept (loop, priority, transition times, frames \
+             per second, exact keys) are not in the animation's extras; written without them, \
+             at 60 frames per second"
+                .to_string(),
+        );
+    }
     let time_ms = int(ex, "animation_time_ms")
         .filter(|&t| t > 0)
         .unwrap_or_else(|| ((f64::from(a.duration()) * 1000.0).round() as i64).max(1));
@@ -69,7 +81,7 @@ fn animation(
         frames_per_second: int(ex, "frames_per_second").or((!from_elem).then_some(60)),
         transition_time: int(ex, "transition_time_ms"),
         priority: int(ex, "priority"),
-        looped: ex.get("loop").and_then(Value::as_bool),
+        looped: ex.get("loop").and_then(lenient::flag),
         ..elem::AnimationData::default()
     };
     // Channels by node, in order of first appearance.

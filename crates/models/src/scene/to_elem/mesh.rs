@@ -2,6 +2,7 @@
 
 use super::hint::{self, agrees, all_agree, shortest, Kept};
 use super::{in_hierarchy, Ctx};
+use crate::scene::lenient;
 use crate::scene::{
     mirror_z, normalize_weights, relative_texture_path, Material, Mesh, Primitive, SlotOrder,
     ValidScene,
@@ -113,8 +114,9 @@ pub(super) fn containers(
         }
         c.vertex_format = vertex_format(first, &c);
         if !materials.is_empty()
-            || first
-                .is_some_and(|m| m.extras.get("elem_materials_scope") == Some(&Value::Bool(true)))
+            || first.is_some_and(|m| {
+                m.extras.get("elem_materials_scope").and_then(lenient::flag) == Some(true)
+            })
         {
             c.materials = Some(elem::Materials {
                 materials,
@@ -305,7 +307,7 @@ fn vertex_format(first: Option<&Mesh>, c: &elem::MeshContainer) -> Vec<String> {
     out
 }
 
-/// The container's `RenderingMesh`: the export's (`elem_rendering`), else the skin's joints,
+/// The container's `RenderingMesh`: the export's (`elem_rendering`; `false` or `null`: none), else the skin's joints,
 /// else the hierarchy node a rigid mesh hangs under.
 fn rendering_mesh(
     scene: &ValidScene,
@@ -463,7 +465,7 @@ fn uv_sets(m: &mut elem::Mesh, mesh: &Mesh, cx: &mut Ctx<'_>) {
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
-                .filter_map(|s| s.as_u64().map(|s| s as usize))
+                .filter_map(|s| lenient::uint(s).map(|s| s as usize))
                 .collect()
         });
     let present = [v.uv0.as_ref(), v.uv1.as_ref()];
@@ -563,7 +565,7 @@ fn faces(
             k.get(key)?
                 .as_array()?
                 .iter()
-                .map(|v| v.as_u64().and_then(|x| u32::try_from(x).ok()))
+                .map(|v| lenient::uint(v).and_then(|x| u32::try_from(x).ok()))
                 .collect()
         };
         if let (Some(sizes), Some(indices)) = (ints("sizes"), ints("indices")) {
@@ -663,16 +665,27 @@ fn blend_list(mesh: &Mesh, bone_names: &[String]) -> elem::BlendList {
     }
 }
 
-/// The kept `BlendList`: `{"parts": [[TransformIndex|null, BoneName|null, [v, w, …]], …]}`.
+/// The kept `BlendList`: `{"parts": [{"transform_index": i, "bone_name": s, "blends": [v, w,
+/// …]}, …]}` (an absent key: none), or the earlier exports' `[TransformIndex|null,
+/// BoneName|null, [v, w, …]]` per part.
 fn kept_blend(v: &Value, bone_names: &[String]) -> Option<elem::BlendList> {
     let mut out = elem::BlendList::default();
     for p in v.get("parts")?.as_array()? {
-        let [ti, name, pairs] = p.as_array()?.as_slice() else {
-            return None;
+        let (ti, name, pairs) = match p {
+            Value::Object(part) => (
+                part.get("transform_index"),
+                part.get("bone_name"),
+                part.get("blends")?,
+            ),
+            Value::Array(list) => match list.as_slice() {
+                [ti, name, pairs] => (Some(ti), Some(name), pairs),
+                _ => return None,
+            },
+            _ => return None,
         };
         let transform_index = match ti {
-            Value::Null => None,
-            t => Some(u32::try_from(t.as_u64()?).ok()?),
+            None | Some(Value::Null) => None,
+            Some(t) => Some(u32::try_from(lenient::uint(t)?).ok()?),
         };
         if transform_index.is_some_and(|t| t as usize >= bone_names.len()) {
             return None;
@@ -682,12 +695,12 @@ fn kept_blend(v: &Value, bone_names: &[String]) -> Option<elem::BlendList> {
         for pair in pairs.chunks_exact(2) {
             let [vi, w] = pair else { return None };
             vertex_blends.push(elem::VertexBlend {
-                vertex: u32::try_from(vi.as_u64()?).ok()?,
+                vertex: u32::try_from(lenient::uint(vi)?).ok()?,
                 weight: hint::num_of(w)?,
             });
         }
         out.parts.push(elem::BlendPart {
-            bone_name: name.as_str().map(str::to_owned),
+            bone_name: name.and_then(Value::as_str).map(str::to_owned),
             transform_index,
             vertex_blends,
             extra: Vec::new(),

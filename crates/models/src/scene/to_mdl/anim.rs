@@ -17,6 +17,7 @@
 use super::{close, Bones, Ctx};
 use crate::scene::budget::Budget;
 use crate::scene::from_mdl::{self, SampleAllowance, SourceContext, MAX_SAMPLES_PER_FILE};
+use crate::scene::lenient;
 use crate::scene::{raw64, Channel, ChannelPath, Interpolation, Scene};
 use crate::Error;
 use mdl_format as mdl;
@@ -127,7 +128,7 @@ pub(super) fn parse_units(v: &Value) -> Option<mdl::MdlString> {
         Value::String(s) => Some(s.as_str().into()),
         Value::Array(a) => a
             .iter()
-            .map(|u| u.as_u64().and_then(|u| u16::try_from(u).ok()))
+            .map(|u| lenient::uint(u).and_then(|u| u16::try_from(u).ok()))
             .collect::<Option<Vec<u16>>>()
             .map(mdl::MdlString::from_units),
         _ => None,
@@ -169,7 +170,7 @@ fn parse_table(v: &Value) -> Option<Table> {
         .map(|c| {
             Some(mdl::AnimationClip {
                 name: parse_units(c.get("name")?)?,
-                source_index: i32::try_from(c.get("source")?.as_i64()?).ok()?,
+                source_index: i32::try_from(lenient::int(c.get("source")?)?).ok()?,
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -181,7 +182,7 @@ fn unedited(scene: &Scene, table: &Table, bones: &Bones, fps: f32) -> bool {
     let (sources, clips) = table;
     let mut clip_anim: HashMap<usize, usize> = HashMap::new();
     for (a, anim) in scene.animations.iter().enumerate() {
-        let Some(c) = anim.extras.get("mdl_clip").and_then(Value::as_u64) else {
+        let Some(c) = anim.extras.get("mdl_clip").and_then(lenient::uint) else {
             return false;
         };
         if c as usize >= clips.len() || clip_anim.insert(c as usize, a).is_some() {

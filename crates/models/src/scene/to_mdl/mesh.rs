@@ -1,6 +1,7 @@
 //! Scene meshes → MDL meshes, divided meshes, materials and bone connectors.
 
 use super::{close, Bones, Ctx, MAX_CONNECTORS};
+use crate::scene::lenient;
 #[cfg(test)]
 use crate::scene::unit_bytes::BYTE_UNIT;
 use crate::scene::validate::near_unit;
@@ -91,7 +92,7 @@ pub(super) fn build(
             .meshes
             .get(mesh)
             .and_then(|m| m.extras.get("mdl_mesh"))
-            .and_then(Value::as_u64);
+            .and_then(lenient::uint);
         let inst = Instance { node, mesh };
         match key.and_then(|k| group_of.get(&k).copied()) {
             Some(g) => {
@@ -132,7 +133,7 @@ fn group_materials(
     let mut order: Vec<Option<usize>> = Vec::new();
     if let Some(k) = key {
         for (i, m) in scene.materials.iter().enumerate() {
-            if m.extras.get("mdl_mesh").and_then(Value::as_u64) == Some(k) {
+            if m.extras.get("mdl_mesh").and_then(lenient::uint) == Some(k) {
                 order.push(Some(i));
             }
         }
@@ -203,7 +204,7 @@ fn material_of(m: &Material, place: &str, cx: &mut Ctx<'_>) -> mdl::Material {
     let raw_type = m
         .extras
         .get("mdl_material_type")
-        .and_then(Value::as_i64)
+        .and_then(lenient::int)
         .and_then(|v| i32::try_from(v).ok())
         .filter(|&v| v != mdl::Material::EXTERNAL)
         .unwrap_or(mdl::Material::INTERNAL);
@@ -665,8 +666,8 @@ fn runs_of(mesh: &crate::scene::Mesh, runs: Vec<mdl::MaterialRun>) -> Vec<mdl::M
             a.iter()
                 .map(|r| {
                     let r = r.as_array()?;
-                    let m = i32::try_from(r.first()?.as_i64()?).ok()?;
-                    let c = i32::try_from(r.get(1)?.as_i64()?).ok()?;
+                    let m = i32::try_from(lenient::int(r.first()?)?).ok()?;
+                    let c = i32::try_from(lenient::int(r.get(1)?)?).ok()?;
                     Some(mdl::MaterialRun {
                         material_index: m,
                         face_count: c,

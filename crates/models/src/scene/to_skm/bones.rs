@@ -4,6 +4,7 @@
 //! initial posture, raw name).
 
 use super::Ctx;
+use crate::scene::lenient;
 use crate::scene::{invert, mirror_z, mirror_z_quat, Node, Scene, IDENTITY};
 use serde_json::Value;
 use skm_text::{Bone, Name};
@@ -172,12 +173,12 @@ pub(super) fn bones(cx: &mut Ctx<'_>, tree: &Tree) -> Result<Bones, crate::Error
             .get("initial_rotation")
             .and_then(floats::<4>)
             .map_or([0.0, 0.0, 0.0, 1.0], mirror_z_quat);
-        let symmetric = match n.extras.get("skm_symmetric").and_then(Value::as_i64) {
+        let symmetric = match n.extras.get("skm_symmetric").and_then(lenient::int) {
             Some(raw) => i32::try_from(raw).unwrap_or(-1),
             None => n
                 .extras
                 .get("symmetric")
-                .and_then(Value::as_u64)
+                .and_then(lenient::uint)
                 .filter(|&s| s < joints.len() as u64)
                 .and_then(|s| i32::try_from(s).ok())
                 .unwrap_or(-1),
@@ -259,7 +260,7 @@ pub(super) fn raw_bytes(v: Option<&Value>) -> Option<Name> {
     let bytes: Option<Vec<u8>> = v?
         .as_array()?
         .iter()
-        .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+        .map(|b| lenient::uint(b).and_then(|b| u8::try_from(b).ok()))
         .collect();
     bytes.map(Name::from_raw)
 }

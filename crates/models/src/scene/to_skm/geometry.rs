@@ -3,6 +3,7 @@
 
 use super::bones::{Bones, Tree};
 use super::Ctx;
+use crate::scene::lenient;
 use crate::scene::{
     mirror_z, normalize3, normalize_weights, transform_point, Mesh, SlotOrder, IDENTITY,
 };
@@ -189,7 +190,7 @@ fn from_table(
             let r: Vec<u32> = r
                 .as_array()?
                 .iter()
-                .map(|x| x.as_u64().and_then(|x| u32::try_from(x).ok()))
+                .map(|x| lenient::uint(x).and_then(|x| u32::try_from(x).ok()))
                 .collect::<Option<_>>()?;
             match r[..] {
                 [material, face_start, face_count, vertex_start, vertex_count] => {

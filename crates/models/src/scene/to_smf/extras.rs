@@ -4,6 +4,7 @@
 use super::super::mirror_z;
 use super::Ctx;
 use crate::scene::blob;
+use crate::scene::lenient;
 use selene_smf as smf;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -37,16 +38,17 @@ pub(super) fn f32_at(m: &Map<String, Value>, key: &str) -> Option<f32> {
 pub(super) fn i32_pair(v: Option<&Value>) -> Option<[i32; 2]> {
     match v?.as_array()?.as_slice() {
         [a, b] => Some([
-            i32::try_from(a.as_i64()?).ok()?,
-            i32::try_from(b.as_i64()?).ok()?,
+            i32::try_from(lenient::int(a)?).ok()?,
+            i32::try_from(lenient::int(b)?).ok()?,
         ]),
         _ => None,
     }
 }
 
-/// `extras.smf_obb` back in file axes; `null` is "no OBB".
+/// `extras.smf_obb` back in file axes; `false` (`0` from Blender, `null` from earlier exports)
+/// is "no OBB".
 pub(super) fn obb_from(v: &Value, place: &str, ctx: &mut Ctx<'_>) -> Option<smf::Obb> {
-    if v.is_null() {
+    if v.is_null() || lenient::flag(v) == Some(false) {
         return None;
     }
     let parsed = (|| {
@@ -127,7 +129,7 @@ pub(super) fn unhex(s: &str) -> Option<Vec<u8>> {
 }
 
 fn chunk_id(v: &Value) -> Option<smf::ChunkId> {
-    let raw = u32::try_from(v.as_u64()?).ok()?;
+    let raw = u32::try_from(lenient::uint(v)?).ok()?;
     Some(smf::ChunkId(raw.to_le_bytes()))
 }
 
@@ -147,12 +149,14 @@ pub(super) fn unknown_from(
         let after = match u.get("after") {
             None | Some(Value::Null) => Some(None),
             Some(Value::Array(a)) => match a.as_slice() {
-                [id, index] => chunk_id(id).zip(index.as_u64()).and_then(|(id, index)| {
-                    Some(Some(smf::Anchor {
-                        id,
-                        index: u32::try_from(index).ok()?,
-                    }))
-                }),
+                [id, index] => chunk_id(id)
+                    .zip(lenient::uint(index))
+                    .and_then(|(id, index)| {
+                        Some(Some(smf::Anchor {
+                            id,
+                            index: u32::try_from(index).ok()?,
+                        }))
+                    }),
                 _ => None,
             },
             Some(_) => None,
@@ -180,7 +184,7 @@ type Collision = (
 );
 
 fn int(v: Option<&Value>) -> Option<i32> {
-    i32::try_from(v?.as_i64()?).ok()
+    i32::try_from(lenient::int(v?)?).ok()
 }
 
 /// `extras.smf_collision` back as C_AT, C_FC, C_VX (file axes and winding).
@@ -237,7 +241,7 @@ pub(super) fn collision_from(v: Option<&Value>, place: &str, ctx: &mut Ctx<'_>) 
             .filter_map(|x| {
                 let vertex = (|| {
                     let c = x.get("color_rgba")?.as_array()?;
-                    let byte = |v: &Value| u8::try_from(v.as_u64()?).ok();
+                    let byte = |v: &Value| u8::try_from(lenient::uint(v)?).ok();
                     let [r, g, b, a] = c.as_slice() else {
                         return None;
                     };
