@@ -452,7 +452,8 @@ fn meshes(
             kept_mesh(m, c, material_count, &mut scene.blobs, &mut mesh.extras);
             mesh.extras.insert(
                 "elem_rendering".into(),
-                rendering.map_or(Value::Null, |r| json!(r.hierarchy_names)),
+                // `false`: none (not `null`, which Blender drops, `scene::lenient`).
+                rendering.map_or(Value::Bool(false), |r| json!(r.hierarchy_names)),
             );
             mesh.primitives = primitives;
 
@@ -1238,7 +1239,18 @@ fn kept_mesh(
                     .iter()
                     .flat_map(|vb| [json!(vb.vertex), hint::num(vb.weight)])
                     .collect();
-                json!([p.transform_index, p.bone_name, pairs])
+                // An object, not a `[index, name, pairs]` list: a list that mixes types is
+                // what Blender cannot keep as a custom property (it writes back its Python
+                // `repr`), and a `null` is dropped (`scene::lenient`).
+                let mut part = Map::new();
+                if let Some(t) = p.transform_index {
+                    part.insert("transform_index".into(), json!(t));
+                }
+                if let Some(name) = &p.bone_name {
+                    part.insert("bone_name".into(), json!(name));
+                }
+                part.insert("blends".into(), Value::Array(pairs));
+                Value::Object(part)
             })
             .collect();
         put("elem_blend", Some(json!({ "parts": parts })));

@@ -188,10 +188,11 @@ fn frame_nodes(doc: &smf::Smf, scene: &mut Scene, warnings: &mut Vec<SceneWarnin
                 json!(hex(binio::pod::as_bytes(&frame.transform))),
             );
         }
-        // `null` says "no OBB" (an absent key: not from SMF, the importer makes one).
+        // `false` says "no OBB" (an absent key: not from SMF, the importer makes one). Not
+        // `null`, which Blender drops (`scene::lenient`).
         extras.insert(
             "smf_obb".into(),
-            frame.obb.as_ref().map_or(Value::Null, obb_json),
+            frame.obb.as_ref().map_or(Value::Bool(false), obb_json),
         );
         obbs += usize::from(frame.obb.is_some());
         for u in &frame.unknown {
@@ -789,7 +790,7 @@ fn mesh_extras(
     );
     extras.insert(
         "smf_obb".into(),
-        mesh.obb.as_ref().map_or(Value::Null, obb_json),
+        mesh.obb.as_ref().map_or(Value::Bool(false), obb_json),
     );
     // Raw file bytes: V_B has no glTF attribute (no handedness sign), and V_A's unused index
     // slots and exact weights do not survive glTF's four normalised influences.
