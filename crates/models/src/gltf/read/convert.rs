@@ -5,6 +5,7 @@ use super::accessor::Reader;
 use super::buffers::{percent_decode, Asset, Loaded};
 use super::{mesh, Import, ReadError, ReadWarning, ReadWarningKind, MAX_NODE_DEPTH};
 use crate::gltf::json;
+use crate::scene::lenient;
 use crate::scene::{blob, Keys};
 use crate::scene::{
     AlphaMode, Animation, Channel, ChannelPath, Interpolation, Material, Node, Scene, Skin,
@@ -13,7 +14,7 @@ use crate::scene::{
 use json::accessor::Type;
 use json::validation::Checked::{self, Valid};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 struct Converter<'a> {
     root: &'a json::Root,
@@ -76,7 +77,7 @@ pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, R
     if !root.cameras.is_empty() {
         c.not_carried("cameras", format!("{} camera(s)", root.cameras.len()));
     }
-    blobs(&mut c.reader, &mut c.warnings, &mut scene)?;
+    blobs(root, &mut c.reader, &mut c.warnings, &mut scene)?;
     Ok(Import {
         scene,
         warnings: c.warnings,
@@ -418,7 +419,13 @@ impl Converter<'_> {
 /// arrays) into the scene's blobs, each view once, and renumbers the references to them. A
 /// reference to a view that cannot be read is cut (`null`) with a warning; going over the
 /// decoding budget is an error, as for accessors.
+///
+/// The export's blob views are read by no accessor and no image. A reference to a view that
+/// one reads is cut too, with a warning: the file was written again by a tool that kept the
+/// extras but not the views they name (Blender does: its views are its own meshes' data), so
+/// that view holds other bytes, which would otherwise pass for the exact values.
 fn blobs(
+    root: &json::Root,
     reader: &mut Reader<'_>,
     warnings: &mut Vec<ReadWarning>,
     scene: &mut Scene,
@@ -426,11 +433,20 @@ fn blobs(
     let mut of_view: HashMap<usize, usize> = HashMap::new();
     let mut blobs: Vec<Vec<u8>> = Vec::new();
     let mut result = Ok(());
+    let data_views = views_with_data(root);
     blob::for_each_ref(scene, |at, value| {
-        let Some(view) = value.get(blob::KEY).and_then(Value::as_u64) else {
+        let Some(view) = value.get(blob::KEY).and_then(lenient::uint) else {
             return;
         };
         let view = usize::try_from(view).unwrap_or(usize::MAX);
+        if data_views.contains(&view) {
+            warnings.push(ReadWarning {
+                at: at.to_string(),
+                kind: ReadWarningKind::ExtrasViewRewritten { view },
+            });
+            value[blob::KEY] = Value::Null;
+            return;
+        }
         let found = match of_view.get(&view) {
             Some(&b) => Ok(b),
             None if result.is_err() => return,
@@ -456,6 +472,24 @@ fn blobs(
     });
     scene.blobs = blobs;
     result
+}
+
+/// The buffer views an accessor (its elements or sparse parts) or an image reads.
+fn views_with_data(root: &json::Root) -> HashSet<usize> {
+    let mut views = HashSet::new();
+    for a in &root.accessors {
+        views.extend(a.buffer_view.map(|v| v.value()));
+        if let Some(sparse) = &a.sparse {
+            views.insert(sparse.indices.buffer_view.value());
+            views.insert(sparse.values.buffer_view.value());
+        }
+    }
+    views.extend(
+        root.images
+            .iter()
+            .filter_map(|i| i.buffer_view.map(|v| v.value())),
+    );
+    views
 }
 
 fn check_hierarchy(nodes: &[Node]) -> Result<(), ReadError> {

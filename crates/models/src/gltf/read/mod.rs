@@ -147,6 +147,14 @@ pub enum ReadWarningKind {
         /// What it is.
         what: String,
     },
+    /// An extras value names a buffer view that an accessor or an image reads, where the export
+    /// names only views of its own: the file was written again by a tool that keeps extras but
+    /// not the views they name (Blender does), so the view holds other bytes. The exact values
+    /// the export kept there are not used; the importers fall back on the scene's.
+    ExtrasViewRewritten {
+        /// The buffer view named.
+        view: usize,
+    },
     /// Vertices with more than four joint influences kept their four largest (renormalised).
     InfluencesReduced {
         /// How many vertices.
@@ -183,6 +191,12 @@ impl fmt::Display for ReadWarningKind {
                 write!(f, "a {mode} primitive is not a triangle list; skipped")
             }
             ReadWarningKind::NotCarried { what } => write!(f, "{what} not read (the scene model has no place for it)"),
+            ReadWarningKind::ExtrasViewRewritten { view } => write!(
+                f,
+                "names buffer view {view}, which holds the file's own data (a tool wrote the file \
+                 again, keeping extras but not the views they name); the exact values kept there \
+                 are not used"
+            ),
             ReadWarningKind::InfluencesReduced { vertices } => write!(
                 f,
                 "{vertices} vertices have more than 4 joint influences; the 4 largest kept and renormalised"
