@@ -276,3 +276,61 @@ fn an_elem_clip_without_its_extras_is_said() {
         "{warnings:?}"
     );
 }
+
+/// Blender makes the names of its objects, meshes and materials unique (`Material.001`) and cuts
+/// them to 63 bytes. The export keeps a repeated or long name in `exported_name`; the reader
+/// gives it back (with one warning) when the glTF name is only such a change of it, and keeps
+/// a name the user changed.
+#[test]
+fn names_an_editor_made_unique_or_cut_come_back_as_exported() {
+    let path = test_support::fixtures("smf", "smf")
+        .into_iter()
+        .find(|p| test_support::file_name(p) == "unknown_chunks.smf")
+        .unwrap();
+    let doc = models::open(&path).unwrap();
+    let scene = Scene::from_document(&doc).unwrap().scene;
+    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
+        .unwrap()
+        .into_vec();
+    let (json, bin) = split_glb(&glb);
+    // The fixture repeats a mesh name and a material name.
+    assert_eq!(json["meshes"][0]["name"], json["meshes"][1]["name"]);
+    assert_eq!(
+        json["meshes"][1]["extras"]["exported_name"],
+        json["meshes"][1]["name"]
+    );
+    let mut renamed = json.clone();
+    let mesh_name = json["meshes"][1]["name"].as_str().unwrap().to_owned();
+    let material_name = json["materials"][1]["name"].as_str().unwrap().to_owned();
+    renamed["meshes"][1]["name"] = json!(format!("{mesh_name}.001"));
+    renamed["materials"][1]["name"] = json!(format!("{material_name}.001"));
+    let read = gltf::read_glb(&join_glb(&renamed, &bin)).unwrap();
+    assert_eq!(read.scene.meshes[1].name, mesh_name);
+    assert_eq!(read.scene.materials[1].name, material_name);
+    assert!(!read.scene.meshes[1].extras.contains_key("exported_name"));
+    assert!(read
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, ReadWarningKind::NamesRestored { count: 2 })));
+    assert_eq!(
+        import(&join_glb(&renamed, &bin), Format::Smf),
+        import(&glb, Format::Smf)
+    );
+
+    // A name the user changed stays.
+    renamed["meshes"][1]["name"] = json!("新しい名前");
+    let read = gltf::read_glb(&join_glb(&renamed, &bin)).unwrap();
+    assert_eq!(read.scene.meshes[1].name, "新しい名前");
+
+    // Our own file reads back with the names and extras it was written from.
+    let read = gltf::read_glb(&glb).unwrap();
+    assert!(!read
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, ReadWarningKind::NamesRestored { .. })));
+    assert!(read
+        .scene
+        .meshes
+        .iter()
+        .all(|m| !m.extras.contains_key("exported_name")));
+}

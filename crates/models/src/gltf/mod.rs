@@ -27,6 +27,7 @@
 //! # Ok::<(), models::gltf::Error>(())
 //! ```
 
+mod names;
 mod read;
 mod textures;
 mod write;

@@ -77,6 +77,12 @@ pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, R
     if !root.cameras.is_empty() {
         c.not_carried("cameras", format!("{} camera(s)", root.cameras.len()));
     }
+    if let Some((count, at)) = super::super::names::restore(&mut scene) {
+        c.warnings.push(ReadWarning {
+            at,
+            kind: ReadWarningKind::NamesRestored { count },
+        });
+    }
     blobs(root, &mut c.reader, &mut c.warnings, &mut scene)?;
     Ok(Import {
         scene,

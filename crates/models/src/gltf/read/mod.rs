@@ -155,6 +155,12 @@ pub enum ReadWarningKind {
         /// The buffer view named.
         view: usize,
     },
+    /// Names an editor made unique (`Material.001`) or cut to 63 bytes were given back as the
+    /// export wrote them (`extras.exported_name`, see the README's "Editing in Blender").
+    NamesRestored {
+        /// How many names (nodes, meshes, materials); the warning's place is the first.
+        count: usize,
+    },
     /// Vertices with more than four joint influences kept their four largest (renormalised).
     InfluencesReduced {
         /// How many vertices.
@@ -196,6 +202,11 @@ impl fmt::Display for ReadWarningKind {
                 "names buffer view {view}, which holds the file's own data (a tool wrote the file \
                  again, keeping extras but not the views they name); the exact values kept there \
                  are not used"
+            ),
+            ReadWarningKind::NamesRestored { count } => write!(
+                f,
+                "{count} name(s) an editor made unique (`.001`) or cut to 63 bytes given back as \
+                 exported (extras.exported_name)"
             ),
             ReadWarningKind::InfluencesReduced { vertices } => write!(
                 f,

@@ -106,6 +106,7 @@ pub(crate) fn build<'a>(
     b.skins(&skins)?;
     b.animations(scene)?;
     b.scene(scene, &h)?;
+    super::names::keep(&mut b.root)?;
     if b.bin.len() > 0 {
         b.root.buffers.push(json::Buffer {
             byte_length: USize64::from(b.bin.len()),
