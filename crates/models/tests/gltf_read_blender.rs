@@ -1,0 +1,171 @@
+//! The users' round trip through Blender: every fixture and sample exported to `.glb`, imported
+//! into Blender and exported again by Blender's own glTF add-on (default settings, "Custom
+//! Properties" on, as the README asks), then brought back into its format onto the original
+//! (`--base`). Blender's file must come back:
+//!
+//! * with every mesh and triangle;
+//! * byte for byte, for the files Blender does not re-split or resample (README, "Editing in
+//!   Blender and coming back"): the static BMF fixtures, five of the SMF samples and one ELEM
+//!   fixture;
+//! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
+//!   unique) and the views it does not keep refused, not read.
+//!
+//! Needs `blender` (3.4 with Debian's numpy, which its glTF importer needs `numpy.bool` for) on
+//! the `PATH`; without it the test skips with a message, unless `MODELS_REQUIRE_BLENDER` is set
+//! (as `.ci/run` does once it has installed Blender).
+
+use models::gltf::{self, GltfOptions};
+use models::scene::{self, ImportOptions, Scene};
+use models::{Document, Format};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Imports and exports each `IN OUT` pair given after `--`, in one Blender process.
+const ROUND_TRIP: &str = r#"
+import sys
+import numpy
+numpy.bool = bool  # Blender 3.4's glTF importer still uses numpy.bool, gone from numpy 1.24
+import bpy
+args = sys.argv[sys.argv.index("--") + 1:]
+for src, dst in zip(args[0::2], args[1::2]):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=src)
+    bpy.ops.export_scene.gltf(filepath=dst, export_format="GLB", export_extras=True)
+"#;
+
+/// Files that come back from Blender, onto their base, byte for byte.
+const SAME_AFTER_BLENDER: &[&str] = &[
+    "multi_three_meshes.bmf",
+    "static_cube.bmf",
+    "static_tangent_quad.bmf",
+    "hashireisen2d__Data_For_Tool_Model_PointObject.smf",
+    "hashireisen2d__Data_Model_floor1.smf",
+    "hashireisen2d__Data_Model_floor1_another.smf",
+    "hashireisen2d__Data_Model_floor2_another.smf",
+    "hashireisen2d__Data_Texture_hahenn_hahen.smf",
+    "static_textured.elem",
+];
+
+fn blender() -> bool {
+    if Command::new("blender").arg("--version").output().is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("MODELS_REQUIRE_BLENDER").is_none(),
+        "blender not found, and MODELS_REQUIRE_BLENDER is set"
+    );
+    eprintln!("skipping: blender not found");
+    false
+}
+
+fn inputs() -> Vec<(PathBuf, Format)> {
+    let mut out = Vec::new();
+    for (ext, format) in [
+        ("bmf", Format::Bmf),
+        ("smf", Format::Smf),
+        ("mdl", Format::Mdl),
+        ("elem", Format::Elem),
+        ("skm", Format::Skm),
+    ] {
+        let mut files = test_support::fixtures(ext, ext);
+        files.extend(test_support::samples(ext, ext).unwrap_or_default());
+        out.extend(files.into_iter().map(|f| (f, format)));
+    }
+    out
+}
+
+/// Each document's export written into `dir` as `models convert` writes a `.glb` (textures
+/// embedded from beside the source: the fixtures and samples ship none, so their paths stay in
+/// the materials' extras), Blender's files beside them.
+fn through_blender(dir: &Path, docs: &[(String, PathBuf, Document)]) -> Vec<PathBuf> {
+    let mut args = Vec::new();
+    let mut outs = Vec::new();
+    for (name, source, doc) in docs {
+        let scene = Scene::from_document(doc).unwrap().scene;
+        // The command line's `.glb` defaults: textures embedded, looked up beside the source.
+        let options = GltfOptions {
+            embed_textures: true,
+            ..GltfOptions::for_source(source)
+        };
+        let glb = gltf::to_glb(&scene::validate(scene).scene, &options).unwrap();
+        let ours = dir.join(format!("{name}.glb"));
+        std::fs::write(&ours, &glb).unwrap();
+        let theirs = dir.join(format!("{name}.blender.glb"));
+        args.push(ours);
+        args.push(theirs.clone());
+        outs.push(theirs);
+    }
+    let script = dir.join("round_trip.py");
+    std::fs::write(&script, ROUND_TRIP).unwrap();
+    let out = Command::new("blender")
+        .args([
+            "-b",
+            "--factory-startup",
+            "--python-exit-code",
+            "1",
+            "--python",
+        ])
+        .arg(&script)
+        .arg("--")
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "blender failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    outs
+}
+
+/// Every triangle of the scene's meshes (ELEM's quads and polygons are triangles there; its
+/// file counts them as faces).
+fn triangles(scene: &Scene) -> usize {
+    let primitives = scene.meshes.iter().flat_map(|m| &m.primitives);
+    primitives.map(|p| p.indices.len() / 3).sum()
+}
+
+#[test]
+fn every_fixture_and_sample_comes_back_from_blender() {
+    if !blender() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs();
+    let docs: Vec<(String, PathBuf, Document)> = inputs
+        .iter()
+        .map(|(path, _)| {
+            let name = test_support::file_name(path).to_owned();
+            let doc = models::open_with_upgrades(path).unwrap().document;
+            (name, path.clone(), doc)
+        })
+        .collect();
+    let theirs = through_blender(dir.path(), &docs);
+    let mut same = Vec::new();
+    for (((path, format), (name, _, doc)), glb) in inputs.iter().zip(&docs).zip(&theirs) {
+        let read = gltf::read_path(glb, &gltf::ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: Blender's file does not read: {e}"));
+        let valid = scene::validate(read.scene).scene;
+        let original = Scene::from_document(doc).unwrap().scene;
+        assert_eq!(triangles(&valid), triangles(&original), "{name}: triangles");
+        let back = Document::from_scene(*format, &valid, Some(doc), &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: does not import onto its base: {e}"));
+        let (was, is) = (doc.summary(), back.document.summary());
+        assert_eq!(is.meshes, was.meshes, "{name}: meshes");
+        let bytes = back.document.to_bytes().unwrap();
+        if bytes == test_support::read(path) {
+            same.push(name.as_str());
+        }
+    }
+    // Without the samples, only the fixtures' part of the list.
+    let expected: Vec<&str> = SAME_AFTER_BLENDER
+        .iter()
+        .copied()
+        .filter(|n| docs.iter().any(|(name, _, _)| name == n))
+        .collect();
+    same.sort_unstable();
+    let mut expected_sorted = expected.clone();
+    expected_sorted.sort_unstable();
+    assert_eq!(same, expected_sorted, "files that came back byte for byte");
+}
