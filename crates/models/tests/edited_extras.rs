@@ -251,30 +251,96 @@ fn an_extras_reference_to_a_view_holding_data_is_cut_with_a_warning() {
     );
 }
 
-#[test]
-fn an_elem_clip_without_its_extras_is_said() {
-    let path = test_support::fixtures("elem", "elem")
+/// The export's `.glb` of the fixture `name` of `ext`, as JSON and BIN, and its document.
+fn exported(ext: &str, name: &str) -> (Document, Value, Vec<u8>) {
+    let path = test_support::fixtures(ext, ext)
         .into_iter()
-        .find(|p| test_support::file_name(p) == "skinned_animated.elem")
+        .find(|p| test_support::file_name(p) == name)
         .unwrap();
     let doc = models::open(&path).unwrap();
     let scene = Scene::from_document(&doc).unwrap().scene;
     let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
         .unwrap()
         .into_vec();
-    let (mut json, bin) = split_glb(&glb);
-    // What Blender 3.4 writes: no animation extras at all.
+    let (json, bin) = split_glb(&glb);
+    (doc, json, bin)
+}
+
+/// `json` as Blender 3.4 writes animations: without their extras.
+fn without_animation_extras(json: &mut Value) {
     for a in json["animations"].as_array_mut().unwrap() {
         a.as_object_mut().unwrap().remove("extras");
     }
-    let read = gltf::read_glb(&join_glb(&json, &bin)).unwrap();
+}
+
+/// The document `format` makes of a `.glb`, with the import's warnings and the reader's.
+fn import_with_warnings(glb: &[u8], format: Format) -> (Document, Vec<String>) {
+    let read = gltf::read_glb(glb).unwrap();
+    let mut warnings: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
     let valid = scene::validate(read.scene).scene;
-    let (_, warnings) =
-        common::import_as(Format::Elem, &valid, None, &ImportOptions::default()).unwrap();
+    let (doc, more) = common::import_as(format, &valid, None, &ImportOptions::default()).unwrap();
+    warnings.extend(more);
+    (doc, warnings)
+}
+
+/// Blender drops the extras of animations. The export keeps a copy of their small entries in
+/// the scene's extras, which Blender keeps: ELEM clips keep their settings, SMF sets their order
+/// and last time. Without the copy too, ELEM says what its clips lose.
+#[test]
+fn animations_without_extras_get_back_the_scenes_copy() {
+    let (doc, mut json, bin) = exported("elem", "skinned_animated.elem");
+    without_animation_extras(&mut json);
+    let (back, warnings) = import_with_warnings(&join_glb(&json, &bin), Format::Elem);
+    assert!(
+        warnings.iter().any(|w| w.contains("given back the copy")),
+        "{warnings:?}"
+    );
+    let clips = |d: &Document| match d {
+        Document::Elem(e) => e
+            .animation
+            .iter()
+            .flat_map(|a| &a.animations)
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    a.time_ms,
+                    a.frames_per_second,
+                    a.transition_time,
+                    a.priority,
+                    a.looped,
+                )
+            })
+            .collect::<Vec<_>>(),
+        _ => panic!("not ELEM"),
+    };
+    assert_eq!(clips(&back), clips(&doc));
+    assert!(!warnings.iter().any(|w| w.contains("ELEM clip settings")));
+
+    json["scenes"][0]["extras"]
+        .as_object_mut()
+        .unwrap()
+        .remove("animation_extras");
+    let (_, warnings) = import_with_warnings(&join_glb(&json, &bin), Format::Elem);
     assert!(
         warnings.iter().any(|w| w.contains("ELEM clip settings")),
         "{warnings:?}"
     );
+
+    // An SMF set whose last time lies past its last key (the fixture's ends on one: 4800).
+    let (_, mut json, bin) = exported("smf", "skinned_animated.smf");
+    json["animations"][0]["extras"]["smf_last_time_ticks"] = json!(9600);
+    json["scenes"][0]["extras"]["animation_extras"][0]["smf_last_time_ticks"] = json!(9600);
+    without_animation_extras(&mut json);
+    let last_time = |json: &Value| match import_with_warnings(&join_glb(json, &bin), Format::Smf) {
+        (Document::Smf(s), _) => s.animation_sets[0].last_time,
+        _ => panic!("not SMF"),
+    };
+    assert_eq!(last_time(&json), 9600);
+    json["scenes"][0]["extras"]
+        .as_object_mut()
+        .unwrap()
+        .remove("animation_extras");
+    assert_eq!(last_time(&json), 4800, "without the copy: the last key's");
 }
 
 /// Blender makes the names of its objects, meshes and materials unique (`Material.001`) and cuts

@@ -27,6 +27,7 @@
 //! # Ok::<(), models::gltf::Error>(())
 //! ```
 
+mod animation_extras;
 mod names;
 mod read;
 mod textures;

@@ -92,7 +92,7 @@ pub(crate) fn restore(scene: &mut crate::scene::Scene) -> Option<(usize, String)
 
 /// True when `name` is `exported` as an editor makes it unique (`.001`, any three or more
 /// digits) or cuts it to [`EDITOR_NAME_BYTES`] (then perhaps makes it unique too).
-fn editors_rename(name: &str, exported: &str) -> bool {
+pub(super) fn editors_rename(name: &str, exported: &str) -> bool {
     let stem = match name.rsplit_once('.') {
         Some((stem, digits)) if digits.len() >= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
             stem

@@ -83,6 +83,12 @@ pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, R
             kind: ReadWarningKind::NamesRestored { count },
         });
     }
+    if let Some((count, at)) = super::super::animation_extras::restore(&mut scene) {
+        c.warnings.push(ReadWarning {
+            at,
+            kind: ReadWarningKind::AnimationExtrasRestored { count },
+        });
+    }
     blobs(root, &mut c.reader, &mut c.warnings, &mut scene)?;
     Ok(Import {
         scene,

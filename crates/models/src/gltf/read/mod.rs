@@ -161,6 +161,13 @@ pub enum ReadWarningKind {
         /// How many names (nodes, meshes, materials); the warning's place is the first.
         count: usize,
     },
+    /// Animations without extras got back the copy of their small extras the export keeps in the
+    /// scene's (`extras.animation_extras`): the tool that wrote the file drops the extras of
+    /// animations (Blender does).
+    AnimationExtrasRestored {
+        /// How many animations; the warning's place is the first.
+        count: usize,
+    },
     /// Vertices with more than four joint influences kept their four largest (renormalised).
     InfluencesReduced {
         /// How many vertices.
@@ -207,6 +214,11 @@ impl fmt::Display for ReadWarningKind {
                 f,
                 "{count} name(s) an editor made unique (`.001`) or cut to 63 bytes given back as \
                  exported (extras.exported_name)"
+            ),
+            ReadWarningKind::AnimationExtrasRestored { count } => write!(
+                f,
+                "{count} animation(s) without extras given back the copy the export kept in the \
+                 scene's extras (the tool that wrote the file drops animation extras)"
             ),
             ReadWarningKind::InfluencesReduced { vertices } => write!(
                 f,

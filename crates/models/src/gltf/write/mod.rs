@@ -107,6 +107,7 @@ pub(crate) fn build<'a>(
     b.animations(scene)?;
     b.scene(scene, &h)?;
     super::names::keep(&mut b.root)?;
+    super::animation_extras::keep(&mut b.root)?;
     if b.bin.len() > 0 {
         b.root.buffers.push(json::Buffer {
             byte_length: USize64::from(b.bin.len()),
