@@ -12,9 +12,11 @@
 //! * a list that mixes numbers with strings, lists or `null` comes back as a Python `repr`
 //!   string, which no importer reads (the export writes none since `elem_blend` became a list of
 //!   objects);
-//! * the extras of animations are dropped altogether: the importers fall back on the scene's
-//!   keys and the options' rates, saying so where something the file had is lost (BMF's baked
-//!   matrices, MDL's rebuilt clips, ELEM's clip settings).
+//! * the extras of animations are dropped altogether: the glTF reader gives them back from the
+//!   copy of their small entries the export keeps in the scene's (`gltf/animation_extras.rs`);
+//!   for the rest the importers fall back on the scene's keys, saying so where something the
+//!   file had is lost (BMF's baked matrices, MDL's rebuilt clips, ELEM's clip settings when
+//!   the copy is gone too).
 //!
 //! Every importer (`scene::to_<fmt>`) reads flags and integers through [`flag`], [`uint`] and
 //! [`int`], which take both spellings, so that a file that went through such an editor unedited

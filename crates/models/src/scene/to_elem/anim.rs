@@ -63,7 +63,8 @@ fn animation(
     let from_elem = ex.contains_key("animation_time_ms");
     if !from_elem && scene.extras.get("source_format").and_then(Value::as_str) == Some("elem") {
         // Exported from ELEM, yet without the clip's settings: a tool dropped the animation's
-        // extras (Blender 3.4 does, `scene::lenient`). Said, since the clip loses them.
+        // extras (Blender 3.4 does) and the copy the glTF reader gives back from the scene's
+        // (`gltf/animation_extras.rs`). Said, since the clip loses them.
         cx.warn(
             &place,
             "the ELEM clip settings the export kept (loop, priority, transition times, frames \
