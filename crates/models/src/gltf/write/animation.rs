@@ -130,6 +130,8 @@ impl Builder<'_> {
             );
             return Ok(());
         }
+        let copy = super::super::animation_extras::small_copy(&anim.name, &anim.extras);
+        self.animation_copies.push(copy);
         push(
             &mut self.root.animations,
             json::Animation {

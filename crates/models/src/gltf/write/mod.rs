@@ -48,6 +48,9 @@ struct Builder<'a> {
     listings: super::textures::Listings,
     /// Image files to write beside the output ([`GltfOptions::texture_folder`]).
     image_files: Vec<(String, Vec<u8>)>,
+    /// Each written animation's small extras, copied into the scene's
+    /// (`gltf/animation_extras.rs`).
+    animation_copies: Vec<Option<Value>>,
 }
 
 /// A glTF asset planned over the scene it was written from: the JSON, the binary buffer as
@@ -85,6 +88,7 @@ pub(crate) fn build<'a>(
         missing_textures: Vec::new(),
         listings: super::textures::Listings::default(),
         image_files: Vec::new(),
+        animation_copies: Vec::new(),
     };
     b.root.asset = json::Asset {
         generator: Some(format!("models {}", env!("CARGO_PKG_VERSION"))),
@@ -107,7 +111,6 @@ pub(crate) fn build<'a>(
     b.animations(scene)?;
     b.scene(scene, &h)?;
     super::names::keep(&mut b.root)?;
-    super::animation_extras::keep(&mut b.root)?;
     if b.bin.len() > 0 {
         b.root.buffers.push(json::Buffer {
             byte_length: USize64::from(b.bin.len()),
@@ -141,9 +144,11 @@ impl Builder<'_> {
                 },
             )?;
         }
+        let copies = std::mem::take(&mut self.animation_copies);
+        let with_copies = super::animation_extras::with_copies(&scene.extras, copies);
         let scene_out = json::Scene {
             extensions: None,
-            extras: extras(&scene.extras)?,
+            extras: extras(with_copies.as_ref().unwrap_or(&scene.extras))?,
             name: non_empty(&scene.name),
             nodes: roots
                 .iter()
