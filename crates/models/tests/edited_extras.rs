@@ -181,6 +181,21 @@ fn import(glb: &[u8], format: Format) -> Vec<u8> {
     doc.to_bytes().unwrap()
 }
 
+/// The export's `.glb` of the fixture `name` of `ext`, as JSON and BIN, and its document.
+fn exported(ext: &str, name: &str) -> (Document, Value, Vec<u8>) {
+    let path = test_support::fixtures(ext, ext)
+        .into_iter()
+        .find(|p| test_support::file_name(p) == name)
+        .unwrap();
+    let doc = models::open(&path).unwrap();
+    let scene = Scene::from_document(&doc).unwrap().scene;
+    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
+        .unwrap()
+        .into_vec();
+    let (json, bin) = split_glb(&glb);
+    (doc, json, bin)
+}
+
 #[test]
 fn extras_as_blender_writes_them_back_import_into_the_same_file() {
     let mut rewritten = 0;
@@ -214,16 +229,7 @@ fn extras_as_blender_writes_them_back_import_into_the_same_file() {
 
 #[test]
 fn an_extras_reference_to_a_view_holding_data_is_cut_with_a_warning() {
-    let path = test_support::fixtures("bmf", "bmf")
-        .into_iter()
-        .find(|p| test_support::file_name(p) == "static_cube.bmf")
-        .unwrap();
-    let doc: Document = models::open(&path).unwrap();
-    let scene = Scene::from_document(&doc).unwrap().scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
-        .unwrap()
-        .into_vec();
-    let (mut json, bin) = split_glb(&glb);
+    let (_, mut json, bin) = exported("bmf", "static_cube.bmf");
     // The view POSITION reads: what a tool that rewrote the buffers has at the index the
     // export's extras name.
     let position = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
@@ -249,21 +255,6 @@ fn an_extras_reference_to_a_view_holding_data_is_cut_with_a_warning() {
         read.scene.meshes[0].extras["bmf_normals"],
         json!({ "bufferView": null })
     );
-}
-
-/// The export's `.glb` of the fixture `name` of `ext`, as JSON and BIN, and its document.
-fn exported(ext: &str, name: &str) -> (Document, Value, Vec<u8>) {
-    let path = test_support::fixtures(ext, ext)
-        .into_iter()
-        .find(|p| test_support::file_name(p) == name)
-        .unwrap();
-    let doc = models::open(&path).unwrap();
-    let scene = Scene::from_document(&doc).unwrap().scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
-        .unwrap()
-        .into_vec();
-    let (json, bin) = split_glb(&glb);
-    (doc, json, bin)
 }
 
 /// `json` as Blender 3.4 writes animations: without their extras.
@@ -349,16 +340,8 @@ fn animations_without_extras_get_back_the_scenes_copy() {
 /// a name the user changed.
 #[test]
 fn names_an_editor_made_unique_or_cut_come_back_as_exported() {
-    let path = test_support::fixtures("smf", "smf")
-        .into_iter()
-        .find(|p| test_support::file_name(p) == "unknown_chunks.smf")
-        .unwrap();
-    let doc = models::open(&path).unwrap();
-    let scene = Scene::from_document(&doc).unwrap().scene;
-    let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
-        .unwrap()
-        .into_vec();
-    let (json, bin) = split_glb(&glb);
+    let (_, json, bin) = exported("smf", "unknown_chunks.smf");
+    let glb = join_glb(&json, &bin);
     // The fixture repeats a mesh name and a material name.
     assert_eq!(json["meshes"][0]["name"], json["meshes"][1]["name"]);
     assert_eq!(

@@ -38,27 +38,31 @@ fn normals_close<'a>(
     a: impl IntoIterator<Item = &'a f32>,
     b: impl IntoIterator<Item = &'a f32>,
 ) -> bool {
-    let (a, b): (Vec<f32>, Vec<f32>) = (
-        a.into_iter().copied().collect(),
-        b.into_iter().copied().collect(),
-    );
-    a.len() == b.len()
-        && a.iter().zip(&b).all(|(x, y)| {
-            x.to_bits() == y.to_bits()
-                || (x.is_nan() && y.is_nan())
-                || (x - y).abs() <= NORMAL_TOLERANCE
-        })
+    pairwise(a, b, |x, y| {
+        x.to_bits() == y.to_bits()
+            || (x.is_nan() && y.is_nan())
+            || (x - y).abs() <= NORMAL_TOLERANCE
+    })
 }
 
 fn all_close<'a>(
     a: impl IntoIterator<Item = &'a f32>,
     b: impl IntoIterator<Item = &'a f32>,
 ) -> bool {
+    pairwise(a, b, close)
+}
+
+/// As many values in `a` as in `b`, each pair `same`.
+fn pairwise<'a>(
+    a: impl IntoIterator<Item = &'a f32>,
+    b: impl IntoIterator<Item = &'a f32>,
+    same: impl Fn(f32, f32) -> bool,
+) -> bool {
     let (a, b): (Vec<f32>, Vec<f32>) = (
         a.into_iter().copied().collect(),
         b.into_iter().copied().collect(),
     );
-    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| close(*x, *y))
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same(*x, *y))
 }
 
 /// Index of each name's occurrences in `names`, to match parts by name in order.
