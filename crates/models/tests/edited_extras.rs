@@ -383,3 +383,21 @@ fn names_an_editor_made_unique_or_cut_come_back_as_exported() {
         .iter()
         .all(|m| !m.extras.contains_key("exported_name")));
 }
+
+/// Blender's default export writes no extras at all. Onto a base, the import says that only the
+/// base gives back what glTF has no place for, and how to keep the extras; not otherwise.
+#[test]
+fn a_file_without_any_extras_onto_a_base_is_said() {
+    let (doc, mut json, bin) = exported("smf", "textured_materials.smf");
+    let said = |json: &Value, base: Option<&Document>| {
+        let read = gltf::read_glb(&join_glb(json, &bin)).unwrap();
+        let valid = scene::validate(read.scene).scene;
+        let (_, warnings) =
+            common::import_as(Format::Smf, &valid, base, &ImportOptions::default()).unwrap();
+        warnings.iter().any(|w| w.contains("Custom Properties"))
+    };
+    assert!(!said(&json, Some(&doc)));
+    rewrite_extras(&mut json, &|_| None);
+    assert!(said(&json, Some(&doc)));
+    assert!(!said(&json, None));
+}

@@ -62,11 +62,13 @@ impl Document {
         options: &ImportOptions,
     ) -> Result<Imported<Document>, Error> {
         check_import(format, scene, base)?;
+        let bare = bare_onto_base(scene, base);
         with_format!(
             format,
             T => import::<T>(scene, base, options),
             _ => Err(Error::FormatDisabled(format))
         )
+        .map(|imported| said_bare(imported, bare))
     }
 
     /// [`Document::from_scene`] consuming the scene (see `FormatModel::from_owned_scene`).
@@ -77,11 +79,13 @@ impl Document {
         options: &ImportOptions,
     ) -> Result<Imported<Document>, Error> {
         check_import(format, &scene, base)?;
+        let bare = bare_onto_base(&scene, base);
         with_format!(
             format,
             T => import_owned::<T>(scene, base, options),
             _ => Err(Error::FormatDisabled(format))
         )
+        .map(|imported| said_bare(imported, bare))
     }
 }
 
@@ -133,6 +137,35 @@ fn check_import(format: Format, scene: &ValidScene, base: Option<&Document>) -> 
     // The writers copy each primitive's index range; overlapping ranges of one shared
     // list must not multiply into the output beyond the writing limit.
     super::budget::check_index_uses(scene)
+}
+
+/// True when a base is given and the scene carries no extras at all. Every export of ours writes
+/// some (the format's version, render states, names), so they were left out by the tool that
+/// wrote the glTF file: Blender does unless its exporter's "Custom Properties" is on. Only the
+/// base then gives back what glTF has no place for.
+fn bare_onto_base(scene: &Scene, base: Option<&Document>) -> bool {
+    base.is_some()
+        && scene.extras.is_empty()
+        && scene.nodes.iter().all(|n| n.extras.is_empty())
+        && scene.meshes.iter().all(|m| m.extras.is_empty())
+        && scene.materials.iter().all(|m| m.extras.is_empty())
+        && scene.animations.iter().all(|a| a.extras.is_empty())
+}
+
+/// `imported` with, first, the warning [`bare_onto_base`] calls for.
+fn said_bare(mut imported: Imported<Document>, bare: bool) -> Imported<Document> {
+    if bare {
+        imported.warnings.insert(
+            0,
+            SceneWarning::other(
+                "scene",
+                "the glTF file carries none of the extras an export writes, so what glTF has \
+                 no place for comes from the base alone (the tool that wrote the file left them \
+                 out: from Blender, export with Include → Custom Properties)",
+            ),
+        );
+    }
+    imported
 }
 
 /// [`import`] consuming the scene.
