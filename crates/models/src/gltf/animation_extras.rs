@@ -7,12 +7,13 @@
 //! ELEM's loop, priority and transition times, MDL's source of each clip. Without it, the way
 //! back reorders SMF sets and shortens clips to their last key, silently.
 //!
-//! The writer ([`small_copy`], [`with_copies`]) copies, for every animation written, each of its extras entries whose
-//! JSON is at most [`SMALL_ENTRY_BYTES`] (the settings, not the exact key arrays, which an
-//! editor's resampling makes useless anyway) into the scene's `animation_extras`: one object per
-//! animation, in order, with its name (`of_animation`). The reader ([`restore`]) gives an
-//! animation that has no extras of its own the copy of the same name, says so once, and removes
-//! `animation_extras`, so our own file reads back as the scene it was written from.
+//! The writer ([`small_copy`], [`with_copies`]) copies, for every animation written, each of
+//! its extras entries whose JSON is at most [`SMALL_ENTRY_BYTES`] (the settings, not the exact
+//! key arrays, which an editor's resampling makes useless anyway) into the scene's
+//! `animation_extras`: one object per animation, in order, with its name (`of_animation`).
+//! The reader ([`restore`]) gives an animation that has no extras of its own the copy of the
+//! same name, says so once, and removes `animation_extras`, so our own file reads back as the
+//! scene it was written from.
 
 use serde_json::{Map, Value};
 
