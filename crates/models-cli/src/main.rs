@@ -82,9 +82,9 @@ enum Command {
     ///   models convert --merge-clips INPUT... OUT.glb|OUT.gltf
     ///
     /// A model output of the input's own format re-writes the document as it is. Importing
-    /// (glTF or another format into a model) works for the formats whose importer exists;
-    /// the others say "importing into .mdl is not supported yet". --base gives the original
-    /// file of the output's format, which fills in what glTF does not carry.
+    /// (glTF or another format into a model) works for all five formats. --base gives the
+    /// original file of the output's format: it fills in what glTF does not carry, and a mesh
+    /// an editor gave back unchanged (Blender splits vertices) gets its exact vertices again.
     ///
     /// Never writes onto an input (clashing batch outputs get distinct names, with a note);
     /// refuses existing outputs unless --force is given; writes through temporary files

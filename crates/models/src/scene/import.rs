@@ -5,6 +5,7 @@
 use super::{Scene, SceneWarning, ValidScene};
 use crate::formats::{with_document, with_format, FormatModel};
 use crate::{Document, Error, Format};
+use std::borrow::Cow;
 
 /// Options of the conversion from a scene into a format. The rates are the same units, with
 /// the same defaults, as the export's [`SceneOptions`](super::SceneOptions), so that a file
@@ -63,12 +64,13 @@ impl Document {
     ) -> Result<Imported<Document>, Error> {
         check_import(format, scene, base)?;
         let bare = bare_onto_base(scene, base);
+        let (scene, welded) = super::weld::onto_base(Cow::Borrowed(scene), base);
         with_format!(
             format,
-            T => import::<T>(scene, base, options),
+            T => import::<T>(&scene, base, options),
             _ => Err(Error::FormatDisabled(format))
         )
-        .map(|imported| said_bare(imported, bare))
+        .map(|imported| said_first(imported, bare, welded))
     }
 
     /// [`Document::from_scene`] consuming the scene (see `FormatModel::from_owned_scene`).
@@ -80,12 +82,14 @@ impl Document {
     ) -> Result<Imported<Document>, Error> {
         check_import(format, &scene, base)?;
         let bare = bare_onto_base(&scene, base);
+        let (scene, welded) = super::weld::onto_base(Cow::Owned(scene), base);
+        let scene = scene.into_owned();
         with_format!(
             format,
             T => import_owned::<T>(scene, base, options),
             _ => Err(Error::FormatDisabled(format))
         )
-        .map(|imported| said_bare(imported, bare))
+        .map(|imported| said_first(imported, bare, welded))
     }
 }
 
@@ -152,8 +156,14 @@ fn bare_onto_base(scene: &Scene, base: Option<&Document>) -> bool {
         && scene.animations.iter().all(|a| a.extras.is_empty())
 }
 
-/// `imported` with, first, the warning [`bare_onto_base`] calls for.
-fn said_bare(mut imported: Imported<Document>, bare: bool) -> Imported<Document> {
+/// `imported` with, first, the warning [`bare_onto_base`] calls for, then the meshes given the
+/// base's vertices again (`scene::weld`).
+fn said_first(
+    mut imported: Imported<Document>,
+    bare: bool,
+    welded: Vec<SceneWarning>,
+) -> Imported<Document> {
+    imported.warnings.splice(0..0, welded);
     if bare {
         imported.warnings.insert(
             0,

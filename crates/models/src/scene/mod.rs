@@ -62,6 +62,7 @@ pub(crate) mod to_skm;
 pub(crate) mod to_smf;
 pub(crate) mod unit_bytes;
 pub(crate) mod validate;
+mod weld;
 
 pub use budget::{cost, Budget};
 pub use import::{ImportOptions, Imported};

@@ -6,6 +6,7 @@
 //! from the base. One warning lists what was taken.
 
 use super::Ctx;
+use crate::scene::weld::{COLOUR_STEPS, NORMAL_TOLERANCE};
 use selene_smf as smf;
 use std::collections::HashMap;
 
@@ -18,15 +19,6 @@ fn close(a: f32, b: f32) -> bool {
         || (a.is_nan() && b.is_nan())
         || (a - b).abs() <= TOLERANCE * a.abs().max(b.abs()).max(1.0)
 }
-
-/// How far a normal may come back from an editor and still be the base's: Blender keeps
-/// custom normals in its own 16-bit angle encoding, and gives them back up to 2.4e-4 off per
-/// component (measured on the samples' round trips through Blender 3.4).
-const NORMAL_TOLERANCE: f32 = 1e-3;
-
-/// How far a colour byte may come back from an editor and still be the base's: Blender 3.4
-/// keeps vertex colours as 8-bit sRGB, so a linear byte comes back one step off (191 → 190).
-const COLOUR_STEPS: u8 = 1;
 
 fn colours_close(a: [u8; 4], b: [u8; 4]) -> bool {
     a.iter()

@@ -37,7 +37,7 @@ mod weights;
 pub(crate) use bounds::{position_bounds, Bounds};
 pub(crate) use materials::{floats, unit_factor};
 pub(crate) use nodes::{matrix_is_trs, not_trs_message};
-pub(crate) use skins::skin_is_usable;
+pub(crate) use skins::{mesh_joint_counts, skin_is_usable};
 pub(crate) use vertices::unit_tangent;
 pub use weights::{normalize_weights, SlotOrder, WeightFixes};
 
@@ -62,6 +62,30 @@ impl ValidScene {
     /// a mesh without vertices), as validation found them.
     pub(crate) fn position_bounds(&self, mesh: usize) -> Option<Bounds> {
         self.bounds.get(mesh).copied()
+    }
+
+    /// Mesh `mesh` given `vertices` (another valid scene's, with their `bounds`) and, in order,
+    /// its primitives' `indices` (each below the new vertex count): the base's vertices for a
+    /// mesh an editor gave back unchanged (`scene::weld`). The caller has checked that the
+    /// vertices' joints are within the skins this scene draws the mesh with.
+    pub(crate) fn replace_geometry(
+        &mut self,
+        mesh: usize,
+        vertices: super::Vertices,
+        bounds: Bounds,
+        indices: Vec<super::Indices>,
+    ) {
+        let (Some(target), Some(slot)) =
+            (self.scene.meshes.get_mut(mesh), self.bounds.get_mut(mesh))
+        else {
+            return;
+        };
+        debug_assert_eq!(target.primitives.len(), indices.len());
+        target.vertices = vertices;
+        *slot = bounds;
+        for (primitive, list) in target.primitives.iter_mut().zip(indices) {
+            primitive.indices = list;
+        }
     }
 }
 

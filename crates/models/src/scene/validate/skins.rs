@@ -17,7 +17,7 @@ pub(crate) fn skin_is_usable(skin: &Skin, node_count: usize) -> bool {
 
 /// For each mesh, the fewest joints of the usable skins it is drawn with (`None` when no node
 /// draws it with one): weights on joints beyond that are dropped.
-pub(super) fn mesh_joint_counts(scene: &Scene) -> Vec<Option<usize>> {
+pub(crate) fn mesh_joint_counts(scene: &Scene) -> Vec<Option<usize>> {
     let n = scene.nodes.len();
     let usable: Vec<bool> = scene.skins.iter().map(|s| skin_is_usable(s, n)).collect();
     let mut counts: Vec<Option<usize>> = vec![None; scene.meshes.len()];

@@ -1,0 +1,389 @@
+//! `--base`: a mesh an editor gave back with its vertices split or reordered, and nothing else
+//! changed, gets the base's vertices again.
+//!
+//! Blender writes one glTF vertex for each distinct corner. The normals it gives back for the
+//! corners around one vertex differ in their last bits (it keeps custom normals as 16-bit
+//! angles), so an unedited mesh comes back with more vertices than it went out with
+//! (`block1.smf`: 16 → 20). A format's `--base` merge compares vertex lists pairwise, so it
+//! then keeps none of the base's exact values, and the file changes.
+//!
+//! Here such a mesh is compared with the base's mesh of the same name. Two vertices match when
+//! they have the same position (within [`POSITION_TOLERANCE`] of the mesh's extent) and every
+//! other attribute within what an editor keeps of it ([`NORMAL_TOLERANCE`], [`COLOUR_STEPS`]).
+//! * When the mesh has the base's triangles, corner for corner (an editor keeps them and their
+//!   order), and each corner's vertex matches the base corner's, the mesh takes the base's
+//!   vertices and triangles: the file comes back byte for byte, equal vertices of the base
+//!   included.
+//! * Otherwise (triangles edited), when each of its vertices matches a base vertex, the mesh
+//!   takes the base's vertex list and its triangles are renumbered to it.
+//!
+//! One warning per mesh says so. A mesh with a vertex that matches none (moved, added,
+//! recoloured) keeps the editor's vertices.
+//!
+//! Memory: the base is converted and validated as an export would (the same bound), plus five
+//! bytes per base vertex (the sorted positions, which are taken), four per vertex of the mesh
+//! (its matches) and four per corner (the renumbered triangles). Work: one comparison per
+//! corner, or at most [`MAX_CANDIDATES`] per vertex.
+
+use super::validate::mesh_joint_counts;
+use super::{Indices, Mesh, Scene, SceneOptions, SceneWarning, ValidScene, Vertices};
+use crate::Document;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// How far a normal may come back from an editor and still be the base's: Blender keeps
+/// custom normals in its own 16-bit angle encoding, and gives them back up to 2.4e-4 off per
+/// component (measured on the samples' round trips through Blender 3.4).
+pub(crate) const NORMAL_TOLERANCE: f32 = 1e-3;
+
+/// How far a colour byte may come back from an editor and still be the base's: Blender 3.4
+/// keeps vertex colours as 8-bit sRGB, so a linear byte comes back one step off (191 → 190).
+pub(crate) const COLOUR_STEPS: u8 = 1;
+
+/// How far a position may come back, relative to the mesh's extent: Blender gives a skinned
+/// mesh's positions back a few ulps off (it moves them to the armature and back).
+const POSITION_TOLERANCE: f32 = 1e-5;
+
+/// The most base vertices looked at for one vertex: a mesh with more vertices than this at
+/// one place (a degenerate mesh) is left as the editor gave it, so that the search stays
+/// linear in the vertex count.
+const MAX_CANDIDATES: usize = 64;
+
+/// Relative tolerance for UVs (an editor that flips V stores `1 − (1 − v)`) and tangents.
+const UV_TOLERANCE: f32 = 1e-5;
+
+/// How far a skin weight may come back (editors renormalise weights in their own precision).
+const WEIGHT_TOLERANCE: f32 = 1e-3;
+
+/// `scene` with each mesh that matches the base's mesh of the same name given the base's
+/// vertices (see the module docs), and one warning per mesh so changed. Without a base, or when
+/// the base does not convert, or no mesh matches, `scene` as it was and no warning.
+pub(crate) fn onto_base<'a>(
+    scene: Cow<'a, ValidScene>,
+    base: Option<&Document>,
+) -> (Cow<'a, ValidScene>, Vec<SceneWarning>) {
+    let Some(base) = base else {
+        return (scene, Vec::new());
+    };
+    if scene.meshes.is_empty() {
+        return (scene, Vec::new());
+    }
+    let Ok(conversion) = Scene::from_document_with(base, &SceneOptions::default()) else {
+        return (scene, Vec::new());
+    };
+    let base = super::validate(conversion.scene).scene;
+    let welds = plan(&scene, &base);
+    if welds.is_empty() {
+        return (scene, Vec::new());
+    }
+    let mut scene = scene;
+    let warnings = apply(scene.to_mut(), &base, welds);
+    (scene, warnings)
+}
+
+/// One mesh to give the base's vertices, and its primitives' triangles renumbered to them.
+struct Weld {
+    mesh: usize,
+    base_mesh: usize,
+    triangles: Vec<Vec<u32>>,
+}
+
+/// The meshes of `scene` to weld onto `base`'s, paired by name in order.
+fn plan(scene: &Scene, base: &ValidScene) -> Vec<Weld> {
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, mesh) in base.meshes.iter().enumerate().rev() {
+        by_name.entry(mesh.name.as_str()).or_default().push(i);
+    }
+    let joint_counts = mesh_joint_counts(scene);
+    let mut welds = Vec::new();
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let Some(b) = by_name.get_mut(mesh.name.as_str()).and_then(Vec::pop) else {
+            continue;
+        };
+        let Some(base_mesh) = base.meshes.get(b) else {
+            continue;
+        };
+        let joints = joint_counts.get(m).copied().flatten();
+        let Some(triangles) = renumbered(mesh, base_mesh, joints) else {
+            continue;
+        };
+        // The same vertices, named by the same triangles: the format's merge finds them already.
+        let unchanged = mesh.vertices.positions.len() == base_mesh.vertices.positions.len()
+            && mesh
+                .primitives
+                .iter()
+                .zip(&triangles)
+                .all(|(p, t)| p.indices.as_slice() == t.as_slice());
+        if !unchanged {
+            welds.push(Weld {
+                mesh: m,
+                base_mesh: b,
+                triangles,
+            });
+        }
+    }
+    welds
+}
+
+/// Gives each planned mesh the base's vertices and its renumbered triangles.
+fn apply(scene: &mut ValidScene, base: &ValidScene, welds: Vec<Weld>) -> Vec<SceneWarning> {
+    let mut warnings = Vec::new();
+    for weld in welds {
+        let (Some(mesh), Some(base_mesh), Some(bounds)) = (
+            scene.meshes.get(weld.mesh),
+            base.meshes.get(weld.base_mesh),
+            base.position_bounds(weld.base_mesh),
+        ) else {
+            continue;
+        };
+        let count = base_mesh.vertices.positions.len();
+        let message = format!(
+            "its {} vertices are the base's {count} again: each matches a vertex of the base's \
+             mesh of that name within an editor's precision (an editor such as Blender splits \
+             vertices where its normals differ in their last bits)",
+            mesh.vertices.positions.len()
+        );
+        let place = format!("mesh {} ({:?})", weld.mesh, mesh.name);
+        let triangles = weld.triangles.into_iter();
+        let indices = triangles.map(|t| Indices::checked(t, count)).collect();
+        scene.replace_geometry(weld.mesh, base_mesh.vertices.clone(), bounds, indices);
+        warnings.push(SceneWarning::other(place, message));
+    }
+    warnings
+}
+
+/// `mesh`'s triangles, numbered into `base`'s vertices: the base's own triangles where each
+/// corner matches the base's corner (an editor keeps the triangles and their order), else
+/// through each vertex's match ([`matches`]). `None` when a vertex or corner matches none,
+/// when the two do not carry the same attributes (tangents aside: they are compared only where
+/// both have them), or when a base vertex names a joint beyond `joints`, the joints `mesh` is
+/// drawn with.
+fn renumbered(mesh: &Mesh, base: &Mesh, joints: Option<usize>) -> Option<Vec<Vec<u32>>> {
+    let (a, b) = (&mesh.vertices, &base.vertices);
+    // The glTF writer gives a textured mesh without UVs a TEXCOORD_0 of zeros.
+    let zeros = |uv: &Option<Vec<[f32; 2]>>| uv.iter().flatten().flatten().all(|&x| x == 0.0);
+    let same_attributes = a.normals.is_some() == b.normals.is_some()
+        && (a.uv0.is_some() == b.uv0.is_some() || (b.uv0.is_none() && zeros(&a.uv0)))
+        && a.uv1.is_some() == b.uv1.is_some()
+        && a.colors.is_some() == b.colors.is_some()
+        && a.joints.is_some() == b.joints.is_some()
+        && a.weights.is_some() == b.weights.is_some();
+    if !same_attributes || a.positions.is_empty() || b.positions.is_empty() {
+        return None;
+    }
+    if let Some(list) = &b.joints {
+        let limit = u16::try_from(joints?).unwrap_or(u16::MAX);
+        if list.iter().flatten().any(|&j| j >= limit) {
+            return None;
+        }
+    }
+    let grid = Grid::new(a, b)?;
+    if let Some(triangles) = by_corners(mesh, base, &grid) {
+        return Some(triangles);
+    }
+    let matches = matches(a, b, &grid)?;
+    let through = |list: &[u32]| -> Option<Vec<u32>> {
+        let each = list
+            .iter()
+            .map(|&i| matches.get(usize::try_from(i).ok()?).copied());
+        each.collect()
+    };
+    mesh.primitives
+        .iter()
+        .map(|p| through(&p.indices))
+        .collect()
+}
+
+/// The base's triangles, when `mesh` has as many primitives with as many corners, and each
+/// corner's vertex matches the base corner's.
+fn by_corners(mesh: &Mesh, base: &Mesh, grid: &Grid) -> Option<Vec<Vec<u32>>> {
+    if mesh.primitives.len() != base.primitives.len() {
+        return None;
+    }
+    let (a, b) = (&mesh.vertices, &base.vertices);
+    let mut out = Vec::with_capacity(base.primitives.len());
+    for (p, q) in mesh.primitives.iter().zip(&base.primitives) {
+        if p.indices.len() != q.indices.len() {
+            return None;
+        }
+        for (&i, &j) in p.indices.iter().zip(q.indices.iter()) {
+            let (i, j) = (usize::try_from(i).ok()?, usize::try_from(j).ok()?);
+            let (x, y) = (a.positions.get(i)?, b.positions.get(j)?);
+            if !grid.near(*x, *y) || !same_vertex(a, i, b, j) {
+                return None;
+            }
+        }
+        out.push(q.indices.to_vec());
+    }
+    Some(out)
+}
+
+/// For each vertex of `mesh`, the index of a vertex of `base` it matches; `None` when one
+/// matches none.
+fn matches(mesh: &Vertices, base: &Vertices, grid: &Grid) -> Option<Vec<u32>> {
+    // Base vertices sorted by grid cell: the candidates for a vertex are the runs of its cell
+    // and the 26 around it.
+    let mut sorted: Vec<u32> = (0..u32::try_from(base.positions.len()).ok()?).collect();
+    let cell_of = |j: u32| base.positions.get(j as usize).map(|&p| grid.cell(p));
+    sorted.sort_unstable_by_key(|&j| (cell_of(j), j));
+    // A base with two equal vertices (both referenced) keeps both: a vertex takes a match no
+    // vertex took yet before one that is taken, the first in the base's order.
+    let mut taken = vec![false; base.positions.len()];
+    let mut out = Vec::with_capacity(mesh.positions.len());
+    for (i, &p) in mesh.positions.iter().enumerate() {
+        let mut examined = 0;
+        let (mut first, mut free) = (None, None);
+        'cells: for cell in grid.around(p) {
+            let start = sorted.partition_point(|&j| cell_of(j) < Some(cell));
+            let run = sorted
+                .get(start..)?
+                .iter()
+                .take_while(|&&j| cell_of(j) == Some(cell));
+            for &j in run {
+                examined += 1;
+                if examined > MAX_CANDIDATES {
+                    return None;
+                }
+                let q = base.positions.get(j as usize)?;
+                if !grid.near(p, *q) || !same_vertex(mesh, i, base, j as usize) {
+                    continue;
+                }
+                first.get_or_insert(j);
+                if taken.get(j as usize) == Some(&false) {
+                    free = Some(j);
+                    break 'cells;
+                }
+            }
+        }
+        let found = free.or(first)?;
+        if let Some(t) = taken.get_mut(found as usize) {
+            *t = true;
+        }
+        out.push(found);
+    }
+    Some(out)
+}
+
+/// Positions compared within [`POSITION_TOLERANCE`] of the meshes' extent, through a grid of
+/// cells that size: positions that close lie in the same cell or in neighbouring ones.
+struct Grid {
+    size: f32,
+}
+
+impl Grid {
+    /// The grid for two meshes' positions (finite: the scenes are valid); `None` for a mesh
+    /// so large that its cells would not fit an `i64`.
+    fn new(mesh: &Vertices, base: &Vertices) -> Option<Self> {
+        let extent = (mesh.positions.iter().chain(&base.positions))
+            .flatten()
+            .fold(0f32, |m, x| m.max(x.abs()));
+        let size = (extent * POSITION_TOLERANCE).max(f32::MIN_POSITIVE);
+        (extent / size < 1e15).then_some(Self { size })
+    }
+
+    fn cell(&self, p: [f32; 3]) -> [i64; 3] {
+        // In range: |p| / size ≤ 1e15 (`new`).
+        p.map(|x| (x / self.size).floor() as i64)
+    }
+
+    /// The cell of `p` and the 26 around it.
+    fn around(&self, p: [f32; 3]) -> impl Iterator<Item = [i64; 3]> {
+        let [x, y, z] = self.cell(p);
+        let steps = [-1i64, 0, 1];
+        steps.into_iter().flat_map(move |dx| {
+            steps
+                .into_iter()
+                .flat_map(move |dy| steps.into_iter().map(move |dz| [x + dx, y + dy, z + dz]))
+        })
+    }
+
+    fn near(&self, a: [f32; 3], b: [f32; 3]) -> bool {
+        a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= self.size)
+    }
+}
+
+/// Whether vertex `i` of `a` is vertex `j` of `b` within an editor's precision (their positions
+/// are near already).
+fn same_vertex(a: &Vertices, i: usize, b: &Vertices, j: usize) -> bool {
+    fn at<T: Copy>(list: &Option<Vec<T>>, i: usize) -> Option<Option<T>> {
+        list.as_ref().map(|l| l.get(i).copied())
+    }
+    let near = |x: f32, y: f32, tolerance: f32| (x - y).abs() <= tolerance;
+    let normals = match (at(&a.normals, i), at(&b.normals, j)) {
+        (Some(Some(x)), Some(Some(y))) => x
+            .iter()
+            .zip(&y)
+            .all(|(x, y)| near(*x, *y, NORMAL_TOLERANCE)),
+        (None, None) => true,
+        _ => false,
+    };
+    let uv = |x: &Option<Vec<[f32; 2]>>, y: &Option<Vec<[f32; 2]>>| match (at(x, i), at(y, j)) {
+        (Some(Some(x)), Some(Some(y))) => x
+            .iter()
+            .zip(&y)
+            .all(|(x, y)| near(*x, *y, UV_TOLERANCE * x.abs().max(y.abs()).max(1.0))),
+        (None, None) => true,
+        (Some(Some(x)), None) => x == [0.0; 2],
+        _ => false,
+    };
+    let tangents = match (at(&a.tangents, i), at(&b.tangents, j)) {
+        (Some(Some([x @ .., xw])), Some(Some([y @ .., yw]))) => {
+            x.iter()
+                .zip(&y)
+                .all(|(x, y)| near(*x, *y, NORMAL_TOLERANCE))
+                && (xw < 0.0) == (yw < 0.0)
+        }
+        // Tangents derive from the normals and UVs: editors drop them, and the glTF writer
+        // makes them for a normal-mapped mesh whose format stores none.
+        _ => true,
+    };
+    let colours = match (&a.colors, &b.colors) {
+        (Some(x), Some(y)) => match (x.get(i), y.get(j)) {
+            (Some(x), Some(y)) => {
+                let steps = f32::from(COLOUR_STEPS) + 0.5;
+                x.iter().zip(&y).all(|(x, y)| near(*x, *y, steps / 255.0))
+            }
+            _ => false,
+        },
+        (None, None) => true,
+        _ => false,
+    };
+    normals
+        && uv(&a.uv0, &b.uv0)
+        && uv(&a.uv1, &b.uv1)
+        && tangents
+        && colours
+        && same_influences(a, i, b, j)
+}
+
+/// Whether two vertices are bound to the same joints with the same weights, whatever the slot
+/// order (editors sort influences by weight and drop the empty ones).
+fn same_influences(a: &Vertices, i: usize, b: &Vertices, j: usize) -> bool {
+    /// The influences with a weight, by joint, and how many there are.
+    fn influences(v: &Vertices, k: usize) -> Option<([(u16, f32); 4], usize)> {
+        let joints = v.joints.as_ref()?.get(k)?;
+        let weights = v.weights.as_ref()?.get(k)?;
+        let mut list = [(u16::MAX, 0.0); 4];
+        let mut n = 0;
+        for (&joint, &weight) in joints.iter().zip(weights) {
+            if weight > 0.0 {
+                if let Some(slot) = list.get_mut(n) {
+                    *slot = (joint, weight);
+                }
+                n += 1;
+            }
+        }
+        list.sort_unstable_by_key(|(joint, _)| *joint);
+        Some((list, n))
+    }
+    match (influences(a, i), influences(b, j)) {
+        (Some((x, n)), Some((y, m))) => {
+            n == m
+                && x.iter()
+                    .zip(&y)
+                    .all(|(p, q)| p.0 == q.0 && (p.1 - q.1).abs() <= WEIGHT_TOLERANCE)
+        }
+        (None, None) => a.joints.is_none() && b.joints.is_none(),
+        _ => false,
+    }
+}
