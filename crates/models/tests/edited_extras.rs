@@ -13,7 +13,6 @@ use models::gltf::{self, GltfOptions, ReadWarningKind};
 use models::scene::{self, ImportOptions, Scene};
 use models::{Document, Format};
 use serde_json::{json, Map, Value};
-use std::path::PathBuf;
 
 const FORMATS: [(&str, Format); 5] = [
     ("bmf", Format::Bmf),
@@ -22,12 +21,6 @@ const FORMATS: [(&str, Format); 5] = [
     ("elem", Format::Elem),
     ("skm", Format::Skm),
 ];
-
-fn inputs(ext: &str) -> Vec<PathBuf> {
-    let mut files = test_support::fixtures(ext, ext);
-    files.extend(test_support::samples(ext, ext).unwrap_or_default());
-    files
-}
 
 /// An integer Blender cannot hold in its 32-bit integer properties.
 fn beyond_i32(n: &serde_json::Number) -> bool {
@@ -200,7 +193,7 @@ fn exported(ext: &str, name: &str) -> (Document, Value, Vec<u8>) {
 fn extras_as_blender_writes_them_back_import_into_the_same_file() {
     let mut rewritten = 0;
     for (ext, format) in FORMATS {
-        for path in inputs(ext) {
+        for path in test_support::fixtures_and_samples(ext) {
             let name = test_support::file_name(&path);
             // As the command line opens it: the MDL 2014 development layout too.
             let doc = models::open_with_upgrades(&path).unwrap().document;

@@ -72,8 +72,7 @@ fn inputs() -> Vec<(PathBuf, Format)> {
         ("elem", Format::Elem),
         ("skm", Format::Skm),
     ] {
-        let mut files = test_support::fixtures(ext, ext);
-        files.extend(test_support::samples(ext, ext).unwrap_or_default());
+        let files = test_support::fixtures_and_samples(ext);
         out.extend(files.into_iter().map(|f| (f, format)));
     }
     out

@@ -17,12 +17,6 @@ const FORMATS: [(&str, Format); 5] = [
     ("skm", Format::Skm),
 ];
 
-fn inputs(ext: &str) -> Vec<PathBuf> {
-    let mut files = test_support::fixtures(ext, ext);
-    files.extend(test_support::samples(ext, ext).unwrap_or_default());
-    files
-}
-
 /// How far the copies' normals are moved: what Blender does to them, within the tolerance.
 const NORMAL_NUDGE: f32 = 2e-4;
 
@@ -131,7 +125,7 @@ fn welds(said: &[String]) -> usize {
 fn split_and_reordered_vertices_come_back_as_the_base() {
     let mut checked = Vec::new();
     for (ext, format) in FORMATS {
-        for path in inputs(ext) {
+        for path in test_support::fixtures_and_samples(ext) {
             let name = test_support::file_name(&path).to_owned();
             let original = test_support::read(&path);
             let doc = models::open_with_upgrades(&path).unwrap().document;

@@ -54,6 +54,14 @@ pub fn fixtures(format: &str, ext: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The fixtures of format `ext` (files `*.ext` in `fixtures/<ext>/`), then its samples when the
+/// sample folder exists.
+pub fn fixtures_and_samples(ext: &str) -> Vec<PathBuf> {
+    let mut files = fixtures(ext, ext);
+    files.extend(samples(ext, ext).unwrap_or_default());
+    files
+}
+
 fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
