@@ -5,8 +5,9 @@
 //!
 //! * with every mesh and triangle;
 //! * byte for byte, for the files whose parts Blender keeps (README, "Editing in Blender and
-//!   coming back"): the vertices it splits are the base's again (`scene/weld.rs`), so every SMF
-//!   sample, the static BMF fixtures and one BMF sample, and two ELEM fixtures come back;
+//!   coming back"): the vertices it splits are the base's again, with the exact arrays whose
+//!   views it dropped (`scene/weld.rs`), so every SMF sample, the static BMF fixtures and three
+//!   BMF samples, two ELEM fixtures and one SKM fixture come back;
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
 //!   unique) and the views it does not keep refused, not read.
 //!
@@ -38,7 +39,9 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "multi_three_meshes.bmf",
     "static_cube.bmf",
     "static_tangent_quad.bmf",
+    "04_static_tangent_TangentTestNonAnimation.bmf",
     "08_multi_static_ObjectOnly_v1.bmf",
+    "09_multi_static_ObjectOnly_v2.bmf",
     "hashireisen2d__Data_For_Tool_Model_PointObject.smf",
     "hashireisen2d__Data_Model_block1.smf",
     "hashireisen2d__Data_Model_floor1.smf",
@@ -49,6 +52,7 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "hashireisen2d__Data_Texture_hahenn_hahen.smf",
     "japanese_names.elem",
     "static_textured.elem",
+    "cube_static.skm",
 ];
 
 fn blender() -> bool {

@@ -121,9 +121,46 @@ fn welds(said: &[String]) -> usize {
     said.iter().filter(|w| w.contains("are the base's")).count()
 }
 
+/// What an editor may do to a mesh's extras besides splitting its vertices.
+#[derive(Debug, Clone, Copy)]
+enum Extras {
+    /// Kept (Blender with "Custom Properties" on, when the arrays are short enough for text).
+    Kept,
+    /// Every reference to a buffer view cut, as the glTF reader cuts those whose views an
+    /// editor rewrote (Blender keeps the reference, not the view).
+    ViewsCut,
+    /// Dropped (Blender with "Custom Properties" off).
+    Dropped,
+}
+
+/// `mesh`'s extras as an editor leaves them; whether it had any to lose.
+fn edit_extras(mesh: &mut Mesh, how: Extras) -> bool {
+    fn cut(v: &mut serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(o) if o.contains_key("bufferView") => {
+                o.insert("bufferView".into(), serde_json::Value::Null);
+                true
+            }
+            serde_json::Value::Object(o) => o.values_mut().fold(false, |any, v| cut(v) | any),
+            serde_json::Value::Array(a) => a.iter_mut().fold(false, |any, v| cut(v) | any),
+            _ => false,
+        }
+    }
+    match how {
+        Extras::Kept => false,
+        Extras::ViewsCut => mesh.extras.values_mut().fold(false, |any, v| cut(v) | any),
+        Extras::Dropped => {
+            let had = !mesh.extras.is_empty();
+            mesh.extras.clear();
+            had
+        }
+    }
+}
+
 #[test]
 fn split_and_reordered_vertices_come_back_as_the_base() {
     let mut checked = Vec::new();
+    let mut lost_extras = Vec::new();
     for (ext, format) in FORMATS {
         for path in test_support::fixtures_and_samples(ext) {
             let name = test_support::file_name(&path).to_owned();
@@ -134,28 +171,44 @@ fn split_and_reordered_vertices_come_back_as_the_base() {
             if onto(format, scene.clone(), &doc).0 != original {
                 continue;
             }
-            let mut split = scene;
-            let copies: Vec<usize> = split.meshes.iter_mut().map(split_like_an_editor).collect();
-            let (bytes, said) = onto(format, split, &doc);
-            assert!(
-                bytes == original,
-                "{name}: not the same file after the split; {said:?}"
-            );
-            let split_meshes = copies.iter().filter(|&&c| c > 0).count();
-            assert!(
-                welds(&said) >= split_meshes,
-                "{name}: {split_meshes} split meshes, warnings {said:?}"
-            );
-            if split_meshes > 0 {
-                checked.push(name);
+            for how in [Extras::Kept, Extras::ViewsCut, Extras::Dropped] {
+                let mut split = scene.clone();
+                let copies: Vec<usize> =
+                    split.meshes.iter_mut().map(split_like_an_editor).collect();
+                let lost = split
+                    .meshes
+                    .iter_mut()
+                    .fold(false, |any, m| edit_extras(m, how) | any);
+                let (bytes, said) = onto(format, split, &doc);
+                assert!(
+                    bytes == original,
+                    "{name}, extras {how:?}: not the same file after the split; {said:?}"
+                );
+                let split_meshes = copies.iter().filter(|&&c| c > 0).count();
+                assert!(
+                    welds(&said) >= split_meshes,
+                    "{name}: {split_meshes} split meshes, warnings {said:?}"
+                );
+                if split_meshes > 0 {
+                    checked.push(name.clone());
+                }
+                if lost {
+                    lost_extras.push(format!("{name} {how:?}"));
+                }
             }
         }
     }
-    // Fixtures alone (no samples) have split meshes of every format.
+    // Fixtures alone (no samples) have split meshes of every format, and mesh extras to lose.
     for ext in ["bmf", "smf", "mdl", "elem", "skm"] {
         assert!(
             checked.iter().any(|n| n.ends_with(ext)),
             "no {ext} file was split and checked: {checked:?}"
+        );
+    }
+    for how in ["ViewsCut", "Dropped"] {
+        assert!(
+            lost_extras.iter().any(|n| n.ends_with(how)),
+            "no file lost its mesh extras ({how}): {lost_extras:?}"
         );
     }
 }

@@ -109,6 +109,38 @@ fn refs_in(at: &str, value: &mut Value, visit: &mut impl FnMut(&str, &mut Value)
     }
 }
 
+/// Whether `value` holds a reference the glTF reader cut (`{"bufferView": null}`: the view it
+/// named held another tool's data).
+pub(crate) fn has_cut_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(o) => match o.get(KEY) {
+            Some(v) => v.is_null(),
+            None => o.values().any(has_cut_ref),
+        },
+        Value::Array(a) => a.iter().any(has_cut_ref),
+        _ => false,
+    }
+}
+
+/// `value` (an extras value of a scene whose blobs are `from`) for a scene whose blobs are
+/// `to`: each blob it names copied to the end of `to`, and the reference renumbered (a
+/// reference to no blob of `from` is cut, `null`).
+pub(crate) fn copy_with_blobs(value: &Value, from: &[Vec<u8>], to: &mut Vec<Vec<u8>>) -> Value {
+    match value {
+        Value::Object(o) if o.get(KEY).is_some_and(Value::is_u64) => match get(from, value) {
+            Some(bytes) => put(to, bytes.to_vec()),
+            None => json!({ KEY: null }),
+        },
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), copy_with_blobs(v, from, to)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| copy_with_blobs(v, from, to)).collect()),
+        other => other.clone(),
+    }
+}
+
 fn is_container(v: &Value) -> bool {
     v.is_object() || v.is_array()
 }

@@ -17,14 +17,19 @@
 //! * Otherwise (triangles edited), when each of its vertices matches a base vertex, the mesh
 //!   takes the base's vertex list and its triangles are renumbered to it.
 //!
-//! One warning per mesh says so. A mesh with a vertex that matches none (moved, added,
-//! recoloured) keeps the editor's vertices.
+//! A mesh so matched is the base's, so the base's mesh extras are its own too: each entry the
+//! editor dropped (Blender without "Custom Properties"), or whose exact array the glTF reader
+//! cut (Blender keeps the reference, not the buffer view), is given back with its blobs.
+//!
+//! One warning per mesh says what changed. A mesh with a vertex that matches none (moved,
+//! added, recoloured) keeps the editor's vertices and extras.
 //!
 //! Memory: the base is converted and validated as an export would (the same bound), plus five
 //! bytes per base vertex (the sorted positions, which are taken), four per vertex of the mesh
 //! (its matches) and four per corner (the renumbered triangles). Work: one comparison per
 //! corner, or at most [`MAX_CANDIDATES`] per vertex.
 
+use super::blob;
 use super::validate::mesh_joint_counts;
 use super::{Indices, Mesh, Scene, SceneOptions, SceneWarning, ValidScene, Vertices};
 use crate::Document;
@@ -56,7 +61,8 @@ const UV_TOLERANCE: f32 = 1e-5;
 const WEIGHT_TOLERANCE: f32 = 1e-3;
 
 /// `scene` with each mesh that matches the base's mesh of the same name given the base's
-/// vertices (see the module docs), and one warning per mesh so changed. Without a base, or when
+/// vertices and the exact arrays it lost (see the module docs), and one warning per mesh so
+/// changed. Without a base, or when
 /// the base does not convert, or no mesh matches, `scene` as it was and no warning.
 pub(crate) fn onto_base<'a>(
     scene: Cow<'a, ValidScene>,
@@ -86,6 +92,8 @@ struct Weld {
     mesh: usize,
     base_mesh: usize,
     triangles: Vec<Vec<u32>>,
+    /// The mesh had the base's vertex count and triangles already.
+    unchanged: bool,
 }
 
 /// The meshes of `scene` to weld onto `base`'s, paired by name in order.
@@ -107,20 +115,20 @@ fn plan(scene: &Scene, base: &ValidScene) -> Vec<Weld> {
         let Some(triangles) = renumbered(mesh, base_mesh, joints) else {
             continue;
         };
-        // The same vertices, named by the same triangles: the format's merge finds them already.
+        // The same vertices, named by the same triangles: nothing to say of them (the base's
+        // values replace the editor's rounding, as the format's merge would do).
         let unchanged = mesh.vertices.positions.len() == base_mesh.vertices.positions.len()
             && mesh
                 .primitives
                 .iter()
                 .zip(&triangles)
                 .all(|(p, t)| p.indices.as_slice() == t.as_slice());
-        if !unchanged {
-            welds.push(Weld {
-                mesh: m,
-                base_mesh: b,
-                triangles,
-            });
-        }
+        welds.push(Weld {
+            mesh: m,
+            base_mesh: b,
+            triangles,
+            unchanged,
+        });
     }
     welds
 }
@@ -137,19 +145,62 @@ fn apply(scene: &mut ValidScene, base: &ValidScene, welds: Vec<Weld>) -> Vec<Sce
             continue;
         };
         let count = base_mesh.vertices.positions.len();
-        let message = format!(
-            "its {} vertices are the base's {count} again: each matches a vertex of the base's \
-             mesh of that name within an editor's precision (an editor such as Blender splits \
-             vertices where its normals differ in their last bits)",
-            mesh.vertices.positions.len()
-        );
+        let mut said = Vec::new();
+        if !weld.unchanged {
+            said.push(format!(
+                "its {} vertices are the base's {count} again: each matches a vertex of the \
+                 base's mesh of that name within an editor's precision (an editor such as \
+                 Blender splits vertices where its normals differ in their last bits)",
+                mesh.vertices.positions.len()
+            ));
+        }
         let place = format!("mesh {} ({:?})", weld.mesh, mesh.name);
         let triangles = weld.triangles.into_iter();
         let indices = triangles.map(|t| Indices::checked(t, count)).collect();
         scene.replace_geometry(weld.mesh, base_mesh.vertices.clone(), bounds, indices);
-        warnings.push(SceneWarning::other(place, message));
+        let restored = restore_extras(scene, weld.mesh, base, weld.base_mesh);
+        if !restored.is_empty() {
+            said.push(format!(
+                "the base's {} given back: the mesh is the base's, and the editor dropped them \
+                 or the buffer views they named",
+                restored.join(", ")
+            ));
+        }
+        if !said.is_empty() {
+            warnings.push(SceneWarning::other(place, said.join("; ")));
+        }
     }
     warnings
+}
+
+/// The extras entries of the base's mesh `from` that mesh `mesh` lacks, or whose exact arrays
+/// the glTF reader cut (an editor kept the entry but not the buffer view it named), copied
+/// with their blobs: the mesh has the base's vertices now, so the base's exact arrays are its
+/// own. Returns their keys.
+fn restore_extras(
+    scene: &mut ValidScene,
+    mesh: usize,
+    base: &ValidScene,
+    from: usize,
+) -> Vec<String> {
+    let Some(theirs) = base.meshes.get(from).map(|m| &m.extras) else {
+        return Vec::new();
+    };
+    let Some((extras, blobs)) = scene.mesh_extras_and_blobs(mesh) else {
+        return Vec::new();
+    };
+    let mut restored = Vec::new();
+    for (key, value) in theirs {
+        let lost = extras.get(key).is_none_or(blob::has_cut_ref);
+        if lost {
+            extras.insert(
+                key.clone(),
+                blob::copy_with_blobs(value, &base.blobs, blobs),
+            );
+            restored.push(format!("extras.{key}"));
+        }
+    }
+    restored
 }
 
 /// `mesh`'s triangles, numbered into `base`'s vertices: the base's own triangles where each

@@ -64,6 +64,12 @@ impl ValidScene {
         self.bounds.get(mesh).copied()
     }
 
+    /// Mesh `mesh`'s extras and the scene's blobs, to change (validation checks neither).
+    pub(crate) fn mesh_extras_and_blobs(&mut self, mesh: usize) -> Option<ExtrasAndBlobs<'_>> {
+        let extras = &mut self.scene.meshes.get_mut(mesh)?.extras;
+        Some((extras, &mut self.scene.blobs))
+    }
+
     /// Mesh `mesh` given `vertices` (another valid scene's, with their `bounds`) and, in order,
     /// its primitives' `indices` (each below the new vertex count): the base's vertices for a
     /// mesh an editor gave back unchanged (`scene::weld`). The caller has checked that the
@@ -95,6 +101,12 @@ impl std::ops::Deref for ValidScene {
         &self.scene
     }
 }
+
+/// An item's extras and its scene's blobs, borrowed to change together.
+pub(crate) type ExtrasAndBlobs<'a> = (
+    &'a mut serde_json::Map<String, serde_json::Value>,
+    &'a mut Vec<Vec<u8>>,
+);
 
 /// A validated scene and the repairs validation made.
 #[derive(Debug, Clone, Default, PartialEq)]
