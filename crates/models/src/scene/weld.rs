@@ -115,8 +115,7 @@ fn plan(scene: &Scene, base: &ValidScene) -> Vec<Weld> {
         let Some(triangles) = renumbered(mesh, base_mesh, joints) else {
             continue;
         };
-        // The same vertices, named by the same triangles: nothing to say of them (the base's
-        // values replace the editor's rounding, as the format's merge would do).
+        // The same vertices, named by the same triangles: only the editor's rounding goes.
         let unchanged = mesh.vertices.positions.len() == base_mesh.vertices.positions.len()
             && mesh
                 .primitives
@@ -146,7 +145,14 @@ fn apply(scene: &mut ValidScene, base: &ValidScene, welds: Vec<Weld>) -> Vec<Sce
         };
         let count = base_mesh.vertices.positions.len();
         let mut said = Vec::new();
-        if !weld.unchanged {
+        if weld.unchanged && mesh.vertices != base_mesh.vertices {
+            said.push(
+                "its vertices are the base's: each is the base's within an editor's precision \
+                 (normals within 1e-3, colours within one step), and the base's exact values \
+                 are kept"
+                    .to_owned(),
+            );
+        } else if !weld.unchanged {
             said.push(format!(
                 "its {} vertices are the base's {count} again: each matches a vertex of the \
                  base's mesh of that name within an editor's precision (an editor such as \
