@@ -33,6 +33,7 @@ use super::blob;
 use super::validate::mesh_joint_counts;
 use super::{Indices, Mesh, Scene, SceneOptions, SceneWarning, ValidScene, Vertices};
 use crate::Document;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -91,7 +92,8 @@ pub(crate) fn onto_base<'a>(
 struct Weld {
     mesh: usize,
     base_mesh: usize,
-    triangles: Vec<Vec<u32>>,
+    /// `None`: the mesh has the base's vertices and triangles exactly.
+    triangles: Option<Vec<Vec<u32>>>,
     /// The mesh had the base's vertex count and triangles already.
     unchanged: bool,
 }
@@ -111,6 +113,23 @@ fn plan(scene: &Scene, base: &ValidScene) -> Vec<Weld> {
         let Some(base_mesh) = base.meshes.get(b) else {
             continue;
         };
+        // Exactly the base's (an editor that changed nothing, or our own file): no vertex to
+        // compare, only extras the editor may have lost.
+        let exact = mesh.vertices == base_mesh.vertices
+            && mesh.primitives.len() == base_mesh.primitives.len()
+            && (mesh.primitives.iter().zip(&base_mesh.primitives))
+                .all(|(p, q)| p.indices.as_slice() == q.indices.as_slice());
+        if exact {
+            if lost_extras(mesh, base_mesh).next().is_some() {
+                welds.push(Weld {
+                    mesh: m,
+                    base_mesh: b,
+                    triangles: None,
+                    unchanged: true,
+                });
+            }
+            continue;
+        }
         let joints = joint_counts.get(m).copied().flatten();
         let Some(triangles) = renumbered(mesh, base_mesh, joints) else {
             continue;
@@ -125,7 +144,7 @@ fn plan(scene: &Scene, base: &ValidScene) -> Vec<Weld> {
         welds.push(Weld {
             mesh: m,
             base_mesh: b,
-            triangles,
+            triangles: Some(triangles),
             unchanged,
         });
     }
@@ -161,9 +180,13 @@ fn apply(scene: &mut ValidScene, base: &ValidScene, welds: Vec<Weld>) -> Vec<Sce
             ));
         }
         let place = format!("mesh {} ({:?})", weld.mesh, mesh.name);
-        let triangles = weld.triangles.into_iter();
-        let indices = triangles.map(|t| Indices::checked(t, count)).collect();
-        scene.replace_geometry(weld.mesh, base_mesh.vertices.clone(), bounds, indices);
+        if let Some(triangles) = weld.triangles {
+            let indices = triangles
+                .into_iter()
+                .map(|t| Indices::checked(t, count))
+                .collect();
+            scene.replace_geometry(weld.mesh, base_mesh.vertices.clone(), bounds, indices);
+        }
         let restored = restore_extras(scene, weld.mesh, base, weld.base_mesh);
         if !restored.is_empty() {
             said.push(format!(
@@ -195,10 +218,12 @@ fn restore_extras(
     let Some((extras, blobs)) = scene.mesh_extras_and_blobs(mesh) else {
         return Vec::new();
     };
+    let lost: Vec<String> = lost_extras_of(extras, theirs)
+        .map(|(key, _)| key.clone())
+        .collect();
     let mut restored = Vec::new();
-    for (key, value) in theirs {
-        let lost = extras.get(key).is_none_or(blob::has_cut_ref);
-        if lost {
+    for key in lost {
+        if let Some(value) = theirs.get(&key) {
             extras.insert(
                 key.clone(),
                 blob::copy_with_blobs(value, &base.blobs, blobs),
@@ -207,6 +232,23 @@ fn restore_extras(
         }
     }
     restored
+}
+
+/// The entries of `base`'s extras that `mesh` lacks or whose blob references were cut.
+fn lost_extras<'a>(
+    mesh: &'a Mesh,
+    base: &'a Mesh,
+) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    lost_extras_of(&mesh.extras, &base.extras)
+}
+
+fn lost_extras_of<'a>(
+    mine: &'a Map<String, Value>,
+    theirs: &'a Map<String, Value>,
+) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    theirs
+        .iter()
+        .filter(|(key, _)| mine.get(key.as_str()).is_none_or(blob::has_cut_ref))
 }
 
 /// `mesh`'s triangles, numbered into `base`'s vertices: the base's own triangles where each
