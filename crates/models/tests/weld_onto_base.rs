@@ -320,3 +320,19 @@ fn equal_vertices_are_matched_until_too_many_lie_at_one_place() {
     assert_eq!(welds(&said), 0, "{said:?}");
     assert!(models::from_bytes(&bytes).unwrap().summary().vertices > 1000);
 }
+
+#[test]
+fn a_base_far_larger_than_the_scene_is_not_compared() {
+    // The scene: a small pile, split. The base: a pile of 200 000 vertices of the same name,
+    // whose scene would cost far more than four times this one's.
+    let (mut scene, _) = pile(10);
+    assert!(split_like_an_editor(&mut scene.meshes[0]) > 0);
+    let (_, large) = pile(200_000);
+    let (bytes, said) = onto(Format::Smf, scene, &large);
+    assert_eq!(welds(&said), 0, "{said:?}");
+    assert!(
+        said.iter().any(|w| w.contains("no mesh was compared")),
+        "{said:?}"
+    );
+    assert!(models::from_bytes(&bytes).unwrap().summary().vertices > 10);
+}

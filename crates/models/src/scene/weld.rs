@@ -24,15 +24,17 @@
 //! One warning per mesh says what changed. A mesh with a vertex that matches none (moved,
 //! added, recoloured) keeps the editor's vertices and extras.
 //!
-//! Memory: the base is converted and validated as an export would (the same bound), plus five
+//! Memory: the base is converted and validated as an export would, within four times the
+//! scene's cost ([`cost`]) plus 4 MiB (a base that needs more is not compared, with a
+//! warning), plus five
 //! bytes per base vertex (the sorted positions, which are taken), four per vertex of the mesh
 //! (its matches) and four per corner (the renumbered triangles). Work: one comparison per
 //! corner, or at most [`MAX_CANDIDATES`] per vertex.
 
 use super::blob;
 use super::validate::mesh_joint_counts;
-use super::{Indices, Mesh, Scene, SceneOptions, SceneWarning, ValidScene, Vertices};
-use crate::Document;
+use super::{cost, Budget, Indices, Mesh, Scene, SceneOptions, SceneWarning, ValidScene, Vertices};
+use crate::{Document, Error};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -55,6 +57,10 @@ const POSITION_TOLERANCE: f32 = 1e-5;
 /// linear in the vertex count.
 const MAX_CANDIDATES: usize = 64;
 
+/// `Budget::for_input` of the scene's cost divided by this gives the base's scene four times the
+/// scene's cost (16 / 4), plus the converters' constant.
+const BASE_COST_RATIO: u64 = 4;
+
 /// Relative tolerance for UVs (an editor that flips V stores `1 − (1 − v)`) and tangents.
 const UV_TOLERANCE: f32 = 1e-5;
 
@@ -75,8 +81,24 @@ pub(crate) fn onto_base<'a>(
     if scene.meshes.is_empty() {
         return (scene, Vec::new());
     }
-    let Ok(conversion) = Scene::from_document_with(base, &SceneOptions::default()) else {
-        return (scene, Vec::new());
+    // The base is usually the scene's own original, so its scene costs about as much: four
+    // times the scene's cost (and the converters' constant) bounds what the weld may make of
+    // a base that is much larger, or hostile.
+    let options = SceneOptions {
+        budget: Budget::for_input(cost(&scene) / BASE_COST_RATIO),
+        ..SceneOptions::default()
+    };
+    let conversion = match Scene::from_document_with(base, &options) {
+        Ok(conversion) => conversion,
+        Err(Error::BudgetExceeded { .. }) => {
+            let said = SceneWarning::other(
+                "scene",
+                "the base would make a scene over four times this one's size: no mesh was \
+                 compared with the base's (an editor's split vertices stay split)",
+            );
+            return (scene, vec![said]);
+        }
+        Err(_) => return (scene, Vec::new()),
     };
     let base = super::validate(conversion.scene).scene;
     let welds = plan(&scene, &base);
