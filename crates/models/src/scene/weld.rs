@@ -26,10 +26,10 @@
 //!
 //! Memory: the base is converted and validated as an export would, within four times the
 //! scene's cost ([`cost`]) plus 4 MiB (a base that needs more is not compared, with a
-//! warning), plus five
-//! bytes per base vertex (the sorted positions, which are taken), four per vertex of the mesh
-//! (its matches) and four per corner (the renumbered triangles). Work: one comparison per
-//! corner, or at most [`MAX_CANDIDATES`] per vertex.
+//! warning); then five bytes per base vertex (the sorted positions, which are taken), four per
+//! vertex of the mesh (its matches) and four per corner (the renumbered triangles). Work: one
+//! comparison of the whole mesh when it is exactly the base's, else one per corner, or at most
+//! [`MAX_CANDIDATES`] per vertex.
 
 use super::blob;
 use super::validate::mesh_joint_counts;
@@ -61,7 +61,7 @@ const MAX_CANDIDATES: usize = 64;
 /// scene's cost (16 / 4), plus the converters' constant.
 const BASE_COST_RATIO: u64 = 4;
 
-/// Relative tolerance for UVs (an editor that flips V stores `1 − (1 − v)`) and tangents.
+/// Relative tolerance for UVs (an editor that flips V stores `1 − (1 − v)`).
 const UV_TOLERANCE: f32 = 1e-5;
 
 /// How far a skin weight may come back (editors renormalise weights in their own precision).
@@ -69,8 +69,8 @@ const WEIGHT_TOLERANCE: f32 = 1e-3;
 
 /// `scene` with each mesh that matches the base's mesh of the same name given the base's
 /// vertices and the exact arrays it lost (see the module docs), and one warning per mesh so
-/// changed. Without a base, or when
-/// the base does not convert, or no mesh matches, `scene` as it was and no warning.
+/// changed. Without a base, or when the base does not convert, or no mesh matches, `scene` as
+/// it was and no warning.
 pub(crate) fn onto_base<'a>(
     scene: Cow<'a, ValidScene>,
     base: Option<&Document>,
