@@ -108,7 +108,8 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 60.0, value_parser = rate_parser(1.0, 1000.0, "frames per second"), value_name = "N")]
     mdl_fps: f32,
     /// Model output: the original file of the output's format (e.g. the .smf a .glb was
-    /// exported from), which fills in what the scene does not carry.
+    /// exported from), which fills in what the scene does not carry; a mesh an editor gave
+    /// back unchanged (its vertices split, as Blender does) gets the original's vertices again.
     #[arg(long, value_name = "FILE")]
     base: Option<PathBuf>,
     /// .bmf output (one animation per file): the one glTF clip to take, by name. Without it
