@@ -6,8 +6,8 @@
 //! * with every mesh and triangle;
 //! * byte for byte, for the files whose parts Blender keeps (README, "Editing in Blender and
 //!   coming back"): the vertices it splits are the base's again, with the exact arrays whose
-//!   views it dropped (`scene/weld.rs`), so every SMF sample, the static BMF fixtures and three
-//!   BMF samples, two ELEM fixtures and one SKM fixture come back;
+//!   views it dropped (`scene/weld.rs`), so every SMF sample, the static BMF fixtures and
+//!   samples, two ELEM fixtures and one SKM fixture come back;
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
 //!   unique) and the views it does not keep refused, not read.
 //!
@@ -39,6 +39,9 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "multi_three_meshes.bmf",
     "static_cube.bmf",
     "static_tangent_quad.bmf",
+    "01_static_Chara_Rst_2016-10.bmf",
+    "02_static_Chara_Rst_2016-11.bmf",
+    "03_static_Character_01.bmf",
     "04_static_tangent_TangentTestNonAnimation.bmf",
     "08_multi_static_ObjectOnly_v1.bmf",
     "09_multi_static_ObjectOnly_v2.bmf",

@@ -39,10 +39,13 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// How far a normal may come back from an editor and still be the base's: Blender keeps
-/// custom normals in its own 16-bit angle encoding, and gives them back up to 2.4e-4 off per
-/// component (measured on the samples' round trips through Blender 3.4).
-pub(crate) const NORMAL_TOLERANCE: f32 = 1e-3;
+/// How far a normal may come back from an editor and still be the base's, per component.
+/// Blender keeps custom normals as angles in the space of the faces around the corner: on the
+/// fixtures' and samples' round trips through Blender 3.4, normals came back at most 4.3e-4 off,
+/// except five vertices of the `Chara` BMF samples whose normals lie 84° from their faces', up
+/// to 9.2e-3 off. This keeps twice that margin; a change of normal that small (about a degree)
+/// is not one a user makes.
+pub(crate) const NORMAL_TOLERANCE: f32 = 2e-2;
 
 /// How far a colour byte may come back from an editor and still be the base's: Blender 3.4
 /// keeps vertex colours as 8-bit sRGB, so a linear byte comes back one step off (191 → 190).
@@ -189,7 +192,7 @@ fn apply(scene: &mut ValidScene, base: &ValidScene, welds: Vec<Weld>) -> Vec<Sce
         if weld.unchanged && mesh.vertices != base_mesh.vertices {
             said.push(
                 "its vertices are the base's: each is the base's within an editor's precision \
-                 (normals within 1e-3, colours within one step), and the base's exact values \
+                 (normals within 2e-2, colours within one step), and the base's exact values \
                  are kept"
                     .to_owned(),
             );
