@@ -14,12 +14,15 @@
 //!   order), and each corner's vertex matches the base corner's, the mesh takes the base's
 //!   vertices and triangles: the file comes back byte for byte, equal vertices of the base
 //!   included.
-//! * Otherwise (triangles edited), when each of its vertices matches a base vertex, the mesh
-//!   takes the base's vertex list and its triangles are renumbered to it.
+//! * Otherwise (triangles edited or reordered), when each of its vertices matches a base vertex,
+//!   the mesh takes the base's vertex list and its triangles are renumbered to it; a primitive
+//!   whose triangles are then the base's in another order (a tool that reorders them for the
+//!   vertex cache) takes the base's order.
 //!
 //! A mesh so matched is the base's, so the base's mesh extras are its own too: each entry the
-//! editor dropped (Blender without "Custom Properties"), or whose exact array the glTF reader
-//! cut (Blender keeps the reference, not the buffer view), is given back with its blobs.
+//! editor dropped (Blender without "Custom Properties"), whose exact array the glTF reader cut
+//! (Blender keeps the reference, not the buffer view), or that it wrote back equal in value but
+//! not in form (−0 as `0` from a JavaScript tool), is given back with its blobs.
 //!
 //! One warning per mesh says what changed. A mesh with a vertex that matches none (moved,
 //! added, recoloured) keeps the editor's vertices and extras.
@@ -27,9 +30,10 @@
 //! Memory: the base is converted and validated as an export would, within four times the
 //! scene's cost ([`cost`]) plus 4 MiB (a base that needs more is not compared, with a
 //! warning); then five bytes per base vertex (the sorted positions, which are taken), four per
-//! vertex of the mesh (its matches) and four per corner (the renumbered triangles). Work: one
-//! comparison of the whole mesh when it is exactly the base's, else one per corner, or at most
-//! [`MAX_CANDIDATES`] per vertex.
+//! vertex of the mesh (its matches) and four per corner (the renumbered triangles; eight more
+//! while their order is compared with the base's). Work: one comparison of the whole mesh when
+//! it is exactly the base's, else one per corner, or at most [`MAX_CANDIDATES`] per vertex,
+//! and a sort of each primitive's triangles.
 
 use super::blob;
 use super::validate::mesh_joint_counts;
@@ -227,8 +231,9 @@ fn apply(scene: &mut ValidScene, base: &ValidScene, welds: Vec<Weld>) -> Vec<Sce
     warnings
 }
 
-/// The extras entries of the base's mesh `from` that mesh `mesh` lacks, or whose exact arrays
-/// the glTF reader cut (an editor kept the entry but not the buffer view it named), copied
+/// The extras entries of the base's mesh `from` that mesh `mesh` lacks, whose exact arrays
+/// the glTF reader cut (an editor kept the entry but not the buffer view it named), or that
+/// are the base's in value only ([`same_in_value`]), copied
 /// with their blobs: the mesh has the base's vertices now, so the base's exact arrays are its
 /// own. Returns their keys.
 fn restore_extras(
@@ -259,7 +264,8 @@ fn restore_extras(
     restored
 }
 
-/// The entries of `base`'s extras that `mesh` lacks or whose blob references were cut.
+/// The entries of `base`'s extras that `mesh` lacks, whose blob references were cut, or that
+/// are the base's in value only.
 fn lost_extras<'a>(
     mesh: &'a Mesh,
     base: &'a Mesh,
@@ -273,7 +279,33 @@ fn lost_extras_of<'a>(
 ) -> impl Iterator<Item = (&'a String, &'a Value)> {
     theirs
         .iter()
-        .filter(|(key, _)| mine.get(key.as_str()).is_none_or(blob::has_cut_ref))
+        .filter(|(key, value)| match mine.get(key.as_str()) {
+            None => true,
+            Some(kept) => blob::has_cut_ref(kept) || (kept != *value && same_in_value(kept, value)),
+        })
+}
+
+/// Whether an extras value an editor wrote back is `base`'s in value, as JSON readers other
+/// than ours keep it: numbers by value (JavaScript tools write −0 as `0`; Blender writes `1` as
+/// `1.0` in a list with floats), booleans as `1`/`0` (Blender), the rest as it is.
+fn same_in_value(kept: &Value, base: &Value) -> bool {
+    let number = |v: &Value| match v {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => v.as_f64(),
+    };
+    match (kept, base) {
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_in_value(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, x)| b.get(k).is_some_and(|y| same_in_value(x, y)))
+        }
+        (Value::String(a), Value::String(b)) => a == b,
+        (Value::Null, Value::Null) => true,
+        (x, y) => matches!((number(x), number(y)), (Some(p), Some(q)) if p == q),
+    }
 }
 
 /// `mesh`'s triangles, numbered into `base`'s vertices: the base's own triangles where each
@@ -312,10 +344,41 @@ fn renumbered(mesh: &Mesh, base: &Mesh, joints: Option<usize>) -> Option<Vec<Vec
             .map(|&i| matches.get(usize::try_from(i).ok()?).copied());
         each.collect()
     };
-    mesh.primitives
+    let mut triangles: Vec<Vec<u32>> = mesh
+        .primitives
         .iter()
         .map(|p| through(&p.indices))
-        .collect()
+        .collect::<Option<_>>()?;
+    // A tool that reorders triangles for the vertex cache (glTF-Transform's `reorder`) keeps
+    // each primitive's triangles: then the base's order comes back too.
+    if triangles.len() == base.primitives.len() {
+        for (list, q) in triangles.iter_mut().zip(&base.primitives) {
+            if same_triangles(list, &q.indices) {
+                *list = q.indices.to_vec();
+            }
+        }
+    }
+    Some(triangles)
+}
+
+/// Whether two triangle lists hold the same triangles, each with its winding, in any order
+/// and starting at any corner.
+fn same_triangles(a: &[u32], b: &[u32]) -> bool {
+    /// Each triangle turned to start at its least index (the winding kept), the list sorted.
+    fn canonical(list: &[u32]) -> Vec<[u32; 3]> {
+        let mut out: Vec<[u32; 3]> = list
+            .chunks_exact(3)
+            .map(|t| match *t {
+                [x, y, z] if x <= y && x <= z => [x, y, z],
+                [x, y, z] if y <= z => [y, z, x],
+                [x, y, z] => [z, x, y],
+                _ => [0; 3],
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+    a.len() == b.len() && a != b && canonical(a) == canonical(b)
 }
 
 /// The base's triangles, when `mesh` has as many primitives with as many corners, and each
