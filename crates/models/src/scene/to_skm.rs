@@ -40,7 +40,7 @@
 //!
 //! **`--base`:** with a base document, its encoding is used when the scene does not name one,
 //! and each part rebuilt from the scene that equals the base's (adjacency for the same
-//! triangles and positions) is the base's.
+//! triangles and positions; bones equal but for a zero's sign) is the base's.
 
 use super::{ImportOptions, Imported, Scene, SceneWarning, ValidScene};
 use crate::{Error, Format};
@@ -402,8 +402,37 @@ fn check_counts(cx: &mut Ctx<'_>, doc: &mut Skm) -> Result<(), Error> {
     Ok(())
 }
 
-/// With a base: its adjacency when the triangles and positions are the same.
+/// With a base: its adjacency when the triangles and positions are the same, and its bones'
+/// begin, end and rotation where they are the rebuilt ones in value but not in bits (a zero's
+/// sign: a JavaScript tool writes −0 as `0`, which the mirror back turns into −0).
 fn patch(doc: &mut Skm, base: &Skm, cx: &mut Ctx<'_>) {
+    let bits = |b: &skm_text::Bone| {
+        (
+            b.begin.map(f32::to_bits),
+            b.end.map(f32::to_bits),
+            b.rotation.map(f32::to_bits),
+        )
+    };
+    let mut zeros = 0usize;
+    if doc.bones.len() == base.bones.len() {
+        for (mine, theirs) in doc.bones.iter_mut().zip(&base.bones) {
+            let same = mine.begin == theirs.begin
+                && mine.end == theirs.end
+                && mine.rotation == theirs.rotation;
+            if same && bits(mine) != bits(theirs) {
+                mine.begin = theirs.begin;
+                mine.end = theirs.end;
+                mine.rotation = theirs.rotation;
+                zeros += 1;
+            }
+        }
+    }
+    if zeros > 0 {
+        cx.warn(
+            "base",
+            format!("{zeros} bone(s): begin, end and rotation taken from the base (equal, but for a zero's sign)"),
+        );
+    }
     let same_positions = doc.vertices.len() == base.vertices.len()
         && doc
             .vertices
