@@ -1,5 +1,6 @@
-//! Helpers shared by the import tests (`import_{smf,bmf,mdl,elem,skm}.rs`): a document through
-//! a `.glb` and back, and a scene imported into a format.
+//! Helpers shared by the import tests (`import_{smf,bmf,mdl,elem,skm}.rs`, `edited_extras.rs`,
+//! `weld_onto_base.rs`): a document through a `.glb` and back, and a scene imported into a
+//! format.
 
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene, ValidScene};
@@ -16,6 +17,7 @@ pub fn through_glb(doc: &Document) -> ValidScene {
 }
 
 /// `scene` imported as `format` (onto `base`), with its warnings as text.
+#[allow(dead_code)] // not every test crate that shares this module imports through it
 pub fn import_as(
     format: Format,
     scene: &ValidScene,
