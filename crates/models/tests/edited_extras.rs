@@ -14,14 +14,6 @@ use models::scene::{self, ImportOptions, Scene};
 use models::{Document, Format};
 use serde_json::{json, Map, Value};
 
-const FORMATS: [(&str, Format); 5] = [
-    ("bmf", Format::Bmf),
-    ("smf", Format::Smf),
-    ("mdl", Format::Mdl),
-    ("elem", Format::Elem),
-    ("skm", Format::Skm),
-];
-
 /// An integer Blender cannot hold in its 32-bit integer properties.
 fn beyond_i32(n: &serde_json::Number) -> bool {
     n.as_i64().map_or(n.is_u64(), |i| i32::try_from(i).is_err())
@@ -192,7 +184,7 @@ fn exported(ext: &str, name: &str) -> (Document, Value, Vec<u8>) {
 #[test]
 fn extras_as_blender_writes_them_back_import_into_the_same_file() {
     let mut rewritten = 0;
-    for (ext, format) in FORMATS {
+    for (ext, format) in common::FORMATS {
         for path in test_support::fixtures_and_samples(ext) {
             let name = test_support::file_name(&path);
             // As the command line opens it: the MDL 2014 development layout too.

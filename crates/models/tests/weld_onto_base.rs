@@ -10,14 +10,6 @@ use models::scene::{self, Colors, ImportOptions, Indices, Mesh, Primitive, Scene
 use models::{Document, Format};
 use std::path::PathBuf;
 
-const FORMATS: [(&str, Format); 5] = [
-    ("bmf", Format::Bmf),
-    ("smf", Format::Smf),
-    ("mdl", Format::Mdl),
-    ("elem", Format::Elem),
-    ("skm", Format::Skm),
-];
-
 /// How far the copies' normals are moved: what Blender does to them, within the tolerance.
 const NORMAL_NUDGE: f32 = 2e-4;
 
@@ -160,7 +152,7 @@ fn edit_extras(mesh: &mut Mesh, how: Extras) -> bool {
 fn split_and_reordered_vertices_come_back_as_the_base() {
     let mut checked = Vec::new();
     let mut lost_extras = Vec::new();
-    for (ext, format) in FORMATS {
+    for (ext, format) in common::FORMATS {
         for path in test_support::fixtures_and_samples(ext) {
             let name = test_support::file_name(&path).to_owned();
             let original = test_support::read(&path);

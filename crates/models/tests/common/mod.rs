@@ -6,6 +6,16 @@ use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene, ValidScene};
 use models::{bmf, Document, Format, Model};
 
+/// The five formats and their extension (the fixture and sample folders' names).
+#[allow(dead_code)] // not every test crate that shares this module walks every format
+pub const FORMATS: [(&str, Format); 5] = [
+    ("bmf", Format::Bmf),
+    ("smf", Format::Smf),
+    ("mdl", Format::Mdl),
+    ("elem", Format::Elem),
+    ("skm", Format::Skm),
+];
+
 /// `doc` as a scene, written to a `.glb`, read back and validated: what an import gets from
 /// a file the export wrote.
 #[allow(dead_code)] // not every test crate that shares this module goes through a `.glb` here
