@@ -44,6 +44,7 @@ mod import;
 pub(crate) mod lenient;
 mod math;
 mod merge;
+mod pose;
 #[cfg(any(feature = "bmf", feature = "elem", feature = "mdl", feature = "skm"))]
 mod raw64;
 // Shared index lists: made by the converters of the formats whose material ranges may overlap

@@ -77,7 +77,8 @@ mod exact;
 mod patch;
 mod split;
 
-use bake::{Skeleton, Track};
+use super::pose::Skeleton;
+use bake::Track;
 
 /// Vertices one BMF mesh can index (u16 indices).
 pub(crate) const MAX_VERTICES: usize = 65_536;

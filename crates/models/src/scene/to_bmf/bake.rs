@@ -1,10 +1,8 @@
 //! Baking a scene's animation into BMF skinning matrices: the clips laid out on one track, the
 //! node hierarchy evaluated at each sample, `global(joint) × inverseBind(joint)` per joint.
 
-use super::super::{
-    compose, decompose, mirror_z_matrix, mul, normalize_quat, Animation, Channel, ChannelPath,
-    Interpolation, Scene, SceneWarning, Transform, IDENTITY,
-};
+use super::super::pose::{rest_matrix, Skeleton, Targets};
+use super::super::{decompose, mirror_z_matrix, mul, Animation, Scene, SceneWarning, IDENTITY};
 use super::Baked;
 use crate::scene::lenient;
 use crate::{Error, Format};
@@ -15,139 +13,13 @@ use std::collections::HashMap;
 /// same (the TRS decomposition's rounding; the export warns above this).
 const MATCH_TOLERANCE: f32 = 1e-4;
 
-/// The node hierarchy as parents, and an order in which parents come before children.
-pub(crate) struct Skeleton {
-    parent: Vec<Option<usize>>,
-    order: Vec<usize>,
-}
-
-impl Skeleton {
-    /// The hierarchy of `scene`: a node's first parent counts, a cycle is cut.
-    pub(crate) fn new(scene: &Scene) -> Self {
-        let n = scene.nodes.len();
-        let mut parent: Vec<Option<usize>> = vec![None; n];
-        for (p, node) in scene.nodes.iter().enumerate() {
-            for &c in &node.children {
-                if let Some(slot) = parent.get_mut(c) {
-                    if slot.is_none() && c != p {
-                        *slot = Some(p);
-                    }
-                }
-            }
-        }
-        // Depths by walking up each chain once (0 unknown, 1 on the current chain, 2 done).
-        let mut state = vec![0u8; n];
-        let mut depth = vec![0usize; n];
-        for start in 0..n {
-            let mut chain = Vec::new();
-            let mut cur = Some(start);
-            while let Some(c) = cur {
-                match state.get(c).copied() {
-                    Some(0) => {
-                        if let Some(s) = state.get_mut(c) {
-                            *s = 1;
-                        }
-                        chain.push(c);
-                        cur = parent.get(c).copied().flatten();
-                    }
-                    Some(1) => {
-                        // A cycle: the last node of the chain becomes a root.
-                        if let Some(p) = chain.last().and_then(|&l| parent.get_mut(l)) {
-                            *p = None;
-                        }
-                        cur = None;
-                    }
-                    _ => cur = None,
-                }
-            }
-            for &c in chain.iter().rev() {
-                let d = parent
-                    .get(c)
-                    .copied()
-                    .flatten()
-                    .and_then(|p| depth.get(p).copied())
-                    .map_or(0, |d| d + 1);
-                if let (Some(x), Some(s)) = (depth.get_mut(c), state.get_mut(c)) {
-                    *x = d;
-                    *s = 2;
-                }
-            }
-        }
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| depth.get(i).copied().unwrap_or(0));
-        Self { parent, order }
-    }
-
-    /// The parent of `node`.
-    pub(crate) fn parent(&self, node: usize) -> Option<usize> {
-        self.parent.get(node).copied().flatten()
-    }
-
-    /// The global rest transform of `node` (its own and its ancestors' rest transforms).
-    pub(crate) fn rest_global(&self, scene: &Scene, node: usize) -> [f32; 16] {
-        let mut m = rest_matrix(scene, node);
-        let mut cur = self.parent(node);
-        let mut steps = 0usize;
-        while let Some(p) = cur {
-            steps += 1;
-            if steps > scene.nodes.len() {
-                break;
-            }
-            m = mul(rest_matrix(scene, p), m);
-            cur = self.parent(p);
-        }
-        m
-    }
-
-    /// Global transforms of every node, given every node's local one.
-    fn globals(&self, locals: &[[f32; 16]]) -> Vec<[f32; 16]> {
-        let mut g = locals.to_vec();
-        for &n in &self.order {
-            let Some(p) = self.parent(n) else { continue };
-            if let (Some(&pm), Some(&local)) = (g.get(p), locals.get(n)) {
-                if let Some(slot) = g.get_mut(n) {
-                    *slot = mul(pm, local);
-                }
-            }
-        }
-        g
-    }
-}
-
-fn rest_matrix(scene: &Scene, node: usize) -> [f32; 16] {
-    match scene.nodes.get(node).map(|n| n.transform) {
-        Some(Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        }) => compose(translation, rotation, scale),
-        Some(Transform::Matrix(m)) => m,
-        None => IDENTITY,
-    }
-}
-
-fn rest_trs(scene: &Scene, node: usize) -> ([f32; 3], [f32; 4], [f32; 3]) {
-    match scene.nodes.get(node).map(|n| n.transform) {
-        Some(Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        }) => (translation, rotation, scale),
-        Some(Transform::Matrix(m)) => {
-            let (t, q, s, _) = decompose(m);
-            (t, q, s)
-        }
-        None => ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
-    }
-}
-
 /// One clip on the track.
 pub(crate) struct ClipPlan<'a> {
     pub(crate) animation: &'a Animation,
     /// Its samples (`round(duration × fps) + 1`).
     samples: usize,
     /// Per animated node, its translation, rotation and scale channels.
-    targets: Vec<(usize, [Option<&'a Channel>; 3])>,
+    targets: Targets<'a>,
     /// The export's exact matrices per scene skin (sample-major), when they fit.
     exact: HashMap<usize, (usize, Vec<f32>)>,
 }
@@ -329,21 +201,7 @@ impl<'a> Track<'a> {
                 .map(|(_, e)| e.as_slice());
             for k in 0..c.samples {
                 let t = k as f32 / self.fps;
-                let mut locals = rest.clone();
-                for (node, channels) in &c.targets {
-                    let (mut tr, mut q, mut sc) = rest_trs(scene, *node);
-                    for ch in channels.iter().flatten() {
-                        let v = sample(ch, t);
-                        match ch.path {
-                            ChannelPath::Translation => tr = [v[0], v[1], v[2]],
-                            ChannelPath::Rotation => q = v,
-                            ChannelPath::Scale => sc = [v[0], v[1], v[2]],
-                        }
-                    }
-                    if let Some(l) = locals.get_mut(*node) {
-                        *l = compose(tr, q, sc);
-                    }
-                }
+                let locals = c.targets.locals(scene, &rest, t);
                 let e = exact.and_then(|e| e.get(k * bones * 16..(k + 1) * bones * 16));
                 bake_sample(&locals, e, &mut matrices, &mut replaced);
             }
@@ -369,22 +227,7 @@ fn plan(a: &Animation, fps: f32) -> Result<ClipPlan<'_>, Error> {
         });
     }
     let samples = n as usize + 1;
-    let mut targets: Vec<(usize, [Option<&Channel>; 3])> = Vec::new();
-    let mut at: HashMap<usize, usize> = HashMap::new();
-    for ch in &a.channels {
-        let k = *at.entry(ch.node).or_insert_with(|| {
-            targets.push((ch.node, [None; 3]));
-            targets.len() - 1
-        });
-        let slot = match ch.path {
-            ChannelPath::Translation => 0,
-            ChannelPath::Rotation => 1,
-            ChannelPath::Scale => 2,
-        };
-        if let Some(s) = targets.get_mut(k).and_then(|(_, c)| c.get_mut(slot)) {
-            s.get_or_insert(ch);
-        }
-    }
+    let targets = Targets::new(a);
     let mut exact = HashMap::new();
     if let Some(list) = a.extras.get("bmf_matrices").and_then(Value::as_array) {
         for e in list {
@@ -407,85 +250,6 @@ fn plan(a: &Animation, fps: f32) -> Result<ClipPlan<'_>, Error> {
         targets,
         exact,
     })
-}
-
-/// The value of a channel at time `t` (held before the first key and after the last).
-fn sample(ch: &Channel, t: f32) -> [f32; 4] {
-    let width = match ch.path {
-        ChannelPath::Rotation => 4,
-        _ => 3,
-    };
-    let cubic = ch.interpolation == Interpolation::CubicSpline;
-    let stride = if cubic { 3 * width } else { width };
-    let value = |k: usize, part: usize| -> [f32; 4] {
-        let at = k * stride + part * width;
-        let mut v = [0.0, 0.0, 0.0, 1.0];
-        for (i, o) in v.iter_mut().take(width).enumerate() {
-            *o = ch.values.get(at + i).copied().unwrap_or(0.0);
-        }
-        v
-    };
-    let key_value = |k: usize| value(k, usize::from(cubic));
-    let times: &[f32] = &ch.times;
-    let keys = times.len().min(ch.values.len() / stride.max(1));
-    if keys == 0 {
-        return [0.0, 0.0, 0.0, 1.0];
-    }
-    let after = times
-        .get(..keys)
-        .map_or(0, |t0| t0.partition_point(|&x| x <= t));
-    let (k0, k1) = match after {
-        0 => return key_value(0),
-        a if a >= keys => return key_value(keys - 1),
-        a => (a - 1, a),
-    };
-    let (t0, t1) = (
-        times.get(k0).copied().unwrap_or(0.0),
-        times.get(k1).copied().unwrap_or(0.0),
-    );
-    if t0 == t || t1.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
-        return key_value(k0);
-    }
-    let u = (t - t0) / (t1 - t0);
-    let (a, b) = (key_value(k0), key_value(k1));
-    let mut out = match ch.interpolation {
-        Interpolation::Step => a,
-        Interpolation::Linear => {
-            // Shortest-path blend for rotations (normalised below).
-            let sign = if width == 4 && a.iter().zip(&b).map(|(x, y)| x * y).sum::<f32>() < 0.0 {
-                -1.0
-            } else {
-                1.0
-            };
-            let mut v = a;
-            for (i, o) in v.iter_mut().enumerate().take(width) {
-                *o = a.get(i).copied().unwrap_or(0.0) * (1.0 - u)
-                    + sign * b.get(i).copied().unwrap_or(0.0) * u;
-            }
-            v
-        }
-        Interpolation::CubicSpline => {
-            let dt = t1 - t0;
-            let (out_a, in_b) = (value(k0, 2), value(k1, 0));
-            let (u2, u3) = (u * u, u * u * u);
-            let h = [
-                2.0 * u3 - 3.0 * u2 + 1.0,
-                u3 - 2.0 * u2 + u,
-                -2.0 * u3 + 3.0 * u2,
-                u3 - u2,
-            ];
-            let mut v = a;
-            for (i, o) in v.iter_mut().enumerate().take(width) {
-                let g = |x: [f32; 4]| x.get(i).copied().unwrap_or(0.0);
-                *o = h[0] * g(a) + h[1] * dt * g(out_a) + h[2] * g(b) + h[3] * dt * g(in_b);
-            }
-            v
-        }
-    };
-    if width == 4 {
-        out = normalize_quat(out);
-    }
-    out
 }
 
 /// True when the baked matrix `m` is the exact one `e` within the decomposition's rounding
