@@ -6,8 +6,10 @@
 //! * with every mesh and triangle;
 //! * byte for byte, for the files whose parts Blender keeps (README, "Editing in Blender and
 //!   coming back"): the vertices it splits are the base's again, with the exact arrays whose
-//!   views it dropped (`scene/weld.rs`), so every SMF sample, the static BMF fixtures and
-//!   samples, two ELEM fixtures and one SKM fixture come back;
+//!   views it dropped (`scene/weld.rs`), and the skeleton it turned to its own bone axes and
+//!   the clips it resampled are the base's again (`scene/weld/skeleton.rs`), so every SMF
+//!   sample, every BMF fixture and sample, three ELEM fixtures, both SKM
+//!   fixtures, one MDL fixture and the animated SMF fixture come back;
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
 //!   unique) and the views it does not keep refused, not read.
 //!
@@ -37,14 +39,20 @@ for src, dst in zip(args[0::2], args[1::2]):
 /// Files that come back from Blender, onto their base, byte for byte.
 const SAME_AFTER_BLENDER: &[&str] = &[
     "multi_three_meshes.bmf",
+    "skinned_arm.bmf",
+    "skinned_tangent_quad.bmf",
     "static_cube.bmf",
     "static_tangent_quad.bmf",
     "01_static_Chara_Rst_2016-10.bmf",
     "02_static_Chara_Rst_2016-11.bmf",
     "03_static_Character_01.bmf",
     "04_static_tangent_TangentTestNonAnimation.bmf",
+    "05_skinned_Chara_R.bmf",
+    "07_skinned_tangent_TangentTest.bmf",
     "08_multi_static_ObjectOnly_v1.bmf",
     "09_multi_static_ObjectOnly_v2.bmf",
+    "10_multi_skinned_Object_WalkAnimation_v1.bmf",
+    "skinned_animated.smf",
     "hashireisen2d__Data_For_Tool_Model_PointObject.smf",
     "hashireisen2d__Data_Model_block1.smf",
     "hashireisen2d__Data_Model_floor1.smf",
@@ -55,7 +63,10 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "hashireisen2d__Data_Texture_hahenn_hahen.smf",
     "japanese_names.elem",
     "static_textured.elem",
+    "skinned_animated.elem",
     "cube_static.skm",
+    "arm_skinned.skm",
+    "static_quad_v1.mdl",
 ];
 
 fn blender() -> bool {

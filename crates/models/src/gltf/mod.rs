@@ -28,7 +28,7 @@
 //! ```
 
 mod animation_extras;
-mod names;
+pub(crate) mod names;
 mod read;
 mod textures;
 mod write;

@@ -35,6 +35,8 @@
 //! it is exactly the base's, else one per corner, or at most [`MAX_CANDIDATES`] per vertex,
 //! and a sort of each primitive's triangles.
 
+mod skeleton;
+
 use super::blob;
 use super::validate::mesh_joint_counts;
 use super::{cost, Budget, Indices, Mesh, Scene, SceneOptions, SceneWarning, ValidScene, Vertices};
@@ -109,11 +111,13 @@ pub(crate) fn onto_base<'a>(
     };
     let base = super::validate(conversion.scene).scene;
     let welds = plan(&scene, &base);
-    if welds.is_empty() {
-        return (scene, Vec::new());
-    }
     let mut scene = scene;
-    let warnings = apply(scene.to_mut(), &base, welds);
+    let mut warnings = if welds.is_empty() {
+        Vec::new()
+    } else {
+        apply(scene.to_mut(), &base, welds)
+    };
+    warnings.extend(skeleton::onto_base(&mut scene, &base));
     (scene, warnings)
 }
 
@@ -248,15 +252,27 @@ fn restore_extras(
     let Some((extras, blobs)) = scene.mesh_extras_and_blobs(mesh) else {
         return Vec::new();
     };
-    let lost: Vec<String> = lost_extras_of(extras, theirs)
+    restore_lost(extras, theirs, &base.blobs, blobs)
+}
+
+/// Gives `mine` back the entries of `theirs` it lacks, whose blob references were cut, or that
+/// are theirs in value only ([`lost_extras_of`]), copied with their blobs from `their_blobs` to
+/// `my_blobs`. Returns the keys as `extras.<key>`.
+fn restore_lost(
+    mine: &mut Map<String, Value>,
+    theirs: &Map<String, Value>,
+    their_blobs: &[Vec<u8>],
+    my_blobs: &mut Vec<Vec<u8>>,
+) -> Vec<String> {
+    let lost: Vec<String> = lost_extras_of(mine, theirs)
         .map(|(key, _)| key.clone())
         .collect();
     let mut restored = Vec::new();
     for key in lost {
         if let Some(value) = theirs.get(&key) {
-            extras.insert(
+            mine.insert(
                 key.clone(),
-                blob::copy_with_blobs(value, &base.blobs, blobs),
+                blob::copy_with_blobs(value, their_blobs, my_blobs),
             );
             restored.push(format!("extras.{key}"));
         }

@@ -64,6 +64,22 @@ impl ValidScene {
         self.bounds.get(mesh).copied()
     }
 
+    /// The scene's hierarchy and motion, to give it another valid scene's (`scene::weld`): the
+    /// nodes and roots, the skins, the animations and the blobs extras name. The caller keeps
+    /// the invariants: the nodes become the other scene's hierarchy (its nodes' children,
+    /// transforms and roots, with the animations that went with them), each keeping the mesh
+    /// and skin of a node of this scene, and the skins' joints are renumbered to match, each
+    /// joint with a valid inverse bind matrix.
+    pub(crate) fn motion_mut(&mut self) -> MotionMut<'_> {
+        MotionMut {
+            nodes: &mut self.scene.nodes,
+            roots: &mut self.scene.roots,
+            skins: &mut self.scene.skins,
+            animations: &mut self.scene.animations,
+            blobs: &mut self.scene.blobs,
+        }
+    }
+
     /// Mesh `mesh`'s extras and the scene's blobs, to change (validation checks neither).
     pub(crate) fn mesh_extras_and_blobs(&mut self, mesh: usize) -> Option<ExtrasAndBlobs<'_>> {
         let extras = &mut self.scene.meshes.get_mut(mesh)?.extras;
@@ -107,6 +123,15 @@ pub(crate) type ExtrasAndBlobs<'a> = (
     &'a mut serde_json::Map<String, serde_json::Value>,
     &'a mut Vec<Vec<u8>>,
 );
+
+/// Mutable access to a valid scene's motion ([`ValidScene::motion_mut`]).
+pub(crate) struct MotionMut<'a> {
+    pub(crate) nodes: &'a mut Vec<super::Node>,
+    pub(crate) roots: &'a mut Vec<usize>,
+    pub(crate) skins: &'a mut Vec<super::Skin>,
+    pub(crate) animations: &'a mut Vec<super::Animation>,
+    pub(crate) blobs: &'a mut Vec<Vec<u8>>,
+}
 
 /// A validated scene and the repairs validation made.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,0 +1,598 @@
+//! `--base`: a skeleton an editor gave back in its own bone axes, and animations it resampled,
+//! get the base's again when nothing they move has changed.
+//!
+//! Blender turns each bone to point along its own Y axis (its importer's bone heuristic): a
+//! node's rest rotation, its children's translations, the skin's inverse bind matrices and
+//! every key come back in other axes. It also samples every clip at 24 frames per second, from
+//! its first key to its last whole frame (a clip of 30 fps keys loses up to a frame at its
+//! end). A format writer then stores the editor's axes and samples: the file changes, and a
+//! clip can come back shorter.
+//!
+//! What an engine draws has not changed, and that is what is compared: each joint's skinning
+//! matrix, `global(joint) × inverseBind(joint)`, and each other node's global transform. The
+//! scene's motion is the base's when:
+//! * both scenes name their nodes alike (each name once), with the same parents by name, and
+//!   their skins the same joints by name;
+//! * at rest, every such matrix is the base's within [`MATRIX_TOLERANCE`];
+//! * each clip pairs with the base's clip of its name (each once), spans it within one of its
+//!   sampling steps at either end, and at each of its key times every such matrix is the
+//!   base's clip's there (the base's keys interpolated as [`pose::sample`] does).
+//!
+//! Then every node's rest transform, every skin's inverse bind matrices and every clip are the
+//! base's (in the base's order, each clip keeping the extras the editor gave back and getting
+//! back the base's it lost), and one warning says so. When a clip or the rest pose differs, the
+//! scene stays as the editor gave it, and a warning names the first difference.
+//!
+//! Work: one pose of each scene per key time of the scene's clips, bounded by
+//! [`MAX_EVALUATIONS`] node transforms; memory: a few matrices per node.
+
+use super::super::pose::{self, Skeleton, Targets};
+use super::super::{
+    mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene, IDENTITY,
+};
+use super::restore_lost;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+/// How far a skinning matrix or global transform may come back: per element of its rotation
+/// and scale (relative, for elements beyond 1), and of its translation relative to the
+/// skeleton's size. Blender 3.4's samples of the fixtures' and samples' clips lie within 2e-6
+/// of the base's keys interpolated as Blender does (component by component between rotation
+/// keys, then normalised); a tool that interpolates as glTF says (slerp) comes within 1e-3 of
+/// that on their 45° steps. 4e-3 is about a quarter of a degree: not an edit a user makes.
+const MATRIX_TOLERANCE: f32 = 4e-3;
+
+/// Slack on a clip's ends beyond its sampling step, in seconds (editors' frame times are
+/// `f32`).
+const TIME_TOLERANCE: f32 = 1e-4;
+
+/// The most node poses the comparison evaluates (nodes × key times over the clips, for both
+/// scenes): about a second's work. A scene beyond is left as the editor gave it, with a warning.
+const MAX_EVALUATIONS: usize = 1 << 22;
+
+/// Gives `scene` the base's rest transforms, inverse bind matrices and clips when its motion is
+/// the base's (module docs); the warnings say what was given back, or why not.
+pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> Vec<SceneWarning> {
+    let plan = match compare(scene, base) {
+        Verdict::Unrelated => return Vec::new(),
+        Verdict::Differs(why) => {
+            return vec![SceneWarning::other(
+                "skeleton",
+                format!(
+                    "the rest pose and clips are kept as the editor gave them (not the base's \
+                     exact keys): {why}"
+                ),
+            )]
+        }
+        Verdict::Welds(plan) => plan,
+    };
+    if plan.changes_nothing(scene, base) {
+        return Vec::new();
+    }
+    let said = plan.describe(scene, base);
+    let motion = scene.to_mut().motion_mut();
+    let mut restored = Vec::new();
+    let mut nodes = plan.nodes;
+    for (node, theirs) in nodes.iter_mut().zip(&base.nodes) {
+        let lost = restore_lost(&mut node.extras, &theirs.extras, &base.blobs, motion.blobs);
+        restored.extend(
+            lost.into_iter()
+                .map(|key| format!("node {:?}'s {key}", node.name)),
+        );
+    }
+    *motion.nodes = nodes;
+    *motion.roots = base.roots.clone();
+    *motion.skins = plan.skins;
+    let mut animations = Vec::with_capacity(plan.animations.len());
+    for (mut clip, from) in plan.animations {
+        let (kept, theirs) = (
+            motion.animations.get(from.scene),
+            base.animations.get(from.base),
+        );
+        if let (Some(kept), Some(theirs)) = (kept, theirs) {
+            clip.extras = kept.extras.clone();
+            let lost = restore_lost(&mut clip.extras, &theirs.extras, &base.blobs, motion.blobs);
+            restored.extend(
+                lost.into_iter()
+                    .map(|key| format!("clip {:?}'s {key}", clip.name)),
+            );
+        }
+        animations.push(clip);
+    }
+    *motion.animations = animations;
+    let mut message = said;
+    if !restored.is_empty() {
+        message.push_str(&format!("; the base's {} given back", restored.join(", ")));
+    }
+    vec![SceneWarning::other("skeleton", message)]
+}
+
+/// What comparing the two scenes' motion found.
+enum Verdict {
+    /// Not the same skeleton (names, parents, skins) or no motion to compare: nothing to say.
+    Unrelated,
+    /// The same skeleton, but the rest pose or a clip differs: why.
+    Differs(String),
+    /// The base's motion, in the scene's nodes.
+    Welds(Plan),
+}
+
+/// The base's hierarchy and motion, with the scene's meshes, skins and extras on its nodes.
+struct Plan {
+    /// The base's nodes (order, children, transforms), each with the name, mesh, skin and
+    /// extras of the scene node of its name.
+    nodes: Vec<Node>,
+    /// The scene's skins, their joints renumbered to `nodes` and given the base's inverse bind
+    /// matrices.
+    skins: Vec<Skin>,
+    /// The base's clips in the base's order, and where each came from.
+    animations: Vec<(Animation, Pair)>,
+    /// How many key times of the scene's clips were compared.
+    samples: usize,
+}
+
+/// A scene clip and the base clip of its name.
+#[derive(Clone, Copy)]
+struct Pair {
+    scene: usize,
+    base: usize,
+}
+
+impl Plan {
+    /// Whether the scene has the base's motion already (our own file, or an editor that kept
+    /// it exactly): then nothing is said.
+    fn changes_nothing(&self, scene: &Scene, base: &Scene) -> bool {
+        let nodes = scene.nodes == self.nodes;
+        let skins = scene.skins == self.skins;
+        let clips = self.animations.len() == scene.animations.len()
+            && (self.animations.iter().zip(&scene.animations))
+                .all(|((a, _), b)| a.name == b.name && a.channels == b.channels);
+        nodes && skins && clips && scene.roots == base.roots
+    }
+
+    /// The warning's message: what was given back, and why that is safe.
+    fn describe(&self, scene: &Scene, base: &Scene) -> String {
+        let sampled: usize = scene
+            .animations
+            .iter()
+            .flat_map(|a| &a.channels)
+            .map(|c| c.times.len())
+            .sum();
+        let keys: usize = base
+            .animations
+            .iter()
+            .flat_map(|a| &a.channels)
+            .map(|c| c.times.len())
+            .sum();
+        let dropped = scene.nodes.len() - self.nodes.len();
+        let added = if dropped > 0 {
+            format!(", without the {dropped} node(s) the editor added around the others")
+        } else {
+            String::new()
+        };
+        let what = format!(
+            "the base's hierarchy, rest pose and inverse bind matrices given back{added}: every \
+             joint's skinning matrix and every other node's global transform is the base's at \
+             rest"
+        );
+        if self.animations.is_empty() {
+            return format!("{what} (an editor such as Blender turns bones to its own axes)");
+        }
+        format!(
+            "{what}, and at each of the {} key times of the editor's clips: the base's {} \
+             clip(s) given back too ({keys} keys for the editor's {sampled}; an editor such as \
+             Blender turns bones to its own axes and resamples clips at 24 fps)",
+            self.samples,
+            self.animations.len(),
+        )
+    }
+}
+
+/// Compares the scene's motion with the base's (module docs).
+fn compare(scene: &Scene, base: &Scene) -> Verdict {
+    if scene.animations.is_empty() && base.animations.is_empty() && scene.skins.is_empty() {
+        return Verdict::Unrelated;
+    }
+    let Some(pairing) = Pairing::new(scene, base) else {
+        return Verdict::Unrelated;
+    };
+    let Some(clips) = pair_clips(scene, base) else {
+        return Verdict::Differs("the clips are not the base's, each once by name".to_owned());
+    };
+    let times: Vec<Vec<f32>> = clips
+        .iter()
+        .filter_map(|p| scene.animations.get(p.scene))
+        .map(key_times)
+        .collect();
+    let poses = times.iter().map(Vec::len).sum::<usize>() + 1;
+    if poses.saturating_mul(scene.nodes.len()).saturating_mul(2) > MAX_EVALUATIONS {
+        return Verdict::Differs(format!(
+            "{} nodes posed at {poses} times is more than the comparison does",
+            scene.nodes.len()
+        ));
+    }
+    let measure = Measure::new(scene, base, &pairing);
+    if let Some(node) = measure.differs(None, None, 0.0) {
+        return Verdict::Differs(format!(
+            "at rest, node {node:?} (its skinning matrix, for a joint) is not the base's"
+        ));
+    }
+    for (pair, times) in clips.iter().zip(&times) {
+        let (Some(a), Some(b)) = (
+            scene.animations.get(pair.scene),
+            base.animations.get(pair.base),
+        ) else {
+            continue;
+        };
+        if let Some(why) = spans_differ(times, b) {
+            return Verdict::Differs(format!("clip {:?}: {why}", a.name));
+        }
+        let (ta, tb) = (Targets::new(a), Targets::new(b));
+        for &t in times {
+            if let Some(node) = measure.differs(Some(&ta), Some(&tb), t) {
+                return Verdict::Differs(format!(
+                    "clip {:?}: at {t} s, node {node:?} (its skinning matrix, for a joint) is not \
+                     the base's",
+                    a.name
+                ));
+            }
+        }
+    }
+    let mut order = clips;
+    order.sort_by_key(|p| p.base);
+    let animations = (order.into_iter())
+        .filter_map(|p| Some((base.animations.get(p.base)?.clone(), p)))
+        .collect();
+    Verdict::Welds(Plan {
+        nodes: pairing.nodes(scene, base),
+        skins: pairing.skins(scene),
+        animations,
+        samples: times.iter().map(Vec::len).sum(),
+    })
+}
+
+/// Why a clip sampled at `times` does not span the base's clip `b` (its first and last keys
+/// within one sampling step), or `None` when it does.
+fn spans_differ(times: &[f32], b: &Animation) -> Option<String> {
+    let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
+        return Some("it has no keys".to_owned());
+    };
+    let step = times
+        .windows(2)
+        .map(|w| w.get(1).copied().unwrap_or(0.0) - w.first().copied().unwrap_or(0.0))
+        .fold(0.0f32, f32::max);
+    let base_first = (b.channels.iter())
+        .filter_map(|c| c.times.first().copied())
+        .fold(f32::INFINITY, f32::min);
+    let base_last = b.duration();
+    let slack = step + TIME_TOLERANCE;
+    ((first - base_first).abs() > slack || (last - base_last).abs() > slack).then(|| {
+        format!(
+            "it runs from {first} s to {last} s, the base's from {base_first} s to {base_last} s"
+        )
+    })
+}
+
+/// The sorted key times of every channel of `a`, each once.
+fn key_times(a: &Animation) -> Vec<f32> {
+    let mut all: Vec<f32> = a
+        .channels
+        .iter()
+        .flat_map(|c| c.times.iter().copied())
+        .collect();
+    all.sort_by(f32::total_cmp);
+    all.dedup_by(|x, y| x.to_bits() == y.to_bits());
+    all
+}
+
+/// Each scene clip with the base clip of its name, in the scene's order; `None` unless both
+/// have the same clip names, each once.
+fn pair_clips(scene: &Scene, base: &Scene) -> Option<Vec<Pair>> {
+    if scene.animations.len() != base.animations.len() {
+        return None;
+    }
+    let by_name = unique_names(base.animations.iter().map(|a| a.name.as_str()))?;
+    unique_names(scene.animations.iter().map(|a| a.name.as_str()))?;
+    (scene.animations.iter().enumerate())
+        .map(|(i, a)| {
+            by_name
+                .get(a.name.as_str())
+                .map(|&b| Pair { scene: i, base: b })
+        })
+        .collect()
+}
+
+/// Each name's index; `None` when a name repeats.
+fn unique_names<'a>(names: impl Iterator<Item = &'a str>) -> Option<HashMap<&'a str, usize>> {
+    let mut map = HashMap::new();
+    for (i, name) in names.enumerate() {
+        if map.insert(name, i).is_some() {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// The scene's nodes and skins paired with the base's by name.
+struct Pairing {
+    /// For each scene node, the base node of its name (`None`: a node an editor added).
+    to_base: Vec<Option<usize>>,
+    /// For each base node, the scene node of its name.
+    to_scene: Vec<usize>,
+    /// For each scene skin, the base's inverse bind matrices of its joints, in its order.
+    inverse_binds: Vec<Vec<[f32; 16]>>,
+    /// For each scene node, whether it only draws a skinned mesh, in both scenes: where it
+    /// hangs and its transform do not matter.
+    free: Vec<bool>,
+}
+
+/// For each scene node, the base node it is: of the same name (or that name made unique by an
+/// editor, `.001`), both drawing a mesh or both not. `None` for a node an editor added around
+/// the others (Blender's armature: no mesh, skin, transform or extras, neither animated nor a
+/// joint). `None` overall when a name repeats in the base or a base node stays unpaired.
+fn pair_nodes(scene: &Scene, base: &Scene) -> Option<Vec<Option<usize>>> {
+    let mut by_name: HashMap<(&str, bool), usize> = HashMap::new();
+    for (i, n) in base.nodes.iter().enumerate() {
+        if by_name
+            .insert((n.name.as_str(), n.mesh.is_some()), i)
+            .is_some()
+        {
+            return None;
+        }
+    }
+    let mut taken = vec![false; base.nodes.len()];
+    let mut to_base = vec![None; scene.nodes.len()];
+    fn same(name: &str) -> Option<&str> {
+        Some(name)
+    }
+    let stems: [fn(&str) -> Option<&str>; 2] = [same, crate::gltf::names::unique_stem];
+    for stem in stems {
+        for (node, slot) in scene.nodes.iter().zip(to_base.iter_mut()) {
+            let Some(name) = stem(&node.name).filter(|_| slot.is_none()) else {
+                continue;
+            };
+            if let Some(&b) = by_name.get(&(name, node.mesh.is_some())) {
+                if taken.get(b) == Some(&false) {
+                    *taken.get_mut(b)? = true;
+                    *slot = Some(b);
+                }
+            }
+        }
+    }
+    if taken.contains(&false) {
+        return None;
+    }
+    let moved: HashSet<usize> = (scene.animations.iter().flat_map(|a| &a.channels))
+        .map(|c| c.node)
+        .chain(scene.skins.iter().flat_map(|s| s.joints.iter().copied()))
+        .collect();
+    let added = |(i, n): (usize, &Node)| {
+        n.mesh.is_none()
+            && n.skin.is_none()
+            && n.extras.is_empty()
+            && n.transform == Transform::default()
+            && !moved.contains(&i)
+    };
+    let unpaired = scene.nodes.iter().enumerate().zip(&to_base);
+    unpaired
+        .filter(|(_, b)| b.is_none())
+        .all(|(node, _)| added(node))
+        .then_some(to_base)
+}
+
+/// Whether `node` draws a skinned mesh and has no children.
+fn skinned_leaf(node: &Node) -> bool {
+    node.skin.is_some() && node.mesh.is_some() && node.children.is_empty()
+}
+
+impl Pairing {
+    /// `None` unless both scenes have the same node names, each once, the same parents by
+    /// name, and skins (paired in order) with the same joints by name.
+    fn new(scene: &Scene, base: &Scene) -> Option<Self> {
+        if scene.skins.len() != base.skins.len() {
+            return None;
+        }
+        let to_base = pair_nodes(scene, base)?;
+        let mut to_scene = vec![0; base.nodes.len()];
+        for (n, &b) in to_base.iter().enumerate() {
+            if let Some(b) = b {
+                *to_scene.get_mut(b)? = n;
+            }
+        }
+        let (ours, theirs) = (Skeleton::new(scene), Skeleton::new(base));
+        // A skinned mesh's node moves nothing (glTF ignores its transform), and editors move it:
+        // Blender puts it under the armature.
+        let free: Vec<bool> = (scene.nodes.iter().zip(&to_base))
+            .map(|(n, b)| {
+                skinned_leaf(n) && b.and_then(|b| base.nodes.get(b)).is_some_and(skinned_leaf)
+            })
+            .collect();
+        // A node's parent, past the nodes an editor added around the others.
+        let paired_parent = |n: usize| {
+            let mut cur = ours.parent(n);
+            for _ in 0..=scene.nodes.len() {
+                match cur.map(|p| (p, to_base.get(p).copied().flatten())) {
+                    Some((p, None)) => cur = ours.parent(p),
+                    Some((_, found)) => return found,
+                    None => return None,
+                }
+            }
+            None
+        };
+        let same_parents = (0..scene.nodes.len())
+            .filter(|&n| free.get(n) == Some(&false))
+            .all(|n| match to_base.get(n).copied().flatten() {
+                Some(b) => paired_parent(n) == theirs.parent(b),
+                None => true,
+            });
+        if !same_parents {
+            return None;
+        }
+        let mut inverse_binds = Vec::with_capacity(scene.skins.len());
+        for (skin, theirs) in scene.skins.iter().zip(&base.skins) {
+            if skin.joints.len() != theirs.joints.len() {
+                return None;
+            }
+            let at: HashMap<usize, usize> = theirs
+                .joints
+                .iter()
+                .enumerate()
+                .map(|(k, &j)| (j, k))
+                .collect();
+            let matrices = (skin.joints.iter())
+                .map(|&j| {
+                    let k = at.get(&to_base.get(j).copied().flatten()?)?;
+                    theirs.inverse_bind_matrices.get(*k).copied()
+                })
+                .collect::<Option<Vec<_>>>()?;
+            inverse_binds.push(matrices);
+        }
+        Some(Self {
+            to_base,
+            to_scene,
+            inverse_binds,
+            free,
+        })
+    }
+
+    /// The base's nodes, each with the name, mesh, skin and extras of the scene node of its
+    /// name.
+    fn nodes(&self, scene: &Scene, base: &Scene) -> Vec<Node> {
+        (base.nodes.iter().zip(&self.to_scene))
+            .map(|(theirs, &n)| {
+                let ours = scene.nodes.get(n);
+                Node {
+                    name: theirs.name.clone(),
+                    transform: theirs.transform,
+                    children: theirs.children.clone(),
+                    mesh: ours.and_then(|o| o.mesh),
+                    skin: ours.and_then(|o| o.skin),
+                    extras: ours.map(|o| o.extras.clone()).unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// The scene's skins with their joints renumbered to the base's nodes and the base's
+    /// inverse bind matrices.
+    fn skins(&self, scene: &Scene) -> Vec<Skin> {
+        let renumber = |n: usize| self.to_base.get(n).copied().flatten();
+        (scene.skins.iter().zip(&self.inverse_binds))
+            .map(|(skin, matrices)| Skin {
+                name: skin.name.clone(),
+                // Joints are paired (`pair_nodes`).
+                joints: skin.joints.iter().filter_map(|&j| renumber(j)).collect(),
+                inverse_bind_matrices: matrices.clone(),
+                skeleton: skin.skeleton.and_then(renumber),
+            })
+            .collect()
+    }
+}
+
+/// What is compared at each node: its global transform, times its inverse bind matrix when it
+/// is a joint (its first skin's).
+struct Measure<'a> {
+    scene: &'a Scene,
+    base: &'a Scene,
+    to_base: &'a [Option<usize>],
+    free: &'a [bool],
+    skeletons: (Skeleton, Skeleton),
+    rests: (Vec<[f32; 16]>, Vec<[f32; 16]>),
+    /// Per scene node: its inverse bind matrix in the scene and the base's of its name.
+    binds: Vec<([f32; 16], [f32; 16])>,
+    /// The skeleton's size, for translations.
+    extent: f32,
+}
+
+impl<'a> Measure<'a> {
+    fn new(scene: &'a Scene, base: &'a Scene, pairing: &'a Pairing) -> Self {
+        let rests = (
+            (0..scene.nodes.len())
+                .map(|n| pose::rest_matrix(scene, n))
+                .collect::<Vec<_>>(),
+            (0..base.nodes.len())
+                .map(|n| pose::rest_matrix(base, n))
+                .collect::<Vec<_>>(),
+        );
+        let mut binds = vec![(IDENTITY, IDENTITY); scene.nodes.len()];
+        let mut bound = vec![false; scene.nodes.len()];
+        for (skin, theirs) in scene.skins.iter().zip(&pairing.inverse_binds) {
+            for ((&j, ours), theirs) in skin
+                .joints
+                .iter()
+                .zip(&skin.inverse_bind_matrices)
+                .zip(theirs)
+            {
+                if let (Some(slot), Some(done)) = (binds.get_mut(j), bound.get_mut(j)) {
+                    if !*done {
+                        *slot = (*ours, *theirs);
+                        *done = true;
+                    }
+                }
+            }
+        }
+        let skeletons = (Skeleton::new(scene), Skeleton::new(base));
+        let globals = skeletons.1.globals(&rests.1);
+        let keyed = base
+            .animations
+            .iter()
+            .flat_map(|a| &a.channels)
+            .filter(|c| c.path == ChannelPath::Translation)
+            .flat_map(|c| c.values.iter());
+        let extent = (globals.iter().flat_map(|m| m.get(12..15).unwrap_or(&[])))
+            .chain(keyed)
+            .fold(0.0f32, |m, x| m.max(x.abs()));
+        Self {
+            scene,
+            base,
+            to_base: &pairing.to_base,
+            free: &pairing.free,
+            skeletons,
+            rests,
+            binds,
+            extent: if extent > 0.0 { extent } else { 1.0 },
+        }
+    }
+
+    /// The name of the first node whose measure differs between the scene posed by `ours` and
+    /// the base posed by `theirs` at `t` (both at rest when `None`).
+    fn differs(
+        &self,
+        ours: Option<&Targets<'_>>,
+        theirs: Option<&Targets<'_>>,
+        t: f32,
+    ) -> Option<&'a str> {
+        let locals_a = ours.map_or(Cow::Borrowed(&self.rests.0), |x| {
+            Cow::Owned(x.locals(self.scene, &self.rests.0, t))
+        });
+        let locals_b = theirs.map_or(Cow::Borrowed(&self.rests.1), |x| {
+            Cow::Owned(x.locals(self.base, &self.rests.1, t))
+        });
+        let a = self.skeletons.0.globals(&locals_a);
+        let b = self.skeletons.1.globals(&locals_b);
+        for (n, (&bn, (bind_a, bind_b))) in self.to_base.iter().zip(&self.binds).enumerate() {
+            let Some(bn) = bn else { continue };
+            let (Some(&ga), Some(&gb), Some(false)) = (a.get(n), b.get(bn), self.free.get(n))
+            else {
+                continue;
+            };
+            if !close(&mul(ga, *bind_a), &mul(gb, *bind_b), self.extent) {
+                return self.scene.nodes.get(n).map(|x| x.name.as_str());
+            }
+        }
+        None
+    }
+}
+
+/// Whether two transforms are the same within [`MATRIX_TOLERANCE`] (translations relative to
+/// `extent`).
+fn close(a: &[f32; 16], b: &[f32; 16], extent: f32) -> bool {
+    a.iter().zip(b).enumerate().all(|(i, (x, y))| {
+        let scale = if (12..15).contains(&i) {
+            extent
+        } else {
+            x.abs().max(y.abs()).max(1.0)
+        };
+        (x - y).abs() <= MATRIX_TOLERANCE * scale
+    })
+}
