@@ -28,7 +28,7 @@
 //! ```
 
 mod animation_extras;
-pub(crate) mod names;
+mod names;
 mod read;
 mod textures;
 mod write;

@@ -93,7 +93,7 @@ pub(crate) fn restore(scene: &mut crate::scene::Scene) -> Option<(usize, String)
 /// True when `name` is `exported` as an editor makes it unique (`.001`, any three or more
 /// digits) or cuts it to [`EDITOR_NAME_BYTES`] (then perhaps makes it unique too).
 pub(super) fn editors_rename(name: &str, exported: &str) -> bool {
-    let stem = unique_stem(name).unwrap_or(name);
+    let stem = crate::scene::lenient::unique_stem(name).unwrap_or(name);
     if stem != name && stem == exported {
         return true;
     }
@@ -102,17 +102,6 @@ pub(super) fn editors_rename(name: &str, exported: &str) -> bool {
         && !stem.is_empty()
         && exported.starts_with(stem)
         && name.len() + 4 > EDITOR_NAME_BYTES
-}
-
-/// `name` without the suffix an editor adds to make it unique (`.001`, any three or more
-/// digits), or `None` when it has none.
-pub(crate) fn unique_stem(name: &str) -> Option<&str> {
-    match name.rsplit_once('.') {
-        Some((stem, digits)) if digits.len() >= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            Some(stem)
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

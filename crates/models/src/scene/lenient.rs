@@ -76,6 +76,17 @@ fn digits(s: &str) -> Option<&str> {
     (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then_some(s)
 }
 
+/// `name` without the suffix an editor adds to make a name unique (Blender: `.001`, any three
+/// or more digits), or `None` when it has none.
+pub(crate) fn unique_stem(name: &str) -> Option<&str> {
+    match name.rsplit_once('.') {
+        Some((stem, digits)) if digits.len() >= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(stem)
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -345,7 +345,7 @@ fn pair_nodes(scene: &Scene, base: &Scene) -> Option<Vec<Option<usize>>> {
     fn same(name: &str) -> Option<&str> {
         Some(name)
     }
-    let stems: [fn(&str) -> Option<&str>; 2] = [same, crate::gltf::names::unique_stem];
+    let stems: [fn(&str) -> Option<&str>; 2] = [same, super::super::lenient::unique_stem];
     for stem in stems {
         for (node, slot) in scene.nodes.iter().zip(to_base.iter_mut()) {
             let Some(name) = stem(&node.name).filter(|_| slot.is_none()) else {
