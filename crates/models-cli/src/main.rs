@@ -83,8 +83,10 @@ enum Command {
     ///
     /// A model output of the input's own format re-writes the document as it is. Importing
     /// (glTF or another format into a model) works for all five formats. --base gives the
-    /// original file of the output's format: it fills in what glTF does not carry, and a mesh
-    /// an editor gave back unchanged (Blender splits vertices) gets its exact vertices again.
+    /// original file of the output's format: it fills in what glTF does not carry, a mesh an
+    /// editor gave back unchanged (Blender splits vertices) gets its exact vertices again, and
+    /// a skeleton and clips that move as the base's (Blender turns bones and resamples clips)
+    /// get the base's exact bones and keys again.
     ///
     /// Never writes onto an input (clashing batch outputs get distinct names, with a note);
     /// refuses existing outputs unless --force is given; writes through temporary files

@@ -109,7 +109,9 @@ pub(crate) struct Args {
     mdl_fps: f32,
     /// Model output: the original file of the output's format (e.g. the .smf a .glb was
     /// exported from), which fills in what the scene does not carry; a mesh an editor gave
-    /// back unchanged (its vertices split, as Blender does) gets the original's vertices again.
+    /// back unchanged (its vertices split, as Blender does) gets the original's vertices again,
+    /// and a skeleton and clips that move as the original's (bones turned and clips
+    /// resampled, as Blender does) get its bones and keys again.
     #[arg(long, value_name = "FILE")]
     base: Option<PathBuf>,
     /// .bmf output (one animation per file): the one glTF clip to take, by name. Without it
