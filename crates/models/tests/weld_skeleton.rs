@@ -1,6 +1,8 @@
 //! `--base` with a skeleton an editor turned to its own bone axes and clips it resampled, as
 //! Blender 3.4 does (`scene/weld/skeleton.rs`): every fixture and sample with a skin or a clip
-//! comes back byte for byte; an edited key or a moved bone keeps the editor's, and says so.
+//! comes back byte for byte; an edited key or a new clip keeps the editor's keys, turned into
+//! the base's bone axes (`weld/turn.rs`), and a moved bone the editor's whole skeleton, each
+//! said in a warning.
 //!
 //! The editor is simulated here, so that the test runs without Blender: each joint's axes turn
 //! a quarter turn about X (its rest transform, its children's, its inverse bind matrix and
@@ -267,31 +269,85 @@ fn animated_smf() -> (Scene, Document, Vec<u8>) {
     (scene, doc, bytes)
 }
 
+/// The angle between the rotations of node `name` at `t` in the first clips of two scenes'
+/// (both in the base's bone axes), in radians.
+fn turn_between(a: &Scene, b: &Scene, name: &str, t: f32) -> f32 {
+    let rotation = |scene: &Scene| {
+        let node = scene.nodes.iter().position(|n| n.name == name).unwrap();
+        let channel = (scene.animations[0].channels.iter())
+            .find(|c| c.node == node && c.path == ChannelPath::Rotation)
+            .unwrap();
+        sample(channel, t)
+    };
+    let (p, q) = (rotation(a), rotation(b));
+    let dot: f32 = p.iter().zip(&q).map(|(x, y)| x * y).sum();
+    2.0 * dot.abs().min(1.0).acos()
+}
+
 #[test]
-fn an_edited_key_keeps_the_editors_clips() {
+fn an_edited_key_keeps_the_edit_in_the_base_axes() {
     let (mut scene, doc, bytes) = animated_smf();
-    // A tenth of a turn more at one sample of one rotation channel.
+    // A turn of 0.2 rad more at the third sample of the forearm's rotation.
+    let forearm = scene.nodes.iter().position(|n| n.name == "前腕").unwrap();
     let channel = (scene.animations[0].channels.iter_mut())
-        .find(|c| c.path == ChannelPath::Rotation && c.times.len() > 4)
+        .find(|c| c.node == forearm && c.path == ChannelPath::Rotation)
         .unwrap();
     let mut values = channel.values.to_vec();
-    let turn = axis_quat(2, 0.2);
     let q: [f32; 4] = values[8..12].try_into().unwrap();
     let (_, edited, _, _) = decompose(mul(
         compose([0.0; 3], q, [1.0; 3]),
-        compose([0.0; 3], turn, [1.0; 3]),
+        compose([0.0; 3], axis_quat(2, 0.2), [1.0; 3]),
     ));
     values[8..12].copy_from_slice(&edited);
     channel.values = values.into();
     let (back, said) = back_onto(scene, &doc);
-    assert_ne!(back, bytes);
+    assert_ne!(back, bytes, "the edit is kept");
     assert!(
-        said.iter().any(
-            |w| w.starts_with("skeleton: the rest pose and clips are kept")
-                && w.contains("clip \"振る\": at 0.083")
-        ),
+        said.iter().any(|w| w.contains(
+            "1 clip(s) kept as the editor's keys, turned into the base's bone axes: \"振る\" \
+             (at 0.083333336 s, node \"前腕\""
+        )),
         "{said:?}"
     );
+    let ours = Scene::from_document(&models::from_bytes(&back).unwrap())
+        .unwrap()
+        .scene;
+    let theirs = Scene::from_document(&doc).unwrap().scene;
+    let rest = |s: &Scene| s.nodes.iter().map(|n| n.transform).collect::<Vec<_>>();
+    assert_eq!(rest(&ours), rest(&theirs), "the base's rest pose");
+    let edit = turn_between(&ours, &theirs, "前腕", 2.0 / FPS);
+    assert!(
+        (edit - 0.2).abs() < 1e-2,
+        "the edit, in the base's axes: {edit}"
+    );
+    for t in [0.0, 0.5, 1.0] {
+        let same = turn_between(&ours, &theirs, "前腕", t);
+        assert!(same < 1e-3, "unedited at {t} s: {same}");
+    }
+}
+
+#[test]
+fn a_new_clip_is_turned_into_the_base_axes() {
+    let (mut scene, doc, bytes) = animated_smf();
+    scene.animations[0].name = "新しい".into();
+    let (back, said) = back_onto(scene, &doc);
+    assert_ne!(back, bytes);
+    assert!(
+        said.iter()
+            .any(|w| w.contains("\"新しい\" (the base has no clip of its name)")),
+        "{said:?}"
+    );
+    let ours = Scene::from_document(&models::from_bytes(&back).unwrap())
+        .unwrap()
+        .scene;
+    let theirs = Scene::from_document(&doc).unwrap().scene;
+    assert_eq!(ours.animations[0].name, "新しい");
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        for name in ["上腕", "前腕"] {
+            let same = turn_between(&ours, &theirs, name, t);
+            assert!(same < 1e-3, "{name} at {t} s: {same}");
+        }
+    }
 }
 
 #[test]

@@ -36,6 +36,7 @@
 //! and a sort of each primitive's triangles.
 
 mod skeleton;
+mod turn;
 
 use super::blob;
 use super::validate::mesh_joint_counts;

@@ -9,19 +9,25 @@
 //! clip can come back shorter.
 //!
 //! What an engine draws has not changed, and that is what is compared: each joint's skinning
-//! matrix, `global(joint) × inverseBind(joint)`, and each other node's global transform. The
-//! scene's motion is the base's when:
-//! * both scenes name their nodes alike (each name once), with the same parents by name, and
-//!   their skins the same joints by name;
-//! * at rest, every such matrix is the base's within [`MATRIX_TOLERANCE`];
-//! * each clip pairs with the base's clip of its name (each once), spans it within one of its
-//!   sampling steps at either end, and at each of its key times every such matrix is the
-//!   base's clip's there (the base's keys interpolated as [`pose::sample`] does).
+//! matrix, `global(joint) × inverseBind(joint)`, and each other node's global transform.
+//! * The skeleton is the base's when both scenes name their nodes alike (each name once; an
+//!   editor's `.001` and the transform-free nodes it adds around the others allowed), with the
+//!   same parents by name, their skins the same joints by name, and at rest every such matrix
+//!   is the base's within [`MATRIX_TOLERANCE`]. Then every node's rest transform and place in
+//!   the hierarchy, and every skin's inverse bind matrices, are the base's (the nodes in the
+//!   base's order, each getting back the base's extras it lost).
+//! * A clip is the base's when it pairs with the base's clip of its name, spans it within one
+//!   of its sampling steps at either end, and at each of its key times every such matrix is
+//!   the base's clip's there (the base's keys interpolated as [`pose::sample`] does). Then it
+//!   is the base's clip, keeping the extras the editor gave back and getting back those it
+//!   lost.
+//! * Any other clip (a key edited, a clip added) keeps the editor's keys, turned into the
+//!   base's bone axes so that it draws what the editor's did (`turn.rs`).
 //!
-//! Then every node's rest transform, every skin's inverse bind matrices and every clip are the
-//! base's (in the base's order, each clip keeping the extras the editor gave back and getting
-//! back the base's it lost), and one warning says so. When a clip or the rest pose differs, the
-//! scene stays as the editor gave it, and a warning names the first difference.
+//! The clips come in the base's order, then those the base does not have. One warning says
+//! what was given back and names each clip kept as the editor's, with its first difference.
+//! When the skeleton differs at rest, or an edited clip cannot be turned, the scene stays as
+//! the editor gave it, and the warning says why.
 //!
 //! Work: one pose of each scene per key time of the scene's clips, bounded by
 //! [`MAX_EVALUATIONS`] node transforms; memory: a few matrices per node.
@@ -31,6 +37,7 @@ use super::super::{
     mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene, IDENTITY,
 };
 use super::restore_lost;
+use super::turn::Turn;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -69,7 +76,7 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     if plan.changes_nothing(scene, base) {
         return Vec::new();
     }
-    let said = plan.describe(scene, base);
+    let said = plan.describe(scene);
     let motion = scene.to_mut().motion_mut();
     let mut restored = Vec::new();
     let mut nodes = plan.nodes;
@@ -87,7 +94,7 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     for (mut clip, from) in plan.animations {
         let (kept, theirs) = (
             motion.animations.get(from.scene),
-            base.animations.get(from.base),
+            from.base.and_then(|b| base.animations.get(b)),
         );
         if let (Some(kept), Some(theirs)) = (kept, theirs) {
             clip.extras = kept.extras.clone();
@@ -125,9 +132,12 @@ struct Plan {
     /// The scene's skins, their joints renumbered to `nodes` and given the base's inverse bind
     /// matrices.
     skins: Vec<Skin>,
-    /// The base's clips in the base's order, and where each came from.
+    /// The clips: the base's where the scene's is the base's, else the scene's turned into the
+    /// base's axes (`turn.rs`); in the base's order, then those the base does not have.
     animations: Vec<(Animation, Pair)>,
-    /// How many key times of the scene's clips were compared.
+    /// The scene clips that are not the base's, and why.
+    edited: Vec<String>,
+    /// How many key times of the scene's clips the base's clips were compared at.
     samples: usize,
 }
 
@@ -135,7 +145,7 @@ struct Plan {
 #[derive(Clone, Copy)]
 struct Pair {
     scene: usize,
-    base: usize,
+    base: Option<usize>,
 }
 
 impl Plan {
@@ -151,40 +161,34 @@ impl Plan {
     }
 
     /// The warning's message: what was given back, and why that is safe.
-    fn describe(&self, scene: &Scene, base: &Scene) -> String {
-        let sampled: usize = scene
-            .animations
-            .iter()
-            .flat_map(|a| &a.channels)
-            .map(|c| c.times.len())
-            .sum();
-        let keys: usize = base
-            .animations
-            .iter()
-            .flat_map(|a| &a.channels)
-            .map(|c| c.times.len())
-            .sum();
-        let dropped = scene.nodes.len() - self.nodes.len();
+    fn describe(&self, scene: &Scene) -> String {
+        let dropped = scene.nodes.len().saturating_sub(self.nodes.len());
         let added = if dropped > 0 {
             format!(", without the {dropped} node(s) the editor added around the others")
         } else {
             String::new()
         };
-        let what = format!(
+        let mut said = format!(
             "the base's hierarchy, rest pose and inverse bind matrices given back{added}: every \
              joint's skinning matrix and every other node's global transform is the base's at \
-             rest"
+             rest (an editor such as Blender turns bones to its own axes)"
         );
-        if self.animations.is_empty() {
-            return format!("{what} (an editor such as Blender turns bones to its own axes)");
+        let exact = self.animations.len() - self.edited.len();
+        if exact > 0 {
+            said.push_str(&format!(
+                "; {exact} clip(s) given back as the base's: at each of the editor's {} key \
+                 times the pose is the base's (Blender resamples clips at 24 fps)",
+                self.samples
+            ));
         }
-        format!(
-            "{what}, and at each of the {} key times of the editor's clips: the base's {} \
-             clip(s) given back too ({keys} keys for the editor's {sampled}; an editor such as \
-             Blender turns bones to its own axes and resamples clips at 24 fps)",
-            self.samples,
-            self.animations.len(),
-        )
+        if !self.edited.is_empty() {
+            said.push_str(&format!(
+                "; {} clip(s) kept as the editor's keys, turned into the base's bone axes: {}",
+                self.edited.len(),
+                self.edited.join(", ")
+            ));
+        }
+        said
     }
 }
 
@@ -196,14 +200,8 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
     let Some(pairing) = Pairing::new(scene, base) else {
         return Verdict::Unrelated;
     };
-    let Some(clips) = pair_clips(scene, base) else {
-        return Verdict::Differs("the clips are not the base's, each once by name".to_owned());
-    };
-    let times: Vec<Vec<f32>> = clips
-        .iter()
-        .filter_map(|p| scene.animations.get(p.scene))
-        .map(key_times)
-        .collect();
+    let clips = pair_clips(scene, base);
+    let times: Vec<Vec<f32>> = scene.animations.iter().map(key_times).collect();
     let poses = times.iter().map(Vec::len).sum::<usize>() + 1;
     if poses.saturating_mul(scene.nodes.len()).saturating_mul(2) > MAX_EVALUATIONS {
         return Verdict::Differs(format!(
@@ -217,37 +215,70 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             "at rest, node {node:?} (its skinning matrix, for a joint) is not the base's"
         ));
     }
+    let mut turn = None;
+    let mut samples = 0;
+    let mut animations = Vec::with_capacity(clips.len());
+    let mut edited = Vec::new();
     for (pair, times) in clips.iter().zip(&times) {
-        let (Some(a), Some(b)) = (
-            scene.animations.get(pair.scene),
-            base.animations.get(pair.base),
-        ) else {
+        let Some(a) = scene.animations.get(pair.scene) else {
             continue;
         };
-        if let Some(why) = spans_differ(times, b) {
-            return Verdict::Differs(format!("clip {:?}: {why}", a.name));
+        let theirs = pair.base.and_then(|b| base.animations.get(b));
+        let why = match theirs {
+            Some(b) => clip_differs(&measure, a, b, times),
+            None => Some("the base has no clip of its name".to_owned()),
+        };
+        let Some(why) = why else {
+            if let Some(b) = theirs {
+                animations.push((b.clone(), *pair));
+                samples += times.len();
+            }
+            continue;
+        };
+        if turn.is_none() {
+            turn = Turn::new(scene, base, &pairing.to_base, &pairing.to_scene);
         }
-        let (ta, tb) = (Targets::new(a), Targets::new(b));
-        for &t in times {
-            if let Some(node) = measure.differs(Some(&ta), Some(&tb), t) {
-                return Verdict::Differs(format!(
-                    "clip {:?}: at {t} s, node {node:?} (its skinning matrix, for a joint) is not \
-                     the base's",
-                    a.name
-                ));
+        let turned = match &turn {
+            Some(turn) => turn.clip(a),
+            None => Err("a rest transform cannot be inverted".to_owned()),
+        };
+        match turned {
+            Ok(clip) => {
+                edited.push(format!("{:?} ({why})", a.name));
+                animations.push((clip, *pair));
+            }
+            Err(cannot) => {
+                return Verdict::Differs(format!("clip {:?} ({why}): {cannot}", a.name));
             }
         }
     }
-    let mut order = clips;
-    order.sort_by_key(|p| p.base);
-    let animations = (order.into_iter())
-        .filter_map(|p| Some((base.animations.get(p.base)?.clone(), p)))
-        .collect();
+    // The base's order; clips the base does not have after them, in the scene's order.
+    animations.sort_by_key(|(_, p)| (p.base.is_none(), p.base, p.scene));
     Verdict::Welds(Plan {
         nodes: pairing.nodes(scene, base),
         skins: pairing.skins(scene),
         animations,
-        samples: times.iter().map(Vec::len).sum(),
+        edited,
+        samples,
+    })
+}
+
+/// How clip `a` of the scene, keyed at `times`, differs from the base's clip `b`: its span,
+/// or the first node and time whose measure is not the base's; `None` when it does not.
+fn clip_differs(
+    measure: &Measure<'_>,
+    a: &Animation,
+    b: &Animation,
+    times: &[f32],
+) -> Option<String> {
+    if let Some(why) = spans_differ(times, b) {
+        return Some(why);
+    }
+    let (ta, tb) = (Targets::new(a), Targets::new(b));
+    times.iter().find_map(|&t| {
+        measure
+            .differs(Some(&ta), Some(&tb), t)
+            .map(|node| format!("at {t} s, node {node:?} is not posed as in the base's clip"))
     })
 }
 
@@ -274,7 +305,7 @@ fn spans_differ(times: &[f32], b: &Animation) -> Option<String> {
 }
 
 /// The sorted key times of every channel of `a`, each once.
-fn key_times(a: &Animation) -> Vec<f32> {
+pub(super) fn key_times(a: &Animation) -> Vec<f32> {
     let mut all: Vec<f32> = a
         .channels
         .iter()
@@ -285,19 +316,18 @@ fn key_times(a: &Animation) -> Vec<f32> {
     all
 }
 
-/// Each scene clip with the base clip of its name, in the scene's order; `None` unless both
-/// have the same clip names, each once.
-fn pair_clips(scene: &Scene, base: &Scene) -> Option<Vec<Pair>> {
-    if scene.animations.len() != base.animations.len() {
-        return None;
-    }
-    let by_name = unique_names(base.animations.iter().map(|a| a.name.as_str()))?;
-    unique_names(scene.animations.iter().map(|a| a.name.as_str()))?;
+/// Each scene clip with the base clip of its name, in the scene's order (none when the name
+/// repeats in either).
+fn pair_clips(scene: &Scene, base: &Scene) -> Vec<Pair> {
+    let by_name = unique_names(base.animations.iter().map(|a| a.name.as_str()));
+    let ours = unique_names(scene.animations.iter().map(|a| a.name.as_str()));
     (scene.animations.iter().enumerate())
-        .map(|(i, a)| {
-            by_name
-                .get(a.name.as_str())
-                .map(|&b| Pair { scene: i, base: b })
+        .map(|(i, a)| Pair {
+            scene: i,
+            base: match (&by_name, &ours) {
+                (Some(by_name), Some(_)) => by_name.get(a.name.as_str()).copied(),
+                _ => None,
+            },
         })
         .collect()
 }
