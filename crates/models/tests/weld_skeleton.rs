@@ -73,17 +73,8 @@ fn sample(c: &Channel, t: f32) -> Vec<f32> {
 }
 
 fn trs(node: &Node) -> ([f32; 3], [f32; 4], [f32; 3]) {
-    match node.transform {
-        Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        } => (translation, rotation, scale),
-        Transform::Matrix(m) => {
-            let (t, r, s, _) = decompose(m);
-            (t, r, s)
-        }
-    }
+    let (t, r, s, _) = node.transform.to_trs();
+    (t, r, s)
 }
 
 /// `scene` as an editor like Blender gives it back (module docs).

@@ -149,10 +149,16 @@ impl Transform {
     }
 
     /// This transform as translation, rotation and scale, and for a matrix how far it is from
-    /// that nearest TRS (`None` for a TRS, which is exact): the one decomposition of the
-    /// writers that need TRS (glTF nodes, MDL version 2 bones), each judging the error itself.
-    #[cfg(any(feature = "mdl", feature = "gltf"))]
-    pub(crate) fn to_trs(self) -> ([f32; 3], [f32; 4], [f32; 3], Option<f32>) {
+    /// that nearest TRS (`None` for a TRS, which is exact; see [`decompose`]): the one
+    /// decomposition of the writers that need TRS (glTF nodes, MDL version 2 bones), each
+    /// judging the error itself.
+    ///
+    /// ```
+    /// use models::scene::Transform;
+    /// let (t, q, s, err) = Transform::default().to_trs();
+    /// assert_eq!((t, q, s, err), ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3], None));
+    /// ```
+    pub fn to_trs(self) -> ([f32; 3], [f32; 4], [f32; 3], Option<f32>) {
         match self {
             Transform::Trs {
                 translation,

@@ -3,8 +3,8 @@
 //! an editor's samples lie on the base's keys).
 
 use super::{
-    compose, decompose, mul, normalize_quat, Animation, Channel, ChannelPath, Interpolation, Scene,
-    Transform, IDENTITY,
+    compose, mul, normalize_quat, Animation, Channel, ChannelPath, Interpolation, Scene, Transform,
+    IDENTITY,
 };
 use std::collections::HashMap;
 
@@ -109,31 +109,19 @@ impl Skeleton {
 
 /// The rest transform of `node` as a matrix (identity for no such node).
 pub(crate) fn rest_matrix(scene: &Scene, node: usize) -> [f32; 16] {
-    match scene.nodes.get(node).map(|n| n.transform) {
-        Some(Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        }) => compose(translation, rotation, scale),
-        Some(Transform::Matrix(m)) => m,
-        None => IDENTITY,
-    }
+    scene
+        .nodes
+        .get(node)
+        .map_or(IDENTITY, |n| n.transform.to_matrix())
 }
 
 /// The rest transform of `node` as translation, rotation and scale (a matrix decomposed).
 pub(crate) fn rest_trs(scene: &Scene, node: usize) -> ([f32; 3], [f32; 4], [f32; 3]) {
-    match scene.nodes.get(node).map(|n| n.transform) {
-        Some(Transform::Trs {
-            translation,
-            rotation,
-            scale,
-        }) => (translation, rotation, scale),
-        Some(Transform::Matrix(m)) => {
-            let (t, q, s, _) = decompose(m);
-            (t, q, s)
-        }
-        None => ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
-    }
+    let (t, q, s, _) = scene
+        .nodes
+        .get(node)
+        .map_or_else(|| Transform::default().to_trs(), |n| n.transform.to_trs());
+    (t, q, s)
 }
 
 /// An animation's channels by node: translation, rotation and scale (the first of each).
