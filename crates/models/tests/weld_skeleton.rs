@@ -6,7 +6,8 @@
 //!
 //! The editor is simulated here, so that the test runs without Blender: each joint's axes turn
 //! a quarter turn about X (its rest transform, its children's, its inverse bind matrix and
-//! every key follow), every clip is sampled at 24 fps from its first key to its last whole frame, an
+//! every key follow), each skin lists its joints in reverse (the meshes' joint indices
+//! follow), every clip is sampled at 24 fps from its first key to its last whole frame, an
 //! armature node is added around the roots, and the node order is reversed.
 //! `gltf_read_blender.rs` runs the real Blender on the same files.
 
@@ -157,6 +158,22 @@ fn like_blender(scene: &mut Scene) {
     for skin in &mut scene.skins {
         for (j, m) in skin.joints.iter().zip(&mut skin.inverse_bind_matrices) {
             *m = mul(invert(correction(*j)).unwrap(), *m);
+        }
+    }
+    // Each skin's joints in another order (Blender lists them in its bone order), the joint
+    // indices of the meshes drawn with it following.
+    for (s, skin) in scene.skins.iter_mut().enumerate() {
+        skin.joints.reverse();
+        skin.inverse_bind_matrices.reverse();
+        let last = skin.joints.len() as u16 - 1;
+        let drawn: Vec<usize> = (scene.nodes.iter())
+            .filter(|n| n.skin == Some(s))
+            .filter_map(|n| n.mesh)
+            .collect();
+        for m in drawn {
+            if let Some(joints) = &mut scene.meshes[m].vertices.joints {
+                joints.iter_mut().flatten().for_each(|j| *j = last - *j);
+            }
         }
     }
     // An armature around the roots, named after the skin (a node of that name becomes
@@ -344,7 +361,8 @@ fn a_new_clip_is_turned_into_the_base_axes() {
 #[test]
 fn a_moved_bone_keeps_the_editors_skeleton() {
     let (mut scene, doc, bytes) = animated_smf();
-    let joint = scene.skins[0].joints[1];
+    // The forearm: a leaf, so it is the one node that moves.
+    let joint = scene.nodes.iter().position(|n| n.name == "前腕").unwrap();
     if let Transform::Trs { translation, .. } = &mut scene.nodes[joint].transform {
         translation[1] += 0.25;
     }

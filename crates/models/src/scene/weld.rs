@@ -111,14 +111,15 @@ pub(crate) fn onto_base<'a>(
         Err(_) => return (scene, Vec::new()),
     };
     let base = super::validate(conversion.scene).scene;
-    let welds = plan(&scene, &base);
+    // The skeleton first: it puts each skin's joints in the base's order, so that the meshes'
+    // joint indices compare with the base's.
     let mut scene = scene;
-    let mut warnings = if welds.is_empty() {
-        Vec::new()
-    } else {
-        apply(scene.to_mut(), &base, welds)
-    };
-    warnings.extend(skeleton::onto_base(&mut scene, &base));
+    let mut warnings = skeleton::onto_base(&mut scene, &base);
+    let welds = plan(&scene, &base);
+    if !welds.is_empty() {
+        let said = apply(scene.to_mut(), &base, welds);
+        warnings.splice(0..0, said);
+    }
     (scene, warnings)
 }
 

@@ -75,6 +75,7 @@ impl ValidScene {
             nodes: &mut self.scene.nodes,
             roots: &mut self.scene.roots,
             skins: &mut self.scene.skins,
+            meshes: &mut self.scene.meshes,
             animations: &mut self.scene.animations,
             blobs: &mut self.scene.blobs,
         }
@@ -129,6 +130,7 @@ pub(crate) struct MotionMut<'a> {
     pub(crate) nodes: &'a mut Vec<super::Node>,
     pub(crate) roots: &'a mut Vec<usize>,
     pub(crate) skins: &'a mut Vec<super::Skin>,
+    pub(crate) meshes: &'a mut [super::Mesh],
     pub(crate) animations: &'a mut Vec<super::Animation>,
     pub(crate) blobs: &'a mut Vec<Vec<u8>>,
 }

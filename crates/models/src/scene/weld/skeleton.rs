@@ -90,6 +90,17 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     *motion.nodes = nodes;
     *motion.roots = base.roots.clone();
     *motion.skins = plan.skins;
+    for (mesh, order) in &plan.joint_remaps {
+        if let Some(joints) = motion
+            .meshes
+            .get_mut(*mesh)
+            .and_then(|m| m.vertices.joints.as_mut())
+        {
+            for slot in joints.iter_mut().flatten() {
+                *slot = order.get(usize::from(*slot)).copied().unwrap_or(*slot);
+            }
+        }
+    }
     let mut animations = Vec::with_capacity(plan.animations.len());
     for (mut clip, from) in plan.animations {
         let (kept, theirs) = (
@@ -129,9 +140,12 @@ struct Plan {
     /// The base's nodes (order, children, transforms), each with the name, mesh, skin and
     /// extras of the scene node of its name.
     nodes: Vec<Node>,
-    /// The scene's skins, their joints renumbered to `nodes` and given the base's inverse bind
-    /// matrices.
+    /// The scene's skins, their joints renumbered to `nodes` (in the base's order where they
+    /// can be: `Pairing::skins`) and given the base's inverse bind matrices.
     skins: Vec<Skin>,
+    /// The meshes whose `JOINTS_0` follow their skin into the base's order: each old joint
+    /// index's new one.
+    joint_remaps: Vec<(usize, Vec<u16>)>,
     /// The clips: the base's where the scene's is the base's, else the scene's turned into the
     /// base's axes (`turn.rs`); in the base's order, then those the base does not have.
     animations: Vec<(Animation, Pair)>,
@@ -252,11 +266,13 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             }
         }
     }
+    let (skins, joint_remaps) = pairing.skins(scene, base);
     // The base's order; clips the base does not have after them, in the scene's order.
     animations.sort_by_key(|(_, p)| (p.base.is_none(), p.base, p.scene));
     Verdict::Welds(Plan {
         nodes: pairing.nodes(scene, base),
-        skins: pairing.skins(scene),
+        skins,
+        joint_remaps,
         animations,
         edited,
         samples,
@@ -504,19 +520,76 @@ impl Pairing {
     }
 
     /// The scene's skins with their joints renumbered to the base's nodes and the base's
-    /// inverse bind matrices.
-    fn skins(&self, scene: &Scene) -> Vec<Skin> {
+    /// inverse bind matrices, and the meshes whose `JOINTS_0` must follow.
+    ///
+    /// An editor may list a skin's joints in its own order (Blender: its bone order), and a
+    /// mesh's `JOINTS_0` index that list. A skin takes the base's order (and `skeleton`) when
+    /// every mesh drawn with it is drawn with it alone; each such mesh is returned with the
+    /// new index of each old joint index. Otherwise the skin keeps the scene's order.
+    fn skins(&self, scene: &Scene, base: &Scene) -> (Vec<Skin>, Vec<(usize, Vec<u16>)>) {
         let renumber = |n: usize| self.to_base.get(n).copied().flatten();
-        (scene.skins.iter().zip(&self.inverse_binds))
-            .map(|(skin, matrices)| Skin {
-                name: skin.name.clone(),
-                // Joints are paired (`pair_nodes`).
-                joints: skin.joints.iter().filter_map(|&j| renumber(j)).collect(),
-                inverse_bind_matrices: matrices.clone(),
-                skeleton: skin.skeleton.and_then(renumber),
-            })
-            .collect()
+        let mut remaps = Vec::new();
+        let mut skins = Vec::with_capacity(scene.skins.len());
+        for (s, (skin, matrices)) in scene.skins.iter().zip(&self.inverse_binds).enumerate() {
+            let reordered = base.skins.get(s).and_then(|theirs| {
+                let order = base_order(skin, theirs, &renumber)?;
+                let meshes = meshes_drawn_with_only(scene, s)?;
+                Some((theirs, order, meshes))
+            });
+            skins.push(match reordered {
+                Some((theirs, order, meshes)) => {
+                    if order.iter().enumerate().any(|(k, &o)| usize::from(o) != k) {
+                        remaps.extend(meshes.into_iter().map(|m| (m, order.clone())));
+                    }
+                    Skin {
+                        name: skin.name.clone(),
+                        joints: theirs.joints.clone(),
+                        inverse_bind_matrices: theirs.inverse_bind_matrices.clone(),
+                        skeleton: theirs.skeleton,
+                    }
+                }
+                None => Skin {
+                    name: skin.name.clone(),
+                    // Joints are paired (`pair_nodes`).
+                    joints: skin.joints.iter().filter_map(|&j| renumber(j)).collect(),
+                    inverse_bind_matrices: matrices.clone(),
+                    skeleton: skin.skeleton.and_then(renumber),
+                },
+            });
+        }
+        (skins, remaps)
     }
+}
+
+/// For each joint of the scene's `skin`, its index in the base's skin `theirs` (by the base
+/// node it is); `None` when one is missing or the list is too long for `JOINTS_0`.
+fn base_order(
+    skin: &Skin,
+    theirs: &Skin,
+    renumber: &impl Fn(usize) -> Option<usize>,
+) -> Option<Vec<u16>> {
+    let at: HashMap<usize, usize> = theirs
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| (j, k))
+        .collect();
+    (skin.joints.iter())
+        .map(|&j| u16::try_from(*at.get(&renumber(j)?)?).ok())
+        .collect()
+}
+
+/// The meshes drawn with skin `s`, when none of them is drawn without it or with another.
+fn meshes_drawn_with_only(scene: &Scene, s: usize) -> Option<Vec<usize>> {
+    let mut meshes: Vec<usize> = (scene.nodes.iter())
+        .filter(|n| n.skin == Some(s))
+        .filter_map(|n| n.mesh)
+        .collect();
+    meshes.sort_unstable();
+    meshes.dedup();
+    let shared = (scene.nodes.iter())
+        .any(|n| n.skin != Some(s) && n.mesh.is_some_and(|m| meshes.binary_search(&m).is_ok()));
+    (!shared).then_some(meshes)
 }
 
 /// What is compared at each node: its global transform, times its inverse bind matrix when it
