@@ -9,7 +9,7 @@
 //!   views it dropped (`scene/weld.rs`), and the skeleton it turned to its own bone axes and
 //!   the clips it resampled are the base's again (`scene/weld/skeleton.rs`), so every SMF
 //!   sample, every BMF fixture and sample, three ELEM fixtures, both SKM
-//!   fixtures, one MDL fixture and the animated SMF fixture come back;
+//!   fixtures, three MDL fixtures and the animated SMF fixture come back;
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
 //!   unique) and the views it does not keep refused, not read.
 //!
@@ -67,6 +67,8 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "cube_static.skm",
     "arm_skinned.skm",
     "static_quad_v1.mdl",
+    "skinned_arm_v1.mdl",
+    "skinned_arm_v2.mdl",
 ];
 
 fn blender() -> bool {

@@ -6,8 +6,8 @@
 //!
 //! The editor is simulated here, so that the test runs without Blender: each joint's axes turn
 //! a quarter turn about X (its rest transform, its children's, its inverse bind matrix and
-//! every key follow), each skin lists its joints in reverse (the meshes' joint indices
-//! follow), every clip is sampled at 24 fps from its first key to its last whole frame, an
+//! every key follow), the skins become one listing its joints in reverse (the meshes' joint
+//! indices follow), the materials come in reverse order, every clip is sampled at 24 fps from its first key to its last whole frame, an
 //! armature node is added around the roots, and the node order is reversed.
 //! `gltf_read_blender.rs` runs the real Blender on the same files.
 
@@ -159,6 +159,44 @@ fn like_blender(scene: &mut Scene) {
         for (j, m) in skin.joints.iter().zip(&mut skin.inverse_bind_matrices) {
             *m = mul(invert(correction(*j)).unwrap(), *m);
         }
+    }
+    // One skin for all (Blender merges the skins of one armature), the joint indices of the
+    // meshes following.
+    let mut joints: Vec<usize> = Vec::new();
+    let mut binds = Vec::new();
+    for skin in &scene.skins {
+        for (&j, &m) in skin.joints.iter().zip(&skin.inverse_bind_matrices) {
+            if !joints.contains(&j) {
+                joints.push(j);
+                binds.push(m);
+            }
+        }
+    }
+    if scene.skins.len() > 1 {
+        for node in &mut scene.nodes {
+            let (Some(s), Some(m)) = (node.skin, node.mesh) else {
+                continue;
+            };
+            let old = &scene.skins[s].joints;
+            if let Some(list) = &mut scene.meshes[m].vertices.joints {
+                for j in list.iter_mut().flatten() {
+                    *j = joints.iter().position(|&x| x == old[*j as usize]).unwrap() as u16;
+                }
+            }
+            node.skin = Some(0);
+        }
+        let first = scene.skins[0].clone();
+        scene.skins = vec![scene::Skin {
+            joints,
+            inverse_bind_matrices: binds,
+            ..first
+        }];
+    }
+    // The materials in reverse (Blender orders them by slot), the primitives following.
+    let materials = scene.materials.len();
+    scene.materials.reverse();
+    for p in scene.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+        p.material = p.material.map(|m| materials - 1 - m);
     }
     // Each skin's joints in another order (Blender lists them in its bone order), the joint
     // indices of the meshes drawn with it following.

@@ -35,8 +35,12 @@
 //! it is exactly the base's, else one per corner, or at most [`MAX_CANDIDATES`] per vertex,
 //! and a sort of each primitive's triangles.
 
+mod materials;
 mod skeleton;
+mod skins;
 mod turn;
+
+use skeleton::unique_names;
 
 use super::blob;
 use super::validate::mesh_joint_counts;
@@ -115,6 +119,7 @@ pub(crate) fn onto_base<'a>(
     // joint indices compare with the base's.
     let mut scene = scene;
     let mut warnings = skeleton::onto_base(&mut scene, &base);
+    warnings.extend(materials::onto_base(&mut scene, &base));
     let welds = plan(&scene, &base);
     if !welds.is_empty() {
         let said = apply(scene.to_mut(), &base, welds);

@@ -81,6 +81,35 @@ impl ValidScene {
         }
     }
 
+    /// The materials in another order: material `i` becomes material `new_index[i]`, and every
+    /// primitive follows (`scene::weld`: an editor that reordered them). Does nothing unless
+    /// `new_index` is a permutation of the materials.
+    pub(crate) fn reorder_materials(&mut self, new_index: &[usize]) {
+        let n = self.scene.materials.len();
+        let mut seen = vec![false; n];
+        for &j in new_index {
+            match seen.get_mut(j) {
+                Some(slot @ false) => *slot = true,
+                _ => return,
+            }
+        }
+        if new_index.len() != n {
+            return;
+        }
+        let mut slots: Vec<Option<super::Material>> = vec![None; n];
+        for (material, &j) in self.scene.materials.drain(..).zip(new_index) {
+            if let Some(slot) = slots.get_mut(j) {
+                *slot = Some(material);
+            }
+        }
+        self.scene.materials = slots.into_iter().flatten().collect();
+        for primitive in self.scene.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+            if let Some(m) = &mut primitive.material {
+                *m = new_index.get(*m).copied().unwrap_or(*m);
+            }
+        }
+    }
+
     /// Mesh `mesh`'s extras and the scene's blobs, to change (validation checks neither).
     pub(crate) fn mesh_extras_and_blobs(&mut self, mesh: usize) -> Option<ExtrasAndBlobs<'_>> {
         let extras = &mut self.scene.meshes.get_mut(mesh)?.extras;

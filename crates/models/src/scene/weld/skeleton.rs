@@ -37,6 +37,7 @@ use super::super::{
     mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene, IDENTITY,
 };
 use super::restore_lost;
+use super::skins::{self, Skins};
 use super::turn::Turn;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -266,13 +267,19 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             }
         }
     }
-    let (skins, joint_remaps) = pairing.skins(scene, base);
+    let skins = skins::plan(
+        scene,
+        base,
+        &pairing.to_base,
+        &pairing.to_scene,
+        &pairing.base_binds,
+    );
     // The base's order; clips the base does not have after them, in the scene's order.
     animations.sort_by_key(|(_, p)| (p.base.is_none(), p.base, p.scene));
     Verdict::Welds(Plan {
-        nodes: pairing.nodes(scene, base),
-        skins,
-        joint_remaps,
+        nodes: pairing.nodes(scene, base, &skins),
+        joint_remaps: skins.remaps,
+        skins: skins.skins,
         animations,
         edited,
         samples,
@@ -349,7 +356,9 @@ fn pair_clips(scene: &Scene, base: &Scene) -> Vec<Pair> {
 }
 
 /// Each name's index; `None` when a name repeats.
-fn unique_names<'a>(names: impl Iterator<Item = &'a str>) -> Option<HashMap<&'a str, usize>> {
+pub(super) fn unique_names<'a>(
+    names: impl Iterator<Item = &'a str>,
+) -> Option<HashMap<&'a str, usize>> {
     let mut map = HashMap::new();
     for (i, name) in names.enumerate() {
         if map.insert(name, i).is_some() {
@@ -365,8 +374,11 @@ struct Pairing {
     to_base: Vec<Option<usize>>,
     /// For each base node, the scene node of its name.
     to_scene: Vec<usize>,
-    /// For each scene skin, the base's inverse bind matrices of its joints, in its order.
-    inverse_binds: Vec<Vec<[f32; 16]>>,
+    /// Per scene node: its inverse bind matrix (from the first skin listing it) and the base's
+    /// node's, the identity for a node that is no joint.
+    binds: Vec<([f32; 16], [f32; 16])>,
+    /// Per base node: its inverse bind matrix, from the first skin listing it.
+    base_binds: Vec<Option<[f32; 16]>>,
     /// For each scene node, whether it only draws a skinned mesh, in both scenes: where it
     /// hangs and its transform do not matter.
     free: Vec<bool>,
@@ -435,9 +447,6 @@ impl Pairing {
     /// `None` unless both scenes have the same node names, each once, the same parents by
     /// name, and skins (paired in order) with the same joints by name.
     fn new(scene: &Scene, base: &Scene) -> Option<Self> {
-        if scene.skins.len() != base.skins.len() {
-            return None;
-        }
         let to_base = pair_nodes(scene, base)?;
         let mut to_scene = vec![0; base.nodes.len()];
         for (n, &b) in to_base.iter().enumerate() {
@@ -474,122 +483,42 @@ impl Pairing {
         if !same_parents {
             return None;
         }
-        let mut inverse_binds = Vec::with_capacity(scene.skins.len());
-        for (skin, theirs) in scene.skins.iter().zip(&base.skins) {
-            if skin.joints.len() != theirs.joints.len() {
+        // The same joints: a node is one in the scene when its base node is one in the base.
+        let (ours, theirs) = (skins::first_binds(scene), skins::first_binds(base));
+        let mut binds = Vec::with_capacity(scene.nodes.len());
+        for (ours, b) in ours.iter().zip(&to_base) {
+            let theirs = b.and_then(|b| theirs.get(b).copied().flatten());
+            if ours.is_some() != theirs.is_some() {
                 return None;
             }
-            let at: HashMap<usize, usize> = theirs
-                .joints
-                .iter()
-                .enumerate()
-                .map(|(k, &j)| (j, k))
-                .collect();
-            let matrices = (skin.joints.iter())
-                .map(|&j| {
-                    let k = at.get(&to_base.get(j).copied().flatten()?)?;
-                    theirs.inverse_bind_matrices.get(*k).copied()
-                })
-                .collect::<Option<Vec<_>>>()?;
-            inverse_binds.push(matrices);
+            binds.push((ours.unwrap_or(IDENTITY), theirs.unwrap_or(IDENTITY)));
         }
         Some(Self {
             to_base,
             to_scene,
-            inverse_binds,
+            binds,
+            base_binds: theirs,
             free,
         })
     }
 
-    /// The base's nodes, each with the name, mesh, skin and extras of the scene node of its
-    /// name.
-    fn nodes(&self, scene: &Scene, base: &Scene) -> Vec<Node> {
-        (base.nodes.iter().zip(&self.to_scene))
-            .map(|(theirs, &n)| {
+    /// The base's nodes, each with the name, mesh and extras of the scene node of its name,
+    /// and the skin `skins` gives it.
+    fn nodes(&self, scene: &Scene, base: &Scene, skins: &Skins) -> Vec<Node> {
+        (base.nodes.iter().zip(&self.to_scene).zip(&skins.of_node))
+            .map(|((theirs, &n), &skin)| {
                 let ours = scene.nodes.get(n);
                 Node {
                     name: theirs.name.clone(),
                     transform: theirs.transform,
                     children: theirs.children.clone(),
                     mesh: ours.and_then(|o| o.mesh),
-                    skin: ours.and_then(|o| o.skin),
+                    skin,
                     extras: ours.map(|o| o.extras.clone()).unwrap_or_default(),
                 }
             })
             .collect()
     }
-
-    /// The scene's skins with their joints renumbered to the base's nodes and the base's
-    /// inverse bind matrices, and the meshes whose `JOINTS_0` must follow.
-    ///
-    /// An editor may list a skin's joints in its own order (Blender: its bone order), and a
-    /// mesh's `JOINTS_0` index that list. A skin takes the base's order (and `skeleton`) when
-    /// every mesh drawn with it is drawn with it alone; each such mesh is returned with the
-    /// new index of each old joint index. Otherwise the skin keeps the scene's order.
-    fn skins(&self, scene: &Scene, base: &Scene) -> (Vec<Skin>, Vec<(usize, Vec<u16>)>) {
-        let renumber = |n: usize| self.to_base.get(n).copied().flatten();
-        let mut remaps = Vec::new();
-        let mut skins = Vec::with_capacity(scene.skins.len());
-        for (s, (skin, matrices)) in scene.skins.iter().zip(&self.inverse_binds).enumerate() {
-            let reordered = base.skins.get(s).and_then(|theirs| {
-                let order = base_order(skin, theirs, &renumber)?;
-                let meshes = meshes_drawn_with_only(scene, s)?;
-                Some((theirs, order, meshes))
-            });
-            skins.push(match reordered {
-                Some((theirs, order, meshes)) => {
-                    if order.iter().enumerate().any(|(k, &o)| usize::from(o) != k) {
-                        remaps.extend(meshes.into_iter().map(|m| (m, order.clone())));
-                    }
-                    Skin {
-                        name: skin.name.clone(),
-                        joints: theirs.joints.clone(),
-                        inverse_bind_matrices: theirs.inverse_bind_matrices.clone(),
-                        skeleton: theirs.skeleton,
-                    }
-                }
-                None => Skin {
-                    name: skin.name.clone(),
-                    // Joints are paired (`pair_nodes`).
-                    joints: skin.joints.iter().filter_map(|&j| renumber(j)).collect(),
-                    inverse_bind_matrices: matrices.clone(),
-                    skeleton: skin.skeleton.and_then(renumber),
-                },
-            });
-        }
-        (skins, remaps)
-    }
-}
-
-/// For each joint of the scene's `skin`, its index in the base's skin `theirs` (by the base
-/// node it is); `None` when one is missing or the list is too long for `JOINTS_0`.
-fn base_order(
-    skin: &Skin,
-    theirs: &Skin,
-    renumber: &impl Fn(usize) -> Option<usize>,
-) -> Option<Vec<u16>> {
-    let at: HashMap<usize, usize> = theirs
-        .joints
-        .iter()
-        .enumerate()
-        .map(|(k, &j)| (j, k))
-        .collect();
-    (skin.joints.iter())
-        .map(|&j| u16::try_from(*at.get(&renumber(j)?)?).ok())
-        .collect()
-}
-
-/// The meshes drawn with skin `s`, when none of them is drawn without it or with another.
-fn meshes_drawn_with_only(scene: &Scene, s: usize) -> Option<Vec<usize>> {
-    let mut meshes: Vec<usize> = (scene.nodes.iter())
-        .filter(|n| n.skin == Some(s))
-        .filter_map(|n| n.mesh)
-        .collect();
-    meshes.sort_unstable();
-    meshes.dedup();
-    let shared = (scene.nodes.iter())
-        .any(|n| n.skin != Some(s) && n.mesh.is_some_and(|m| meshes.binary_search(&m).is_ok()));
-    (!shared).then_some(meshes)
 }
 
 /// What is compared at each node: its global transform, times its inverse bind matrix when it
@@ -602,7 +531,7 @@ struct Measure<'a> {
     skeletons: (Skeleton, Skeleton),
     rests: (Vec<[f32; 16]>, Vec<[f32; 16]>),
     /// Per scene node: its inverse bind matrix in the scene and the base's of its name.
-    binds: Vec<([f32; 16], [f32; 16])>,
+    binds: &'a [([f32; 16], [f32; 16])],
     /// The skeleton's size, for translations.
     extent: f32,
 }
@@ -617,23 +546,6 @@ impl<'a> Measure<'a> {
                 .map(|n| pose::rest_matrix(base, n))
                 .collect::<Vec<_>>(),
         );
-        let mut binds = vec![(IDENTITY, IDENTITY); scene.nodes.len()];
-        let mut bound = vec![false; scene.nodes.len()];
-        for (skin, theirs) in scene.skins.iter().zip(&pairing.inverse_binds) {
-            for ((&j, ours), theirs) in skin
-                .joints
-                .iter()
-                .zip(&skin.inverse_bind_matrices)
-                .zip(theirs)
-            {
-                if let (Some(slot), Some(done)) = (binds.get_mut(j), bound.get_mut(j)) {
-                    if !*done {
-                        *slot = (*ours, *theirs);
-                        *done = true;
-                    }
-                }
-            }
-        }
         let skeletons = (Skeleton::new(scene), Skeleton::new(base));
         let globals = skeletons.1.globals(&rests.1);
         let keyed = base
@@ -652,7 +564,7 @@ impl<'a> Measure<'a> {
             free: &pairing.free,
             skeletons,
             rests,
-            binds,
+            binds: &pairing.binds,
             extent: if extent > 0.0 { extent } else { 1.0 },
         }
     }
@@ -673,7 +585,7 @@ impl<'a> Measure<'a> {
         });
         let a = self.skeletons.0.globals(&locals_a);
         let b = self.skeletons.1.globals(&locals_b);
-        for (n, (&bn, (bind_a, bind_b))) in self.to_base.iter().zip(&self.binds).enumerate() {
+        for (n, (&bn, (bind_a, bind_b))) in self.to_base.iter().zip(self.binds).enumerate() {
             let Some(bn) = bn else { continue };
             let (Some(&ga), Some(&gb), Some(false)) = (a.get(n), b.get(bn), self.free.get(n))
             else {
