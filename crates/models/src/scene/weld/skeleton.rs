@@ -64,13 +64,13 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     let plan = match compare(scene, base) {
         Verdict::Unrelated => return Vec::new(),
         Verdict::Differs(why) => {
-            return vec![SceneWarning::other(
-                "skeleton",
-                format!(
-                    "the rest pose and clips are kept as the editor gave them (not the base's \
-                     exact keys): {why}"
-                ),
-            )]
+            let what = if scene.animations.is_empty() {
+                "the rest pose is kept as the editor gave it (not the base's exact bones)"
+            } else {
+                "the rest pose and clips are kept as the editor gave them (not the base's exact \
+                 bones and keys)"
+            };
+            return vec![SceneWarning::other("skeleton", format!("{what}: {why}"))];
         }
         Verdict::Welds(plan) => plan,
     };
