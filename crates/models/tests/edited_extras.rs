@@ -386,3 +386,43 @@ fn a_file_without_any_extras_onto_a_base_is_said() {
     assert!(said(&json, Some(&doc)));
     assert!(!said(&json, None));
 }
+
+/// Blender's default export (no "Custom Properties") drops every extra. Onto its base, such a
+/// file gets the base's extras of the scene and of each material, node and clip of the same
+/// name back, with the material parts glTF holds only in extras (`scene/weld/bare.rs`): every
+/// file whose own export comes back byte for byte comes back from its export without extras.
+#[test]
+fn a_file_without_any_extras_comes_back_onto_its_base() {
+    let mut count = 0;
+    let mut differ = Vec::new();
+    for (ext, format) in common::FORMATS {
+        for path in test_support::fixtures_and_samples(ext) {
+            let name = test_support::file_name(&path).to_owned();
+            let original = test_support::read(&path);
+            let doc = models::open_with_upgrades(&path).unwrap().document;
+            let scene = Scene::from_document(&doc).unwrap().scene;
+            let glb = gltf::to_glb(&scene::validate(scene).scene, &GltfOptions::default())
+                .unwrap()
+                .into_vec();
+            let onto_base = |glb: &[u8]| {
+                let read = gltf::read_glb(glb).unwrap();
+                let valid = scene::validate(read.scene).scene;
+                let options = ImportOptions::default();
+                let (back, said) = common::import_as(format, &valid, Some(&doc), &options).unwrap();
+                (back.to_bytes().unwrap(), said)
+            };
+            if onto_base(&glb).0 != original {
+                continue;
+            }
+            count += 1;
+            let (mut json, bin) = split_glb(&glb);
+            rewrite_extras(&mut json, &|_| None);
+            let (back, said) = onto_base(&join_glb(&json, &bin));
+            if back != original {
+                differ.push(format!("{name}: {said:?}"));
+            }
+        }
+    }
+    assert!(count >= 30, "only {count} files");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}

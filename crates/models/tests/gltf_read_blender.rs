@@ -1,15 +1,17 @@
 //! The users' round trip through Blender: every fixture and sample exported to `.glb`, imported
 //! into Blender and exported again by Blender's own glTF add-on (default settings, "Custom
-//! Properties" on, as the README asks), then brought back into its format onto the original
-//! (`--base`). Blender's file must come back:
+//! Properties" on, as the README asks, and then off, as Blender's default is), then brought
+//! back into its format onto the original (`--base`). Blender's file must come back:
 //!
 //! * with every mesh and triangle;
 //! * byte for byte, for the files whose parts Blender keeps (README, "Editing in Blender and
 //!   coming back"): the vertices it splits are the base's again, with the exact arrays whose
-//!   views it dropped (`scene/weld.rs`), and the skeleton it turned to its own bone axes and
-//!   the clips it resampled are the base's again (`scene/weld/skeleton.rs`), so every SMF
-//!   sample, every BMF fixture and sample, three ELEM fixtures, both SKM
-//!   fixtures, three MDL fixtures and the animated SMF fixture come back;
+//!   views it dropped (`scene/weld.rs`); the skeleton it turned to its own bone axes, the skins
+//!   it merged, the clips it resampled and the materials it reordered are the base's again
+//!   (`scene/weld/skeleton.rs`, `skins.rs`, `materials.rs`); and without Custom Properties, the
+//!   base's extras come back too (`weld/bare.rs`). So every SMF sample, every BMF fixture and
+//!   sample, three ELEM fixtures, both SKM fixtures, three MDL fixtures and the animated SMF
+//!   fixture come back, either way;
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
 //!   unique) and the views it does not keep refused, not read.
 //!
@@ -23,17 +25,19 @@ use models::{Document, Format};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Imports and exports each `IN OUT` pair given after `--`, in one Blender process.
+/// Imports and exports each `IN OUT` pair given after `-- custom-properties|none`, in one
+/// Blender process, with "Custom Properties" on or off.
 const ROUND_TRIP: &str = r#"
 import sys
 import numpy
 numpy.bool = bool  # Blender 3.4's glTF importer still uses numpy.bool, gone from numpy 1.24
 import bpy
 args = sys.argv[sys.argv.index("--") + 1:]
-for src, dst in zip(args[0::2], args[1::2]):
+extras = args[0] == "custom-properties"
+for src, dst in zip(args[1::2], args[2::2]):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=src)
-    bpy.ops.export_scene.gltf(filepath=dst, export_format="GLB", export_extras=True)
+    bpy.ops.export_scene.gltf(filepath=dst, export_format="GLB", export_extras=extras)
 "#;
 
 /// Files that come back from Blender, onto their base, byte for byte.
@@ -101,8 +105,17 @@ fn inputs() -> Vec<(PathBuf, Format)> {
 /// Each document's export written into `dir` as `models convert` writes a `.glb` (textures
 /// embedded from beside the source: the fixtures and samples ship none, so their paths stay in
 /// the materials' extras), Blender's files beside them.
-fn through_blender(dir: &Path, docs: &[(String, PathBuf, Document)]) -> Vec<PathBuf> {
-    let mut args = Vec::new();
+fn through_blender(
+    dir: &Path,
+    docs: &[(String, PathBuf, Document)],
+    custom_properties: bool,
+) -> Vec<PathBuf> {
+    let mode = if custom_properties {
+        "custom-properties"
+    } else {
+        "none"
+    };
+    let mut args = vec![PathBuf::from(mode)];
     let mut outs = Vec::new();
     for (name, source, doc) in docs {
         let scene = Scene::from_document(doc).unwrap().scene;
@@ -114,7 +127,7 @@ fn through_blender(dir: &Path, docs: &[(String, PathBuf, Document)]) -> Vec<Path
         let glb = gltf::to_glb(&scene::validate(scene).scene, &options).unwrap();
         let ours = dir.join(format!("{name}.glb"));
         std::fs::write(&ours, &glb).unwrap();
-        let theirs = dir.join(format!("{name}.blender.glb"));
+        let theirs = dir.join(format!("{name}.{mode}.glb"));
         args.push(ours);
         args.push(theirs.clone());
         outs.push(theirs);
@@ -165,9 +178,32 @@ fn every_fixture_and_sample_comes_back_from_blender() {
             (name, path.clone(), doc)
         })
         .collect();
-    let theirs = through_blender(dir.path(), &docs);
+    for custom_properties in [true, false] {
+        let theirs = through_blender(dir.path(), &docs, custom_properties);
+        let same = same_after(&inputs, &docs, &theirs);
+        // Without the samples, only the fixtures' part of the list.
+        let mut expected: Vec<&str> = SAME_AFTER_BLENDER
+            .iter()
+            .copied()
+            .filter(|n| docs.iter().any(|(name, _, _)| name == n))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(
+            same, expected,
+            "files that came back byte for byte, Custom Properties {custom_properties}"
+        );
+    }
+}
+
+/// The names of the files that come back byte for byte from Blender's files `theirs`, each
+/// checked for its meshes and triangles.
+fn same_after<'a>(
+    inputs: &[(PathBuf, Format)],
+    docs: &'a [(String, PathBuf, Document)],
+    theirs: &[PathBuf],
+) -> Vec<&'a str> {
     let mut same = Vec::new();
-    for (((path, format), (name, _, doc)), glb) in inputs.iter().zip(&docs).zip(&theirs) {
+    for (((path, format), (name, _, doc)), glb) in inputs.iter().zip(docs).zip(theirs) {
         let read = gltf::read_path(glb, &gltf::ReadOptions::default())
             .unwrap_or_else(|e| panic!("{name}: Blender's file does not read: {e}"));
         let valid = scene::validate(read.scene).scene;
@@ -182,14 +218,6 @@ fn every_fixture_and_sample_comes_back_from_blender() {
             same.push(name.as_str());
         }
     }
-    // Without the samples, only the fixtures' part of the list.
-    let expected: Vec<&str> = SAME_AFTER_BLENDER
-        .iter()
-        .copied()
-        .filter(|n| docs.iter().any(|(name, _, _)| name == n))
-        .collect();
     same.sort_unstable();
-    let mut expected_sorted = expected.clone();
-    expected_sorted.sort_unstable();
-    assert_eq!(same, expected_sorted, "files that came back byte for byte");
+    same
 }

@@ -64,7 +64,7 @@ impl Document {
     ) -> Result<Imported<Document>, Error> {
         check_import(format, scene, base)?;
         let bare = bare_onto_base(scene, base);
-        let (scene, welded) = super::weld::onto_base(Cow::Borrowed(scene), base);
+        let (scene, welded) = super::weld::onto_base(Cow::Borrowed(scene), base, bare);
         with_format!(
             format,
             T => import::<T>(&scene, base, options),
@@ -82,7 +82,7 @@ impl Document {
     ) -> Result<Imported<Document>, Error> {
         check_import(format, &scene, base)?;
         let bare = bare_onto_base(&scene, base);
-        let (scene, welded) = super::weld::onto_base(Cow::Owned(scene), base);
+        let (scene, welded) = super::weld::onto_base(Cow::Owned(scene), base, bare);
         let scene = scene.into_owned();
         with_format!(
             format,

@@ -35,6 +35,7 @@
 //! it is exactly the base's, else one per corner, or at most [`MAX_CANDIDATES`] per vertex,
 //! and a sort of each primitive's triangles.
 
+mod bare;
 mod materials;
 mod skeleton;
 mod skins;
@@ -88,6 +89,7 @@ const WEIGHT_TOLERANCE: f32 = 1e-3;
 pub(crate) fn onto_base<'a>(
     scene: Cow<'a, ValidScene>,
     base: Option<&Document>,
+    bare: bool,
 ) -> (Cow<'a, ValidScene>, Vec<SceneWarning>) {
     let Some(base) = base else {
         return (scene, Vec::new());
@@ -125,6 +127,7 @@ pub(crate) fn onto_base<'a>(
         let said = apply(scene.to_mut(), &base, welds);
         warnings.splice(0..0, said);
     }
+    warnings.extend(bare::onto_base(&mut scene, &base, bare));
     (scene, warnings)
 }
 

@@ -64,14 +64,18 @@ impl ValidScene {
         self.bounds.get(mesh).copied()
     }
 
-    /// The scene's hierarchy and motion, to give it another valid scene's (`scene::weld`): the
-    /// nodes and roots, the skins, the animations and the blobs extras name. The caller keeps
-    /// the invariants: the nodes become the other scene's hierarchy (its nodes' children,
+    /// The parts of the scene the weld gives back from another valid scene (`scene::weld`): the
+    /// scene's extras, the materials, the nodes and roots, the skins, the meshes, the
+    /// animations and the blobs extras name. Validation checks no extras; the caller keeps the
+    /// other invariants: the nodes become the other scene's hierarchy (its nodes' children,
     /// transforms and roots, with the animations that went with them), each keeping the mesh
-    /// and skin of a node of this scene, and the skins' joints are renumbered to match, each
-    /// joint with a valid inverse bind matrix.
-    pub(crate) fn motion_mut(&mut self) -> MotionMut<'_> {
-        MotionMut {
+    /// of a node of this scene; the skins are the other scene's or this one's with the joints
+    /// renumbered to match, each joint with a valid inverse bind matrix; and a mesh's joint
+    /// indices change only into its new skin's joints, for the same joint nodes.
+    pub(crate) fn parts_mut(&mut self) -> PartsMut<'_> {
+        PartsMut {
+            extras: &mut self.scene.extras,
+            materials: &mut self.scene.materials,
             nodes: &mut self.scene.nodes,
             roots: &mut self.scene.roots,
             skins: &mut self.scene.skins,
@@ -154,8 +158,10 @@ pub(crate) type ExtrasAndBlobs<'a> = (
     &'a mut Vec<Vec<u8>>,
 );
 
-/// Mutable access to a valid scene's motion ([`ValidScene::motion_mut`]).
-pub(crate) struct MotionMut<'a> {
+/// Mutable access to the parts of a valid scene the weld gives back ([`ValidScene::parts_mut`]).
+pub(crate) struct PartsMut<'a> {
+    pub(crate) extras: &'a mut serde_json::Map<String, serde_json::Value>,
+    pub(crate) materials: &'a mut [super::Material],
     pub(crate) nodes: &'a mut Vec<super::Node>,
     pub(crate) roots: &'a mut Vec<usize>,
     pub(crate) skins: &'a mut Vec<super::Skin>,

@@ -78,7 +78,7 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
         return Vec::new();
     }
     let said = plan.describe(scene);
-    let motion = scene.to_mut().motion_mut();
+    let motion = scene.to_mut().parts_mut();
     let mut restored = Vec::new();
     let mut nodes = plan.nodes;
     for (node, theirs) in nodes.iter_mut().zip(&base.nodes) {
