@@ -611,3 +611,53 @@ fn close(a: &[f32; 16], b: &[f32; 16], extent: f32) -> bool {
         (x - y).abs() <= MATRIX_TOLERANCE * scale
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Channel, Interpolation};
+
+    /// `nodes` root nodes, and one clip of `keys` keys moving the first.
+    fn scene(nodes: usize, keys: usize) -> Scene {
+        let channel = Channel {
+            node: 0,
+            path: ChannelPath::Translation,
+            interpolation: Interpolation::Linear,
+            times: (0..keys)
+                .map(|k| k as f32 / 100.0)
+                .collect::<Vec<_>>()
+                .into(),
+            values: vec![0.0; 3 * keys].into(),
+        };
+        Scene {
+            nodes: (0..nodes)
+                .map(|i| Node {
+                    name: format!("n{i}"),
+                    ..Node::default()
+                })
+                .collect(),
+            roots: (0..nodes).collect(),
+            animations: vec![Animation {
+                name: "a".into(),
+                channels: vec![channel],
+                ..Animation::default()
+            }],
+            ..Scene::default()
+        }
+    }
+
+    #[test]
+    fn the_poses_compared_are_bounded() {
+        // 2 scenes × 2 100 nodes × (1 000 key times + rest) is just over 2²².
+        let (nodes, keys) = (2_100, 1_000);
+        assert!(2 * nodes * (keys + 1) > MAX_EVALUATIONS);
+        let big = scene(nodes, keys);
+        match compare(&big, &big) {
+            Verdict::Differs(why) => assert!(why.contains("more than the comparison does")),
+            _ => panic!("compared beyond the bound"),
+        }
+        // Just below it, the same scene is its own base.
+        let small = scene(nodes, keys - 3);
+        assert!(matches!(compare(&small, &small), Verdict::Welds(_)));
+    }
+}
