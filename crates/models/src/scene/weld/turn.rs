@@ -13,7 +13,9 @@
 //!
 //! A clip with cubic-spline keys is not turned (its tangents have no place between samples),
 //! nor one whose turned transforms would need a shear (a scale along axes that are no longer
-//! the node's): the caller then keeps the editor's whole skeleton.
+//! the node's), nor one that would hold more than [`MADE_PER_KEY_VALUE`] times its key values
+//! (plus a constant; a clip of sparse keys on many nodes): the caller then keeps the editor's
+//! whole skeleton.
 
 use super::super::pose::{self, Skeleton, Targets};
 use super::super::{
@@ -25,6 +27,13 @@ use super::skeleton::key_times;
 /// How far a turned transform may be from its translation, rotation and scale: relative to
 /// its largest element beyond 1. Above it the transform needs a shear.
 const SHEAR_TOLERANCE: f32 = 1e-3;
+
+/// A turned clip holds at most this many key values per key value of the clip, plus
+/// [`MADE_FREE`]: it keys every node it moves at every key time of any of its channels.
+const MADE_PER_KEY_VALUE: usize = 4;
+
+/// See [`MADE_PER_KEY_VALUE`].
+const MADE_FREE: usize = 1 << 20;
 
 /// The changes of axes between the editor's skeleton and the base's.
 pub(super) struct Turn<'a> {
@@ -93,6 +102,19 @@ impl<'a> Turn<'a> {
         let times = key_times(a);
         let targets = Targets::new(a);
         let nodes: Vec<usize> = targets.0.iter().map(|(n, _)| *n).collect();
+        // Every node at every key time: bounded by the clip's own key values (an editor's
+        // sampled clip keys every path of every node at every time already).
+        let made = times.len().saturating_mul(nodes.len()).saturating_mul(10);
+        let had: usize = a.channels.iter().map(|c| c.values.len()).sum();
+        if made
+            > MADE_PER_KEY_VALUE
+                .saturating_mul(had)
+                .saturating_add(MADE_FREE)
+        {
+            return Err(format!(
+                "turned, it would hold {made} key values, against its {had}"
+            ));
+        }
         let mut values: Vec<[Vec<f32>; 3]> = vec![Default::default(); nodes.len()];
         for &t in &times {
             let locals = targets.locals(self.scene, &self.rest, t);
@@ -157,5 +179,57 @@ impl<'a> Turn<'a> {
         let (t, r, s, error) = decompose(local);
         let size = local.iter().take(11).fold(1.0f32, |m, x| m.max(x.abs()));
         (error <= SHEAR_TOLERANCE * size).then_some((t, r, s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Node;
+
+    #[test]
+    fn a_clip_of_sparse_keys_on_many_nodes_is_not_turned() {
+        // Each of 1 500 nodes keyed once, each at its own time: turned, every node would be
+        // keyed at every time.
+        let n = 1_500;
+        let channel = |i: usize| Channel {
+            node: i,
+            path: ChannelPath::Translation,
+            interpolation: Interpolation::Linear,
+            times: vec![i as f32].into(),
+            values: vec![0.0; 3].into(),
+        };
+        let scene = Scene {
+            nodes: (0..n)
+                .map(|i| Node {
+                    name: format!("n{i}"),
+                    ..Node::default()
+                })
+                .collect(),
+            roots: (0..n).collect(),
+            animations: vec![Animation {
+                name: "a".into(),
+                channels: (0..n).map(channel).collect(),
+                ..Animation::default()
+            }],
+            ..Scene::default()
+        };
+        let to_base: Vec<Option<usize>> = (0..n).map(Some).collect();
+        let to_scene: Vec<usize> = (0..n).collect();
+        let turn = Turn::new(&scene, &scene, &to_base, &to_scene).unwrap();
+        let why = turn.clip(&scene.animations[0]).unwrap_err();
+        assert!(why.contains("key values"), "{why}");
+        // A clip keyed on a few nodes at the same times is turned.
+        let few = Animation {
+            name: "b".into(),
+            channels: (0..3)
+                .map(|i| Channel {
+                    times: vec![0.0].into(),
+                    ..channel(i)
+                })
+                .collect(),
+            ..Animation::default()
+        };
+        assert_eq!(turn.clip(&few).unwrap().channels.len(), 9);
     }
 }
