@@ -67,31 +67,20 @@ pub(super) fn onto_base(
         .filter(|&done| done)
         .count();
     count("material(s)'", n);
-    let mut nodes = by_name(base.nodes.iter().map(|m| m.name.as_str()));
-    let n = (parts.nodes.iter_mut())
-        .filter_map(|m| {
-            let theirs = base.nodes.get(find(&mut nodes, &m.name)?)?;
-            renamed += usize::from(rename(&mut m.name, &theirs.name));
-            Some(fill(&mut m.extras, &theirs.extras))
-        })
-        .filter(|&done| done)
-        .count();
+    let nodes = (parts.nodes.iter_mut()).map(|n| (&mut n.name, &mut n.extras));
+    let theirs = |i: usize| base.nodes.get(i).map(|n| (n.name.as_str(), &n.extras));
+    let n = fill_named(nodes, base.nodes.len(), theirs, &mut fill, &mut renamed);
     count("node(s)'", n);
-    let mut clips = by_name(base.animations.iter().map(|m| m.name.as_str()));
-    let n = (parts.animations.iter_mut())
-        .filter_map(|m| {
-            let theirs = base.animations.get(find(&mut clips, &m.name)?)?;
-            renamed += usize::from(rename(&mut m.name, &theirs.name));
-            Some(fill(&mut m.extras, &theirs.extras))
-        })
-        .filter(|&done| done)
-        .count();
+    let clips = (parts.animations.iter_mut()).map(|a| (&mut a.name, &mut a.extras));
+    let theirs = |i: usize| base.animations.get(i).map(|a| (a.name.as_str(), &a.extras));
+    let n = fill_named(
+        clips,
+        base.animations.len(),
+        theirs,
+        &mut fill,
+        &mut renamed,
+    );
     count("clip(s)'", n);
-    if renamed > 0 {
-        given.push(format!(
-            "{renamed} name(s) an editor made unique (`.001`), as the base's"
-        ));
-    }
     let mut said = Vec::new();
     if !given.is_empty() {
         let names = if renamed > 0 {
@@ -154,6 +143,28 @@ fn fill_material(ours: &mut Material, theirs: &Material) -> (bool, Vec<String>) 
         take(&mut ours.specular_texture, &theirs.specular_texture),
     ];
     (given.contains(&true) || !textures.is_empty(), textures)
+}
+
+/// Pairs each of `ours` (a name and its extras) with the base item of its name (of `count`,
+/// `theirs` by index; [`find`]), gives back the name an editor made unique ([`rename`], counted
+/// in `renamed`) and fills its extras with `fill`. Returns how many were filled.
+fn fill_named<'a, 'b>(
+    ours: impl Iterator<Item = (&'a mut String, &'a mut Map<String, Value>)>,
+    count: usize,
+    theirs: impl Fn(usize) -> Option<(&'b str, &'b Map<String, Value>)>,
+    fill: &mut impl FnMut(&mut Map<String, Value>, &Map<String, Value>) -> bool,
+    renamed: &mut usize,
+) -> usize {
+    let mut names = by_name((0..count).filter_map(|i| theirs(i).map(|(name, _)| name)));
+    let mut filled = 0;
+    for (name, extras) in ours {
+        let Some((their_name, their_extras)) = find(&mut names, name).and_then(&theirs) else {
+            continue;
+        };
+        *renamed += usize::from(rename(name, their_name));
+        filled += usize::from(fill(extras, their_extras));
+    }
+    filled
 }
 
 /// Gives `name` the base's `theirs` when an editor made it unique (`.001`); whether it did.
