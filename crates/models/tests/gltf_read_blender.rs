@@ -19,6 +19,8 @@
 //! the `PATH`; without it the test skips with a message, unless `MODELS_REQUIRE_BLENDER` is set
 //! (as `.ci/run` does once it has installed Blender).
 
+mod common;
+
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene};
 use models::{Document, Format};
@@ -89,13 +91,7 @@ fn blender() -> bool {
 
 fn inputs() -> Vec<(PathBuf, Format)> {
     let mut out = Vec::new();
-    for (ext, format) in [
-        ("bmf", Format::Bmf),
-        ("smf", Format::Smf),
-        ("mdl", Format::Mdl),
-        ("elem", Format::Elem),
-        ("skm", Format::Skm),
-    ] {
+    for (ext, format) in common::FORMATS {
         let files = test_support::fixtures_and_samples(ext);
         out.extend(files.into_iter().map(|f| (f, format)));
     }

@@ -10,6 +10,8 @@
 //! `cargo xtask validate-gltf` installs the validator). Without `npm` the tests skip with a
 //! message, unless `MODELS_REQUIRE_GLTF_TOOLS` is set (as `.ci/run` does once it has node).
 
+mod common;
+
 use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
 use models::scene::{ImportOptions, Mesh, Node, Primitive, Scene, SceneOptions, Vertices};
 use models::{Document, Format};
@@ -486,13 +488,7 @@ fn gltf_transform_rewrites_come_back_onto_their_base() {
     let Some(bin) = tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
-    for (ext, format) in [
-        ("bmf", Format::Bmf),
-        ("smf", Format::Smf),
-        ("mdl", Format::Mdl),
-        ("elem", Format::Elem),
-        ("skm", Format::Skm),
-    ] {
+    for (ext, format) in common::FORMATS {
         for path in test_support::fixtures_and_samples(ext) {
             let name = test_support::file_name(&path).to_owned();
             let original = test_support::read(&path);
