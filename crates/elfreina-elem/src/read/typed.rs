@@ -1328,23 +1328,35 @@ impl Ctx<'_> {
     }
 
     fn bone_animation(&mut self, s: Scope<'_>) -> Result<BoneAnimation> {
-        let mut out = BoneAnimation::default();
+        let (time_keys, parts, extra) = self.keyed_animation(s, Self::bone_part)?;
+        Ok(BoneAnimation {
+            time_keys,
+            parts,
+            extra,
+        })
+    }
+
+    /// A `BoneAnimation` or `UvAnimation` scope: its one `TimeKeys`, its `AnimationPart`s
+    /// (read by `part`) and its unknown items. The two scopes differ only in their parts.
+    fn keyed_animation<'a, P>(
+        &mut self,
+        s: Scope<'a>,
+        part: fn(&mut Self, Scope<'a>) -> Result<P>,
+    ) -> Result<(Vec<f64>, Vec<P>, Vec<tree::Item>)> {
+        let (mut time_keys, mut parts) = (Vec::new(), Vec::new());
         let mut seen = Seen::default();
-        let (items, extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
-        out.extra = extra;
+        let (items, mut extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
         for item in items {
             match item {
                 Item::Scope(sc) if sc.tag == "TimeKeys" => {
                     seen.once("TimeKeys", sc.pos)?;
-                    out.time_keys = self.time_keys(sc)?;
+                    time_keys = self.time_keys(sc)?;
                 }
-                Item::Scope(sc) if sc.tag == "AnimationPart" => {
-                    out.parts.push(self.bone_part(sc)?);
-                }
-                other => self.unknown(other, known::KEYED_ANIMATION, &mut out.extra)?,
+                Item::Scope(sc) if sc.tag == "AnimationPart" => parts.push(part(self, sc)?),
+                other => self.unknown(other, known::KEYED_ANIMATION, &mut extra)?,
             }
         }
-        Ok(out)
+        Ok((time_keys, parts, extra))
     }
 
     fn bone_part(&mut self, s: Scope<'_>) -> Result<BoneAnimationPart> {
@@ -1419,23 +1431,12 @@ impl Ctx<'_> {
     }
 
     fn uv_animation(&mut self, s: Scope<'_>) -> Result<UvAnimation> {
-        let mut out = UvAnimation::default();
-        let mut seen = Seen::default();
-        let (items, extra) = self.sift(s.items, known::KEYED_ANIMATION)?;
-        out.extra = extra;
-        for item in items {
-            match item {
-                Item::Scope(sc) if sc.tag == "TimeKeys" => {
-                    seen.once("TimeKeys", sc.pos)?;
-                    out.time_keys = self.time_keys(sc)?;
-                }
-                Item::Scope(sc) if sc.tag == "AnimationPart" => {
-                    out.parts.push(self.uv_part(sc)?);
-                }
-                other => self.unknown(other, known::KEYED_ANIMATION, &mut out.extra)?,
-            }
-        }
-        Ok(out)
+        let (time_keys, parts, extra) = self.keyed_animation(s, Self::uv_part)?;
+        Ok(UvAnimation {
+            time_keys,
+            parts,
+            extra,
+        })
     }
 
     fn uv_part(&mut self, s: Scope<'_>) -> Result<UvAnimationPart> {
