@@ -198,7 +198,10 @@ fn import<T: FormatModel + 'static>(
 /// The base as the target format's model (`None` when it is another format: `check_import`
 /// has refused that already).
 fn typed_base<T: FormatModel + 'static>(base: Option<&Document>) -> Option<&T> {
-    base.and_then(|doc| with_document!(*doc, d => T::downcast(d)))
+    // Not `base.and_then(..)`: in a build without any format the match has no arm, and clippy
+    // reads the closure as `and_then(|x| Some(y))` (bind_instead_of_map).
+    let doc = base?;
+    with_document!(*doc, d => T::downcast(d))
 }
 
 /// An import's model as a [`Document`].
