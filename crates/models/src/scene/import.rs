@@ -94,7 +94,7 @@ impl Document {
 }
 
 impl Document {
-    /// [`validate`](super::validate)s `scene` and builds a document of `format` from it (see
+    /// [`validate`](fn@super::validate)s `scene` and builds a document of `format` from it (see
     /// [`Document::from_scene`]): the one path from a scene (read from glTF, or converted from
     /// another format) to a document. The warnings are validation's repairs, then the
     /// import's losses.
