@@ -3,7 +3,7 @@
 //! Everything needed for a byte-exact rewrite is kept: floats as stored (their bits are never
 //! touched), strings as raw UTF-16 code units, and every enum (rotation order, material type,
 //! interpolation) as its raw `i32`. Bulk arrays (vertices, faces, material runs, bone
-//! connectors, keyframes) are `bytemuck` [`Pod`](bytemuck::Pod) structs whose memory layout is
+//! connectors, keyframes) are `bytemuck` [`Pod`] structs whose memory layout is
 //! the file layout, so they are copied in bulk.
 
 use bytemuck::{Pod, Zeroable};

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 /// The description used for the legacy layout in [`Error::UnsupportedLayout`]. It names no
 /// type: the message reaches users of programs built on this crate, who cannot use one (a
-/// library user reads such a file with [`LegacyMdl`](crate::LegacyMdl)).
+/// library user reads such a file with [`LegacyMdl`]).
 pub const LEGACY_LAYOUT: &str =
     "2014 development layout (FBX2MDL, April to June 2014: mesh groups first, bones inside them)";
 

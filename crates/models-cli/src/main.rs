@@ -95,6 +95,8 @@ enum Command {
     /// A model inside a Selene `.Pack` is named PACK::NAME (e.g. `Data.Pack::Model\x.smf`);
     /// a pack given to --out-dir converts every model inside it, keeping its folders.
     #[command(verbatim_doc_comment)]
+    // The comment is `models convert --help` verbatim: `<model>` there is text, not HTML.
+    #[allow(rustdoc::invalid_html_tags)]
     Convert(convert::Args),
     /// Selene/Lue `.Pack` archives: list, extract, create.
     Pack {

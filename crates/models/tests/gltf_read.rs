@@ -2,21 +2,17 @@
 //! reads back into the scene it came from; hostile inputs are refused without panics and
 //! without allocations beyond the input.
 
+mod common;
+
 use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
 use models::scene::{Colors, Scene, SceneOptions, Transform};
 use std::path::PathBuf;
 
-const FORMATS: [&str; 5] = ["bmf", "smf", "mdl", "elem", "skm"];
-
+/// Every fixture and sample of the five formats; opened by [`scene_of`], which skips the MDL
+/// 2014 development layout.
 fn inputs() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for fmt in FORMATS {
-        files.extend(test_support::fixtures(fmt, fmt));
-        if let Some(s) = test_support::samples(fmt, fmt) {
-            files.extend(s);
-        }
-    }
-    files
+    let files = common::fixtures_and_samples();
+    files.into_iter().map(|(_, path)| path).collect()
 }
 
 fn scene_of(path: &std::path::Path) -> Option<Scene> {

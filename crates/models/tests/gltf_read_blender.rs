@@ -23,7 +23,7 @@ mod common;
 
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene};
-use models::{Document, Format};
+use models::Document;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -89,23 +89,10 @@ fn blender() -> bool {
     false
 }
 
-fn inputs() -> Vec<(PathBuf, Format)> {
-    let mut out = Vec::new();
-    for (ext, format) in common::FORMATS {
-        let files = test_support::fixtures_and_samples(ext);
-        out.extend(files.into_iter().map(|f| (f, format)));
-    }
-    out
-}
-
 /// Each document's export written into `dir` as `models convert` writes a `.glb` (textures
 /// embedded from beside the source: the fixtures and samples ship none, so their paths stay in
 /// the materials' extras), Blender's files beside them.
-fn through_blender(
-    dir: &Path,
-    docs: &[(String, PathBuf, Document)],
-    custom_properties: bool,
-) -> Vec<PathBuf> {
+fn through_blender(dir: &Path, files: &[common::Opened], custom_properties: bool) -> Vec<PathBuf> {
     let mode = if custom_properties {
         "custom-properties"
     } else {
@@ -113,12 +100,18 @@ fn through_blender(
     };
     let mut args = vec![PathBuf::from(mode)];
     let mut outs = Vec::new();
-    for (name, source, doc) in docs {
-        let scene = Scene::from_document(doc).unwrap().scene;
+    for common::Opened {
+        name,
+        path,
+        document,
+        ..
+    } in files
+    {
+        let scene = Scene::from_document(document).unwrap().scene;
         // The command line's `.glb` defaults: textures embedded, looked up beside the source.
         let options = GltfOptions {
             embed_textures: true,
-            ..GltfOptions::for_source(source)
+            ..GltfOptions::for_source(path)
         };
         let glb = gltf::to_glb(&scene::validate(scene).scene, &options).unwrap();
         let ours = dir.join(format!("{name}.glb"));
@@ -165,25 +158,23 @@ fn every_fixture_and_sample_comes_back_from_blender() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let inputs = inputs();
-    let docs: Vec<(String, PathBuf, Document)> = inputs
+    let files: Vec<common::Opened> = common::opened().collect();
+    // Without the samples, only the fixtures' part of the list.
+    let mut expected: Vec<&str> = SAME_AFTER_BLENDER
         .iter()
-        .map(|(path, _)| {
-            let name = test_support::file_name(path).to_owned();
-            let doc = models::open_with_upgrades(path).unwrap().document;
-            (name, path.clone(), doc)
-        })
+        .copied()
+        .filter(|n| files.iter().any(|f| f.name == *n))
         .collect();
+    expected.sort_unstable();
+    // Else a walk over no file (or none of these) would pass.
+    assert!(
+        !expected.is_empty(),
+        "none of the {} files walked is one that comes back",
+        files.len()
+    );
     for custom_properties in [true, false] {
-        let theirs = through_blender(dir.path(), &docs, custom_properties);
-        let same = same_after(&inputs, &docs, &theirs);
-        // Without the samples, only the fixtures' part of the list.
-        let mut expected: Vec<&str> = SAME_AFTER_BLENDER
-            .iter()
-            .copied()
-            .filter(|n| docs.iter().any(|(name, _, _)| name == n))
-            .collect();
-        expected.sort_unstable();
+        let theirs = through_blender(dir.path(), &files, custom_properties);
+        let same = same_after(&files, &theirs);
         assert_eq!(
             same, expected,
             "files that came back byte for byte, Custom Properties {custom_properties}"
@@ -193,24 +184,21 @@ fn every_fixture_and_sample_comes_back_from_blender() {
 
 /// The names of the files that come back byte for byte from Blender's files `theirs`, each
 /// checked for its meshes and triangles.
-fn same_after<'a>(
-    inputs: &[(PathBuf, Format)],
-    docs: &'a [(String, PathBuf, Document)],
-    theirs: &[PathBuf],
-) -> Vec<&'a str> {
+fn same_after<'a>(files: &'a [common::Opened], theirs: &[PathBuf]) -> Vec<&'a str> {
     let mut same = Vec::new();
-    for (((path, format), (name, _, doc)), glb) in inputs.iter().zip(docs).zip(theirs) {
+    for (file, glb) in files.iter().zip(theirs) {
+        let (name, doc) = (&file.name, &file.document);
         let read = gltf::read_path(glb, &gltf::ReadOptions::default())
             .unwrap_or_else(|e| panic!("{name}: Blender's file does not read: {e}"));
         let valid = scene::validate(read.scene).scene;
         let original = Scene::from_document(doc).unwrap().scene;
         assert_eq!(triangles(&valid), triangles(&original), "{name}: triangles");
-        let back = Document::from_scene(*format, &valid, Some(doc), &ImportOptions::default())
+        let back = Document::from_scene(file.format, &valid, Some(doc), &ImportOptions::default())
             .unwrap_or_else(|e| panic!("{name}: does not import onto its base: {e}"));
         let (was, is) = (doc.summary(), back.document.summary());
         assert_eq!(is.meshes, was.meshes, "{name}: meshes");
         let bytes = back.document.to_bytes().unwrap();
-        if bytes == test_support::read(path) {
+        if bytes == file.bytes {
             same.push(name.as_str());
         }
     }

@@ -488,46 +488,42 @@ fn gltf_transform_rewrites_come_back_onto_their_base() {
     let Some(bin) = tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
-    for (ext, format) in common::FORMATS {
-        for path in test_support::fixtures_and_samples(ext) {
-            let name = test_support::file_name(&path).to_owned();
-            let original = test_support::read(&path);
-            let doc = models::open_with_upgrades(&path).unwrap().document;
-            let scene = Scene::from_document(&doc).unwrap().scene;
-            // As `models convert` writes a `.glb`: textures embedded, looked up beside the
-            // source (the fixtures and samples ship none: their names stay in the extras, and
-            // the tool has no image to load).
-            let options = GltfOptions {
-                embed_textures: true,
-                ..GltfOptions::for_source(&path)
-            };
-            let glb = gltf::to_glb(&models::scene::validate(scene).scene, &options).unwrap();
-            let onto_base = |glb: &Path| -> Vec<u8> {
-                let read = gltf::read_path(glb, &ReadOptions::default()).unwrap();
-                let valid = models::scene::validate(read.scene).scene;
-                let back =
-                    Document::from_scene(format, &valid, Some(&doc), &ImportOptions::default())
-                        .unwrap_or_else(|e| panic!("{name}: {e}"));
-                back.document.to_bytes().unwrap()
-            };
-            let input = dir.path().join(format!("{name}.glb"));
-            std::fs::write(&input, &glb).unwrap();
-            if onto_base(&input) != original {
-                continue;
-            }
-            for command in ["reorder", "unweld"] {
-                let output = dir.path().join(format!("{name}.{command}.glb"));
-                run(
-                    &bin,
-                    "gltf-transform",
-                    &[Path::new(command), &input, &output],
-                );
-                assert!(
-                    onto_base(&output) == original,
-                    "{name} via gltf-transform {command}: not the same file"
-                );
-                checked += 1;
-            }
+    for file in common::opened() {
+        let (name, path, format) = (file.name, file.path, file.format);
+        let (original, doc) = (file.bytes, file.document);
+        let scene = Scene::from_document(&doc).unwrap().scene;
+        // As `models convert` writes a `.glb`: textures embedded, looked up beside the
+        // source (the fixtures and samples ship none: their names stay in the extras, and
+        // the tool has no image to load).
+        let options = GltfOptions {
+            embed_textures: true,
+            ..GltfOptions::for_source(&path)
+        };
+        let glb = gltf::to_glb(&models::scene::validate(scene).scene, &options).unwrap();
+        let onto_base = |glb: &Path| -> Vec<u8> {
+            let read = gltf::read_path(glb, &ReadOptions::default()).unwrap();
+            let valid = models::scene::validate(read.scene).scene;
+            let back = Document::from_scene(format, &valid, Some(&doc), &ImportOptions::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            back.document.to_bytes().unwrap()
+        };
+        let input = dir.path().join(format!("{name}.glb"));
+        std::fs::write(&input, &glb).unwrap();
+        if onto_base(&input) != original {
+            continue;
+        }
+        for command in ["reorder", "unweld"] {
+            let output = dir.path().join(format!("{name}.{command}.glb"));
+            run(
+                &bin,
+                "gltf-transform",
+                &[Path::new(command), &input, &output],
+            );
+            assert!(
+                onto_base(&output) == original,
+                "{name} via gltf-transform {command}: not the same file"
+            );
+            checked += 1;
         }
     }
     assert!(checked >= 20, "only {checked} files checked");

@@ -13,13 +13,12 @@
 
 mod common;
 
-use common::{import_as, FORMATS};
+use common::import_as;
 use models::scene::{
     self, axis_quat, compose, decompose, invert, mul, Channel, ChannelPath, ImportOptions,
     Interpolation, Node, Scene, Transform,
 };
 use models::{gltf, Document};
-use test_support::fixtures_and_samples;
 
 const FPS: f32 = 24.0;
 
@@ -259,17 +258,12 @@ fn back_onto(scene: Scene, base: &Document) -> (Vec<u8>, Vec<String>) {
 /// Every fixture and sample with a skin or a clip, and its bytes.
 fn moving() -> Vec<(String, Document, Vec<u8>)> {
     let mut out = Vec::new();
-    for (ext, _) in FORMATS {
-        for path in fixtures_and_samples(ext) {
-            let bytes = std::fs::read(&path).unwrap();
-            let doc = models::open_with_upgrades(&path).unwrap().document;
-            let scene = Scene::from_document(&doc).unwrap().scene;
-            if scene.skins.is_empty() && scene.animations.is_empty() {
-                continue;
-            }
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            out.push((name, doc, bytes));
+    for file in common::opened() {
+        let scene = Scene::from_document(&file.document).unwrap().scene;
+        if scene.skins.is_empty() && scene.animations.is_empty() {
+            continue;
         }
+        out.push((file.name, file.document, file.bytes));
     }
     out
 }

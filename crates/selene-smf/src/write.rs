@@ -348,7 +348,7 @@ pub(crate) fn write(doc: &Smf) -> Result<Vec<u8>, Error> {
     Ok(w.out)
 }
 
-/// Calls `f` with every chunk id in the order [`write`] emits them.
+/// Calls `f` with every chunk id in the order [`write()`] emits them.
 pub(crate) fn visit_ids(doc: &Smf, f: &mut dyn FnMut(ChunkId)) {
     let mut w = W {
         out: Vec::new(),

@@ -78,7 +78,7 @@ pub(crate) fn elem(bytes: &[u8]) -> Result<(Elem, Vec<Warning>), Error> {
     Ok((doc, warnings))
 }
 
-/// Gives meaning to a tree built in code (or read with [`tree`]).
+/// Gives meaning to a tree built in code (or read with [`tree()`]).
 pub(crate) fn from_tree(tree: &Tree, warnings: &mut Vec<Warning>) -> Result<Elem, Error> {
     let items = tree
         .items

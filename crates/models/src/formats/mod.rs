@@ -12,7 +12,7 @@
 //!
 //! Adding a format: its crate implements [`crate::Model`]; here, a `formats/<name>.rs` with the
 //! [`FormatModel`] impl and one arm in each macro; a [`Document`] variant, a [`Format`] variant
-//! (with its name, extension and magic), an [`Error`](crate::Error) variant and a
+//! (with its name, extension and magic), an [`Error`] variant and a
 //! [`Warning`](crate::Warning) variant; the feature and
 //! the optional dependency in `Cargo.toml`.
 

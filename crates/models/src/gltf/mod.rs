@@ -1,7 +1,7 @@
 //! [`Scene`](crate::scene::Scene) → glTF 2.0: a binary `.glb`, or a `.gltf` JSON file with a `.bin` beside it.
 //!
 //! The writer serialises a [`ValidScene`]: the scene is already in glTF's conventions (see
-//! [`crate::scene`]) and [`crate::scene::validate`] has repaired what glTF forbids (non-unit
+//! [`crate::scene`]) and [`crate::scene::validate()`] has repaired what glTF forbids (non-unit
 //! normals, weights that do not sum to one, non-finite values, …), each repair a
 //! [`SceneWarning`]. The writer repairs nothing: it leaves out what glTF cannot hold (skins
 //! without usable joints, meshes without triangles, empty animations), adds a common root for

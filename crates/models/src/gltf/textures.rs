@@ -85,20 +85,8 @@ pub(crate) fn percent_encode(s: &str) -> String {
     out
 }
 
-/// The texture path policy, the same for every format: finds the real file `raw` names and
-/// returns its canonical path (so that every spelling of one file gives the same path).
-///
-/// * A relative path is looked up from `base` (the model's folder), `/` and `\` alike, each
-///   component matched ignoring ASCII case when no exact match exists (files made on Windows
-///   name their textures in any case).
-/// * An absolute path (`/x`, `\x`, `C:\x`, `\\server\x`), a path that leaves `base` through
-///   `..`, or one whose real file lies outside `base` through a link, is refused unless
-///   `allow_outside`. With it, `/x` and `\x` are read from the root; a Windows drive or
-///   network path is read only on Windows (elsewhere it would be read against the current
-///   folder), and otherwise refused.
-/// * Only a regular file is accepted (never a folder, FIFO or device).
-///
-/// ([`locate_in`] is this policy plus the `--texture-dir` folders; this form is for tests.)
+/// [`locate_from`], the texture path policy, alone (no `--texture-dir` folders), with the
+/// reason for a refusal as text: for tests.
 #[cfg(test)]
 pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<PathBuf, String> {
     let listings = &mut Listings::default();
@@ -189,7 +177,7 @@ pub(crate) struct NotUsed {
     pub reason: String,
 }
 
-/// [`locate`], then, for a relative path not found beside the model, each of `dirs` in turn
+/// [`locate_from`], then, for a relative path not found beside the model, each of `dirs` in turn
 /// (`--texture-dir`): the whole relative path under it, then the file name alone. A file found
 /// in one of `dirs` must lie inside it (after links) unless `allow_outside`.
 pub(crate) fn locate_in(
@@ -218,6 +206,20 @@ pub(crate) fn locate_in(
     Err(first)
 }
 
+/// The texture path policy, the same for every format: finds the real file `raw` names and
+/// returns its canonical path (so that every spelling of one file gives the same path).
+///
+/// * A relative path is looked up from `base` (the model's folder), `/` and `\` alike, each
+///   component matched ignoring ASCII case when no exact match exists (files made on Windows
+///   name their textures in any case).
+/// * An absolute path (`/x`, `\x`, `C:\x`, `\\server\x`), a path that leaves `base` through
+///   `..`, or one whose real file lies outside `base` through a link, is refused unless
+///   `allow_outside`. With it, `/x` and `\x` are read from the root; a Windows drive or
+///   network path is read only on Windows (elsewhere it would be read against the current
+///   folder), and otherwise refused.
+/// * Only a regular file is accepted (never a folder, FIFO or device).
+///
+/// [`locate_in`] is this policy plus the `--texture-dir` folders.
 fn locate_from(
     base: &Path,
     raw: &str,
@@ -374,7 +376,7 @@ fn decode(bytes: &[u8], path: &Path, raw: &str) -> Result<image::DynamicImage, S
     Ok(img)
 }
 
-/// Reads the regular file `path` (found by [`locate`]) and returns it as PNG or JPEG bytes:
+/// Reads the regular file `path` (found by [`locate_in`]) and returns it as PNG or JPEG bytes:
 /// a PNG or JPEG as is, once it decodes; TGA, BMP and DDS converted to PNG. Refused (for a
 /// warning) when it is too large or does not decode.
 pub(crate) fn load(path: &Path, raw: &str) -> Embedded {

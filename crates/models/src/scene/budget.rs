@@ -9,7 +9,7 @@
 //!
 //! Converters charge the budget *before* they allocate wherever a file can ask for much more
 //! than its own size (a declared bone count with no data behind it, curve resampling), so a
-//! hostile file is refused with [`Error::BudgetExceeded`](crate::Error::BudgetExceeded) naming
+//! hostile file is refused with [`Error::BudgetExceeded`] naming
 //! the limit and the place, instead of allocating until the process aborts. The whole scene is
 //! charged once more at the end, which bounds what the writer will make of it.
 

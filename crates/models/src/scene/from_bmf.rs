@@ -1,4 +1,4 @@
-//! BaseCross `.bmf` → [`Scene`](super::Scene), following `shared/formats/bmf.md` §4.
+//! BaseCross `.bmf` → [`Scene`], following `shared/formats/bmf.md` §4.
 //!
 //! * **Handedness:** the file is left-handed (Direct3D); positions and normals become
 //!   `(x, y, −z)` and every triangle `(a, b, c)` becomes `(a, c, b)`. UVs are unchanged (top-left

@@ -1,4 +1,4 @@
-//! Elfreina `.elem` → [`Scene`](super::Scene), following `elem.md` §4 ("Semantics for a glTF
+//! Elfreina `.elem` → [`Scene`], following `elem.md` §4 ("Semantics for a glTF
 //! converter").
 //!
 //! * **Handedness.** ELEM data is Direct3D, left-handed (assumed), Y up, clockwise front faces.
@@ -37,7 +37,7 @@
 //! * Out-of-range indices, non-finite matrices and unknown scopes or keys are repaired or skipped,
 //!   each with a warning naming where. Vertex data is converted as written: non-finite positions
 //!   and UVs, zero or non-finite normals and colours outside 0..1 are repaired by
-//!   [`validate`](super::validate), once, with its warning; so are material colour factors
+//!   [`validate`](fn@super::validate), once, with its warning; so are material colour factors
 //!   (the file's rows stay in `extras.elem_material` for the way back).
 
 use super::to_elem::hint;

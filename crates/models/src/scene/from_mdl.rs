@@ -1,4 +1,4 @@
-//! Altseed `.mdl` → [`Scene`](super::Scene), following `shared/formats/mdl.md` §4.
+//! Altseed `.mdl` → [`Scene`], following `shared/formats/mdl.md` §4.
 //!
 //! * **Axes:** MDL is right-handed, Y up, like glTF: no mirror. Front faces are clockwise, so
 //!   every face `(a, b, c)` becomes `(a, c, b)`. UVs are unchanged (top-left origin in both).

@@ -1,4 +1,4 @@
-//! y_kim EditAnimation `.skm` → [`Scene`](super::Scene), following `skm.md` §4 ("Semantics for
+//! y_kim EditAnimation `.skm` → [`Scene`], following `skm.md` §4 ("Semantics for
 //! a glTF converter").
 //!
 //! * **Handedness.** D3DX data: left-handed (assumed), Y up, clockwise front faces. Positions,

@@ -1,4 +1,4 @@
-//! Selene `.smf` → [`Scene`](super::Scene), following `shared/formats/smf.md` §4.
+//! Selene `.smf` → [`Scene`], following `shared/formats/smf.md` §4.
 //!
 //! * **Handedness:** left-handed Direct3D → glTF: positions, normals, translation keys, OBBs and
 //!   collision data become `(x, y, −z)`; triangles `(a, b, c)` become `(a, c, b)`; matrices are

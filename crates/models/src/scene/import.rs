@@ -94,7 +94,7 @@ impl Document {
 }
 
 impl Document {
-    /// [`validate`](super::validate)s `scene` and builds a document of `format` from it (see
+    /// [`validate`](fn@super::validate)s `scene` and builds a document of `format` from it (see
     /// [`Document::from_scene`]): the one path from a scene (read from glTF, or converted from
     /// another format) to a document. The warnings are validation's repairs, then the
     /// import's losses.
@@ -198,7 +198,10 @@ fn import<T: FormatModel + 'static>(
 /// The base as the target format's model (`None` when it is another format: `check_import`
 /// has refused that already).
 fn typed_base<T: FormatModel + 'static>(base: Option<&Document>) -> Option<&T> {
-    base.and_then(|doc| with_document!(*doc, d => T::downcast(d)))
+    // Not `base.and_then(..)`: in a build without any format the match has no arm, and clippy
+    // reads the closure as `and_then(|x| Some(y))` (bind_instead_of_map).
+    let doc = base?;
+    with_document!(*doc, d => T::downcast(d))
 }
 
 /// An import's model as a [`Document`].

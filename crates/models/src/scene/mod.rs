@@ -3,7 +3,7 @@
 //! Every converter (`from_<format>.rs`) produces a [`Scene`] that is already right-handed,
 //! Y up, counter-clockwise front faces, metres (the source units are kept: none of the formats
 //! stores a unit), column-vector matrices stored column-major, quaternions `(x, y, z, w)`,
-//! times in seconds and colours in linear RGBA. Converters convert, [`validate`] repairs (every
+//! times in seconds and colours in linear RGBA. Converters convert, [`validate()`] repairs (every
 //! repair a warning), and the glTF writer (`crate::gltf`) serialises a [`ValidScene`]; it knows
 //! nothing of the source formats.
 //!
@@ -703,7 +703,7 @@ pub struct Conversion {
 }
 
 impl Conversion {
-    /// The one easy path to a writer: [`validate`]s the scene and returns it with the
+    /// The one easy path to a writer: [`validate`](fn@validate)s the scene and returns it with the
     /// conversion's warnings followed by validation's (every repair), in one list.
     pub fn validated(self) -> Validated {
         let mut valid = validate(self.scene);

@@ -1,4 +1,4 @@
-//! [`ValidScene`](super::ValidScene) → BaseCross `.bmf`: the mirror of `from_bmf.rs`, following
+//! [`ValidScene`] → BaseCross `.bmf`: the mirror of `from_bmf.rs`, following
 //! `shared/formats/bmf.md` §4 backwards and §5's writer profile "Fbx2Bin".
 //!
 //! * **Handedness:** positions and normals `(x, y, z) → (x, y, −z)`, every triangle

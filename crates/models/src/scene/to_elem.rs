@@ -1,4 +1,5 @@
-//! [`Scene`] → Elfreina `.elem`: the mirror of `from_elem.rs`, undoing exactly what it applied.
+//! [`Scene`](super::Scene) → Elfreina `.elem`: the mirror of `from_elem.rs`, undoing exactly
+//! what it applied.
 //!
 //! * **Handedness.** z is mirrored back and every triangle's winding reversed back, unless the
 //!   scene says `elem_setting.is_right_hand = true` (the export then did neither).

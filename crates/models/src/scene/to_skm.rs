@@ -1,4 +1,4 @@
-//! [`ValidScene`](super::ValidScene) → EditAnimation `.skm`: the mirror of `from_skm.rs`,
+//! [`ValidScene`] → EditAnimation `.skm`: the mirror of `from_skm.rs`,
 //! following `shared/formats/skm.md` §4 backwards and §5's writer profile.
 //!
 //! * **Handedness:** positions, normals and bone points `z → −z`, quaternions
@@ -15,8 +15,8 @@
 //!   export's table (`extras.attribute_ranges`) is used instead while the primitives are still
 //!   what the export made of it, so overlapping ranges and uncovered faces come back in place.
 //! * **Adjacency:** computed from the triangles as D3DX's `GenerateAdjacency` does (see
-//!   [`adjacency`]); the export's own (`extras.skm_adjacency`, kept only when it differs) is
-//!   used while the faces are the export's.
+//!   [`adjacency`](mod@adjacency)); the export's own (`extras.skm_adjacency`, kept only when it
+//!   differs) is used while the faces are the export's.
 //! * **Skinning:** the bones are the skins' joints (all skins merged, a warning when several),
 //!   parents from the node tree (the nearest ancestor that is a joint), begin points from the
 //!   inverse bind matrices (translation only: a bind rotation is lost, warning), end point,

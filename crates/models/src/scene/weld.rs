@@ -336,7 +336,7 @@ fn same_in_value(kept: &Value, base: &Value) -> bool {
 
 /// `mesh`'s triangles, numbered into `base`'s vertices: the base's own triangles where each
 /// corner matches the base's corner (an editor keeps the triangles and their order), else
-/// through each vertex's match ([`matches`]). `None` when a vertex or corner matches none,
+/// through each vertex's match ([`matches()`]). `None` when a vertex or corner matches none,
 /// when the two do not carry the same attributes (tangents aside: they are compared only where
 /// both have them), or when a base vertex names a joint beyond `joints`, the joints `mesh` is
 /// drawn with.

@@ -1,10 +1,11 @@
 //! Helpers shared by the import tests (`import_{smf,bmf,mdl,elem,skm}.rs`, `edited_extras.rs`,
-//! `weld_onto_base.rs`): a document through a `.glb` and back, and a scene imported into a
-//! format.
+//! `weld_onto_base.rs`, ...): every fixture and sample opened, a document through a `.glb` and
+//! back, and a scene imported into a format.
 
 use models::gltf::{self, GltfOptions};
 use models::scene::{self, ImportOptions, Scene, ValidScene};
 use models::{bmf, Document, Format, Model};
+use std::path::PathBuf;
 
 /// The five formats and their extension (the fixture and sample folders' names).
 #[allow(dead_code)] // not every test crate that shares this module walks every format
@@ -15,6 +16,53 @@ pub const FORMATS: [(&str, Format); 5] = [
     ("elem", Format::Elem),
     ("skm", Format::Skm),
 ];
+
+/// Every fixture and then, when the sample folder exists, every sample of each of [`FORMATS`]
+/// (in that order), with its format. Never empty: `test_support::fixtures` panics on an empty
+/// fixture folder.
+#[allow(dead_code)] // not every test crate that shares this module walks the files
+pub fn fixtures_and_samples() -> Vec<(Format, PathBuf)> {
+    let mut files = Vec::new();
+    for (ext, format) in FORMATS {
+        let paths = test_support::fixtures_and_samples(ext);
+        files.extend(paths.into_iter().map(|path| (format, path)));
+    }
+    files
+}
+
+/// A fixture or sample as [`opened`] gives it.
+#[allow(dead_code)] // not every test crate that shares this module walks the files
+pub struct Opened {
+    /// Its file name (for messages and lists of expected files).
+    pub name: String,
+    pub path: PathBuf,
+    pub format: Format,
+    /// The file's bytes, for comparisons with what an import writes.
+    pub bytes: Vec<u8>,
+    pub document: Document,
+}
+
+/// Every file of [`fixtures_and_samples`], read and opened as the command line opens it
+/// (`models::open_with_upgrades`: the MDL 2014 development layout too), one at a time. Panics,
+/// naming the file, when one does not open. The tests that walk these assert on how many
+/// files they checked: none would otherwise pass.
+#[allow(dead_code)] // not every test crate that shares this module walks the files
+pub fn opened() -> impl Iterator<Item = Opened> {
+    fixtures_and_samples().into_iter().map(|(format, path)| {
+        let name = test_support::file_name(&path).to_owned();
+        let bytes = test_support::read(&path);
+        let document = models::open_with_upgrades(&path)
+            .unwrap_or_else(|e| panic!("{e}")) // the error names the file
+            .document;
+        Opened {
+            name,
+            path,
+            format,
+            bytes,
+            document,
+        }
+    })
+}
 
 /// `doc` as a scene, written to a `.glb`, read back and validated: what an import gets from
 /// a file the export wrote.

@@ -1,6 +1,6 @@
 //! The index data of one mesh's primitives, planned before anything is written.
 //!
-//! [`crate::scene::validate`] made every list whole triangles within the vertices and every
+//! [`crate::scene::validate()`] made every list whole triangles within the vertices and every
 //! material in range; nothing is repaired here. A primitive's indices are normally written on
 //! their own, straight from the scene's list. Primitives whose [`Indices`](crate::scene::Indices)
 //! are overlapping ranges of one shared list (overlapping BMF, SMF or SKM material ranges) are

@@ -3,7 +3,7 @@
 //! ([`material`]), meshes ([`mesh`], with the index plan in [`indices`] and generated tangents
 //! in [`tangents`]), animations ([`animation`]) and the binary buffer ([`buffer`]).
 //!
-//! [`crate::scene::validate`] made the scene valid (hierarchy, node transforms, vertex data,
+//! [`crate::scene::validate()`] made the scene valid (hierarchy, node transforms, vertex data,
 //! index lists, materials, inverse bind matrices, animation channels and keys); the writer
 //! repairs none of it. What remains here is serialisation and glTF-only choices (matrices as
 //! their nearest TRS, generated tangents, zero UVs, index component type, alignment,

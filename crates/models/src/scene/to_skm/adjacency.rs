@@ -8,7 +8,7 @@
 //! are listed once (compressed rows), and each edge is settled at its lower-numbered end with
 //! a scratch row indexed by the other end: linear in the faces (plus the sort), about
 //! `20 × vertices + 4 × corners` bytes (plus `16 × vertices` while sorting and `4 × corners`
-//! for the faces' position numbers), and no output at all for [`matches`].
+//! for the faces' position numbers), and no output at all for [`matches()`].
 
 use skm_text::Vertex;
 

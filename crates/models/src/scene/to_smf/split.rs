@@ -1,5 +1,5 @@
 //! Skins → BONE + V_A, and the split of meshes whose skin has more bones than the engine's
-//! [`MAX_BONE_COUNT`](super::MAX_BONE_COUNT).
+//! [`MAX_BONE_COUNT`].
 
 use super::super::{mirror_z_matrix, Skin, IDENTITY};
 use super::extras::raw_bytes;
