@@ -12,6 +12,8 @@
 //!   base's extras come back too (`weld/bare.rs`). So every SMF sample, every BMF fixture and
 //!   sample, three ELEM fixtures, both SKM fixtures, three MDL fixtures and the animated SMF
 //!   fixture come back, either way;
+//! * byte for byte with "Use Current Frame" on, for the static MDL files whose rest pose is not
+//!   their bind pose (Blender's default export writes the bind pose);
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
 //!   unique) and the views it does not keep refused, not read.
 //!
@@ -27,19 +29,22 @@ use models::Document;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Imports and exports each `IN OUT` pair given after `-- custom-properties|none`, in one
-/// Blender process, with "Custom Properties" on or off.
+/// Imports and exports each `IN OUT` pair given after `-- custom-properties|none|current-frame`,
+/// in one Blender process, with "Custom Properties" on or off, or on with "Use Current Frame"
+/// (the armatures written at their pose, not their rest).
 const ROUND_TRIP: &str = r#"
 import sys
 import numpy
 numpy.bool = bool  # Blender 3.4's glTF importer still uses numpy.bool, gone from numpy 1.24
 import bpy
 args = sys.argv[sys.argv.index("--") + 1:]
-extras = args[0] == "custom-properties"
+extras = args[0] != "none"
+current = args[0] == "current-frame"
 for src, dst in zip(args[1::2], args[2::2]):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=src)
-    bpy.ops.export_scene.gltf(filepath=dst, export_format="GLB", export_extras=extras)
+    bpy.ops.export_scene.gltf(filepath=dst, export_format="GLB", export_extras=extras,
+                              export_current_frame=current)
 "#;
 
 /// Files that come back from Blender, onto their base, byte for byte.
@@ -77,6 +82,18 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "skinned_arm_v2.mdl",
 ];
 
+/// Static MDL files whose joints' rest pose is not their bind pose (a joint turned or moved, its
+/// connector's offset the identity): Blender's importer takes the bones' rest from the inverse
+/// bind matrices and the nodes' transforms as a pose, and its default export writes the rest,
+/// so the skinning at rest is not the base's (README). With "Use Current Frame" it writes the
+/// pose, and they come back byte for byte.
+const SAME_WITH_CURRENT_FRAME: &[&str] = &[
+    "quirks_v2.mdl",
+    "altseed_Plain1.mdl",
+    "altseed_Sphere1.mdl",
+    "cube_exp_Box_9e27932.mdl",
+];
+
 fn blender() -> bool {
     if Command::new("blender").arg("--version").output().is_ok() {
         return true;
@@ -91,13 +108,8 @@ fn blender() -> bool {
 
 /// Each document's export written into `dir` as `models convert` writes a `.glb` (textures
 /// embedded from beside the source: the fixtures and samples ship none, so their paths stay in
-/// the materials' extras), Blender's files beside them.
-fn through_blender(dir: &Path, files: &[common::Opened], custom_properties: bool) -> Vec<PathBuf> {
-    let mode = if custom_properties {
-        "custom-properties"
-    } else {
-        "none"
-    };
+/// the materials' extras), Blender's files beside them. `mode` is [`ROUND_TRIP`]'s.
+fn through_blender(dir: &Path, files: &[common::Opened], mode: &str) -> Vec<PathBuf> {
     let mut args = vec![PathBuf::from(mode)];
     let mut outs = Vec::new();
     for common::Opened {
@@ -173,13 +185,39 @@ fn every_fixture_and_sample_comes_back_from_blender() {
         files.len()
     );
     for custom_properties in [true, false] {
-        let theirs = through_blender(dir.path(), &files, custom_properties);
+        let mode = if custom_properties {
+            "custom-properties"
+        } else {
+            "none"
+        };
+        let theirs = through_blender(dir.path(), &files, mode);
         let same = same_after(&files, &theirs);
         assert_eq!(
             same, expected,
             "files that came back byte for byte, Custom Properties {custom_properties}"
         );
     }
+}
+
+#[test]
+fn static_mdl_posed_off_its_bind_pose_comes_back_with_use_current_frame() {
+    if !blender() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<common::Opened> = common::opened()
+        .filter(|f| SAME_WITH_CURRENT_FRAME.contains(&f.name.as_str()))
+        .collect();
+    let theirs = through_blender(dir.path(), &files, "current-frame");
+    let same = same_after(&files, &theirs);
+    let mut expected: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    expected.sort_unstable();
+    // The fixture at least; the samples when they are there.
+    assert!(expected.contains(&"quirks_v2.mdl"), "{expected:?}");
+    assert_eq!(
+        same, expected,
+        "files that came back with Use Current Frame"
+    );
 }
 
 /// The names of the files that come back byte for byte from Blender's files `theirs`, each

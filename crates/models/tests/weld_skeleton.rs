@@ -406,4 +406,70 @@ fn a_moved_bone_keeps_the_editors_skeleton() {
             .any(|w| w.contains(&format!("at rest, node {name:?}"))),
         "{said:?}"
     );
+    // A moved bone is not where the base's bind pose puts it.
+    assert!(!said.iter().any(|w| w.contains("bind pose")), "{said:?}");
+}
+
+/// `scene` at its bind pose, as Blender 3.4 exports an armature by default: each joint's rest
+/// put where its inverse bind matrix says (its importer's bind pose), turned a quarter turn
+/// about X (its bone axes; the inverse bind matrix follows), the pose the nodes' transforms
+/// gave it dropped. Joints are set parents first, each under its parent's new transform.
+fn at_bind_pose(scene: &mut Scene) {
+    let turn = compose(
+        [0.0; 3],
+        axis_quat(0, -std::f32::consts::FRAC_PI_2),
+        [1.0; 3],
+    );
+    let mut binds = vec![None; scene.nodes.len()];
+    for skin in &mut scene.skins {
+        for (&j, m) in skin
+            .joints
+            .iter()
+            .zip(skin.inverse_bind_matrices.iter_mut())
+        {
+            binds[j] = Some(mul(invert(*m).unwrap(), turn));
+            *m = invert(binds[j].unwrap()).unwrap();
+        }
+    }
+    fn visit(scene: &mut Scene, binds: &[Option<[f32; 16]>], n: usize, above: [f32; 16]) {
+        let mut global = mul(above, scene.nodes[n].transform.to_matrix());
+        if let Some(bind) = binds[n] {
+            let (translation, rotation, scale, _) = decompose(mul(invert(above).unwrap(), bind));
+            scene.nodes[n].transform = Transform::Trs {
+                translation,
+                rotation,
+                scale,
+            };
+            global = bind;
+        }
+        for c in scene.nodes[n].children.clone() {
+            visit(scene, binds, c, global);
+        }
+    }
+    for r in scene.roots.clone() {
+        visit(scene, &binds, r, scene::IDENTITY);
+    }
+}
+
+#[test]
+fn a_scene_at_the_bind_pose_is_kept_and_said_so() {
+    // The joint of this static fixture is translated at rest and its inverse bind matrix is
+    // the identity (the MDL connector's offset): bind pose and rest pose differ, as in Altseed's
+    // static samples (Plain1, Sphere1), whose joints are turned instead.
+    let path = test_support::workspace_root().join("fixtures/mdl/quirks_v2.mdl");
+    let bytes = std::fs::read(&path).unwrap();
+    let doc = models::open_with_upgrades(&path).unwrap().document;
+    let mut scene = Scene::from_document(&doc).unwrap().scene;
+    assert!(scene.animations.is_empty());
+    at_bind_pose(&mut scene);
+    let (back, said) = back_onto(scene, &doc);
+    // Kept as given: it draws the base's bind pose, and so would a scene whose rest pose was
+    // made the bind pose on purpose.
+    assert_ne!(back, bytes);
+    let skeleton = said.iter().find(|w| w.contains("skeleton: ")).unwrap();
+    assert!(
+        skeleton.contains("the scene draws the base in its bind pose")
+            && skeleton.contains("\"Use Current Frame\""),
+        "{said:?}"
+    );
 }

@@ -27,14 +27,17 @@
 //! The clips come in the base's order, then those the base does not have. One warning says
 //! what was given back and names each clip kept as the editor's, with its first difference.
 //! When the skeleton differs at rest, or an edited clip cannot be turned, the scene stays as
-//! the editor gave it, and the warning says why.
+//! the editor gave it, and the warning says why; when the scene is the base at its bind pose
+//! (Blender's default export of an armature whose rest pose is not its bind pose), it says
+//! that too, and how to keep the pose.
 //!
 //! Work: one pose of each scene per key time of the scene's clips, bounded by
 //! [`MAX_EVALUATIONS`] node transforms; memory: a few matrices per node.
 
 use super::super::pose::{self, Skeleton, Targets};
 use super::super::{
-    mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene, IDENTITY,
+    invert, mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene,
+    IDENTITY,
 };
 use super::restore_lost;
 use super::skins::{self, Skins};
@@ -49,6 +52,18 @@ use std::collections::{HashMap, HashSet};
 /// keys, then normalised); a tool that interpolates as glTF says (slerp) comes within 1e-3 of
 /// that on their 45° steps. 4e-3 is about a quarter of a degree: not an edit a user makes.
 const MATRIX_TOLERANCE: f32 = 4e-3;
+
+/// Said when the scene at rest is the base in its bind pose ([`Measure::draws_bind_pose`]):
+/// what the editor did. The base's rest pose is not given back: a scene whose rest pose was
+/// made the bind pose on purpose (Blender's "Apply Pose as Rest Pose") is the same file.
+const BIND_POSE: &str = "; every joint is where the base's inverse bind matrices put it, and \
+     bound there: the scene draws the base in its bind pose, not its rest pose (Blender 3.4 \
+     takes an armature's rest from the inverse bind matrices and writes that rest, not the pose \
+     the nodes' transforms gave it)";
+
+/// Added to [`BIND_POSE`] for a scene without clips: how to keep the pose.
+const BIND_POSE_REMEDY: &str = "; for a model without clips, Blender's export option \
+     \"Use Current Frame\" writes the pose and keeps it";
 
 /// Slack on a clip's ends beyond its sampling step, in seconds (editors' frame times are
 /// `f32`).
@@ -226,9 +241,15 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
     }
     let measure = Measure::new(scene, base, &pairing);
     if let Some(node) = measure.differs(None, None, 0.0) {
-        return Verdict::Differs(format!(
-            "at rest, node {node:?} (its skinning matrix, for a joint) is not the base's"
-        ));
+        let mut why =
+            format!("at rest, node {node:?} (its skinning matrix, for a joint) is not the base's");
+        if measure.draws_bind_pose() {
+            why.push_str(BIND_POSE);
+            if scene.animations.is_empty() {
+                why.push_str(BIND_POSE_REMEDY);
+            }
+        }
+        return Verdict::Differs(why);
     }
     let mut turn = None;
     let mut samples = 0;
@@ -377,6 +398,8 @@ struct Pairing {
     /// Per scene node: its inverse bind matrix (from the first skin listing it) and the base's
     /// node's, the identity for a node that is no joint.
     binds: Vec<([f32; 16], [f32; 16])>,
+    /// Per scene node: whether it is a joint (in both scenes).
+    joints: Vec<bool>,
     /// Per base node: its inverse bind matrix, from the first skin listing it.
     base_binds: Vec<Option<[f32; 16]>>,
     /// For each scene node, whether it only draws a skinned mesh, in both scenes: where it
@@ -486,17 +509,20 @@ impl Pairing {
         // The same joints: a node is one in the scene when its base node is one in the base.
         let (ours, theirs) = (skins::first_binds(scene), skins::first_binds(base));
         let mut binds = Vec::with_capacity(scene.nodes.len());
+        let mut joints = Vec::with_capacity(scene.nodes.len());
         for (ours, b) in ours.iter().zip(&to_base) {
             let theirs = b.and_then(|b| theirs.get(b).copied().flatten());
             if ours.is_some() != theirs.is_some() {
                 return None;
             }
             binds.push((ours.unwrap_or(IDENTITY), theirs.unwrap_or(IDENTITY)));
+            joints.push(ours.is_some());
         }
         Some(Self {
             to_base,
             to_scene,
             binds,
+            joints,
             base_binds: theirs,
             free,
         })
@@ -532,6 +558,8 @@ struct Measure<'a> {
     rests: (Vec<[f32; 16]>, Vec<[f32; 16]>),
     /// Per scene node: its inverse bind matrix in the scene and the base's of its name.
     binds: &'a [([f32; 16], [f32; 16])],
+    /// Per scene node: whether it is a joint.
+    joints: &'a [bool],
     /// The skeleton's size, for translations.
     extent: f32,
 }
@@ -565,6 +593,7 @@ impl<'a> Measure<'a> {
             skeletons,
             rests,
             binds: &pairing.binds,
+            joints: &pairing.joints,
             extent: if extent > 0.0 { extent } else { 1.0 },
         }
     }
@@ -597,6 +626,44 @@ impl<'a> Measure<'a> {
         }
         None
     }
+
+    /// Whether the scene at rest draws the base in its bind pose, not its rest pose: every
+    /// joint where the base's inverse bind matrix puts it and bound there (its skinning matrix
+    /// the identity), while some joint of the base is not bound at rest. Blender 3.4 gives an
+    /// armature back so: its importer takes the bones' rest from the inverse bind matrices and
+    /// the nodes' transforms as a pose, and its exporter writes the rest, not the pose, unless
+    /// "Use Current Frame" is on. The bone axes it turns do not move a joint's origin, so the
+    /// translations are compared.
+    fn draws_bind_pose(&self) -> bool {
+        let a = self.skeletons.0.globals(&self.rests.0);
+        let b = self.skeletons.1.globals(&self.rests.1);
+        let mut posed = false;
+        let nodes = self.to_base.iter().zip(self.binds).zip(self.joints);
+        for (n, ((&bn, (bind_a, bind_b)), &joint)) in nodes.enumerate() {
+            let (Some(bn), true, Some(false)) = (bn, joint, self.free.get(n)) else {
+                continue;
+            };
+            let (Some(&ga), Some(&gb), Some(bound)) = (a.get(n), b.get(bn), invert(*bind_b)) else {
+                return false;
+            };
+            let at_bind = match (ga.get(12..15), bound.get(12..15)) {
+                (Some(x), Some(y)) => close_translation(x, y, self.extent),
+                _ => false,
+            };
+            if !at_bind || !close(&mul(ga, *bind_a), &IDENTITY, self.extent) {
+                return false;
+            }
+            posed |= !close(&mul(gb, *bind_b), &IDENTITY, self.extent);
+        }
+        posed
+    }
+}
+
+/// Whether two translations are the same within [`MATRIX_TOLERANCE`] of `extent`.
+fn close_translation(a: &[f32], b: &[f32], extent: f32) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() <= MATRIX_TOLERANCE * extent)
 }
 
 /// Whether two transforms are the same within [`MATRIX_TOLERANCE`] (translations relative to
