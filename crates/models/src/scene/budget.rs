@@ -302,8 +302,7 @@ fn json_len(v: &serde_json::Value) -> u64 {
     match v {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        // Short, and spelled by serde_json's own number formatting to stay exact.
-        Value::Number(n) => n.to_string().len() as u64,
+        Value::Number(n) => number_len(n),
         Value::String(s) => string_len(s),
         Value::Array(items) => {
             let punctuation = 2 + (items.len() as u64).saturating_sub(1);
@@ -313,6 +312,23 @@ fn json_len(v: &serde_json::Value) -> u64 {
         }
         Value::Object(m) => object_len(m),
     }
+}
+
+/// A number's length, spelled by serde_json's own formatting to stay exact, into a counter
+/// rather than a string (extras can hold thousands of numbers: collision meshes, OBBs).
+fn number_len(n: &serde_json::Number) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len() as u64);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, n).map_or(0, |()| count.0)
 }
 
 /// A JSON string's length with its quotes and escapes: serde_json escapes `"`, `\` and the
