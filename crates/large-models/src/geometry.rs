@@ -152,36 +152,47 @@ pub fn adjacency(g: &Geometry) -> Vec<[u32; 3]> {
 /// The skinned model: 4 tubes of 100 rings × 250 vertices (100 000 vertices, 198 000
 /// triangles) along +x, each vertex blended between the two nearest of [`BONES`] bones.
 pub fn skinned() -> Geometry {
-    const RINGS: u32 = 100;
-    const AROUND: u32 = 250;
+    tubes(100, 250)
+}
+
+/// A character-sized skinned model: 4 tubes of 18 rings × 36 vertices (2 592 vertices, 4 896
+/// triangles), blended over the same [`BONES`] bones as [`skinned`]. As an SMF file with its
+/// clip it is about the size of a real game character (issue 18 speaks of a 627 KB one).
+pub fn character() -> Geometry {
+    tubes(18, 36)
+}
+
+/// 4 tubes of `rings` rings × `around` vertices along +x, each vertex blended between the two
+/// nearest of [`BONES`] bones.
+fn tubes(rings: u32, around: u32) -> Geometry {
     const PARTS: u32 = 4;
-    let total_rings = f64::from(RINGS * PARTS);
+    let total_rings = f64::from(rings * PARTS);
     let mut g = Geometry::default();
     for p in 0..PARTS {
         let base = g.positions.len();
         let tri_base = g.triangles.len();
-        for r in 0..RINGS {
-            let ring = p * RINGS + r;
+        for r in 0..rings {
+            let ring = p * rings + r;
             let x = f64::from(ring) * LENGTH / total_rings;
             let t = f64::from(ring) / total_rings * (BONES as f64 - 1.0);
             let b0 = t.floor() as u8;
             let w1 = r6(t - t.floor());
             let b1 = (b0 + 1).min(BONES as u8 - 1);
-            for k in 0..AROUND {
-                let a = TAU * f64::from(k) / f64::from(AROUND);
+            for k in 0..around {
+                let a = TAU * f64::from(k) / f64::from(around);
                 let (s, c) = a.sin_cos();
                 g.positions.push([r6(x), r6(c), r6(s)]);
                 g.normals.push([0.0, r6(c), r6(s)]);
                 g.uvs.push([
                     r6(f64::from(ring) / (total_rings - 1.0)),
-                    r6(f64::from(k) / f64::from(AROUND)),
+                    r6(f64::from(k) / f64::from(around)),
                 ]);
                 g.influences.push([(b0, r6(1.0 - w1)), (b1, w1)]);
             }
         }
-        let at = |r: u32, k: u32| base as u32 + r * AROUND + (k % AROUND);
-        for r in 0..RINGS - 1 {
-            for k in 0..AROUND {
+        let at = |r: u32, k: u32| base as u32 + r * around + (k % around);
+        for r in 0..rings - 1 {
+            for k in 0..around {
                 let (a, b, c, d) = (at(r, k), at(r, k + 1), at(r + 1, k), at(r + 1, k + 1));
                 g.triangles.push([a, c, d]);
                 g.triangles.push([a, d, b]);

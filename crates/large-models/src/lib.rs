@@ -9,6 +9,8 @@
 //! * **skinned**: 100 000 vertices (4 tubes of 100 rings × 250) blended over 72 bones, with
 //!   100 animation keys per bone and channel (SKM stores no animation);
 //! * **OBJ**: the static content as `%.6f` Wavefront text, for the `tobj` baseline;
+//! * **character**: the skinned SMF's bones and clip on 2 592 vertices, about 0.6 MB, the size
+//!   of a real game character, for the whole-process comparison;
 //! * **mid**: 40 000-vertex static models for the batch-conversion figures.
 //!
 //! Every generator returns bytes (never a format crate's types), so format crates can use
@@ -53,6 +55,10 @@ pub const LARGE: &[Generator] = &[
     Generator {
         file: "skinned.smf",
         generate: smf::skinned,
+    },
+    Generator {
+        file: "character.smf",
+        generate: smf::character,
     },
     Generator {
         file: "static.mdl",

@@ -76,8 +76,17 @@ fn translation(t: [f64; 3]) -> [f32; 16] {
 /// The skinned model: 100 000 vertices blended over 72 bones (frames 1..=72 under the root
 /// frame), and one animation set of 100 scale, rotation and translation keys per bone.
 pub fn skinned() -> Result<Vec<u8>, Error> {
-    let g = geo::skinned();
-    let mut m = mesh(&g, "tube")?;
+    skinned_from(&geo::skinned())
+}
+
+/// The character-sized model ([`geo::character`]: 2 592 vertices) with the same bones and
+/// clip as [`skinned`]: about 0.6 MB, for the whole-process comparison of BENCHMARKS.md.
+pub fn character() -> Result<Vec<u8>, Error> {
+    skinned_from(&geo::character())
+}
+
+fn skinned_from(g: &Geometry) -> Result<Vec<u8>, Error> {
+    let mut m = mesh(g, "tube")?;
     m.blend = Some(
         g.influences
             .iter()
