@@ -331,16 +331,20 @@ fn number_len(n: &serde_json::Number) -> u64 {
     serde_json::to_writer(&mut count, n).map_or(0, |()| count.0)
 }
 
+/// Whether JSON escapes some byte of `s` (`"`, `\\` or a control character). One branch-free
+/// pass, which vectorises: the extras' strings are mostly long runs of hex or base64.
+pub(crate) fn needs_escape(s: &str) -> bool {
+    s.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    })
+}
+
 /// A JSON string's length with its quotes and escapes: serde_json escapes `"`, `\` and the
 /// control characters, five of them as two characters (`\b \t \n \f \r`), the others as
 /// six (`\u00XX`).
 fn string_len(s: &str) -> u64 {
     let bytes = s.as_bytes();
-    // One branch-free pass (it vectorises) decides whether any byte needs a look.
-    let any_escape = bytes.iter().fold(false, |any, &b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    let escapes = if any_escape {
+    let escapes = if needs_escape(s) {
         bytes
             .iter()
             .map(|&b| match b {

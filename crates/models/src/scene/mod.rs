@@ -65,6 +65,8 @@ pub(crate) mod unit_bytes;
 pub(crate) mod validate;
 mod weld;
 
+#[cfg_attr(not(feature = "gltf"), allow(unused_imports))]
+pub(crate) use budget::needs_escape;
 pub use budget::{cost, Budget};
 pub use import::{ImportOptions, Imported};
 // The math users need (building transforms, checking skin weights and texture paths the way
