@@ -473,3 +473,59 @@ fn a_scene_at_the_bind_pose_is_kept_and_said_so() {
         "{said:?}"
     );
 }
+
+/// Makes the first node that draws no mesh and is no joint, but is the parent of a joint, a
+/// joint of the first skin that weighs no vertex, bound at its rest (as Blender 3.4 makes a
+/// bone of the `Armature` node of Altseed's MDL files); its name, or `None` without such a
+/// node.
+fn unweighted_joint_added(scene: &mut Scene) -> Option<String> {
+    let joints: Vec<usize> = scene.skins.iter().flat_map(|s| s.joints.clone()).collect();
+    let mut parent = vec![None; scene.nodes.len()];
+    for (p, node) in scene.nodes.iter().enumerate() {
+        for &c in &node.children {
+            parent[c] = Some(p);
+        }
+    }
+    let n = (0..scene.nodes.len()).find(|&n| {
+        scene.nodes[n].mesh.is_none()
+            && !joints.contains(&n)
+            && scene.nodes[n].children.iter().any(|c| joints.contains(c))
+    })?;
+    let mut global = scene::IDENTITY;
+    let mut at = Some(n);
+    while let Some(a) = at {
+        let (t, r, s) = trs(&scene.nodes[a]);
+        global = mul(compose(t, r, s), global);
+        at = parent[a];
+    }
+    let skin = scene.skins.first_mut()?;
+    skin.joints.push(n);
+    skin.inverse_bind_matrices.push(invert(global).unwrap());
+    Some(scene.nodes[n].name.clone())
+}
+
+#[test]
+fn a_joint_the_editor_added_that_weighs_nothing_comes_back_as_the_base() {
+    let mut tried = Vec::new();
+    for (name, doc, bytes) in moving() {
+        let own = back_onto(Scene::from_document(&doc).unwrap().scene, &doc).0;
+        if own != bytes {
+            continue;
+        }
+        let mut scene = Scene::from_document(&doc).unwrap().scene;
+        let Some(added) = unweighted_joint_added(&mut scene) else {
+            continue;
+        };
+        like_blender(&mut scene);
+        let (back, said) = back_onto(scene, &doc);
+        assert!(back == bytes, "{name} (joint {added:?} added): {said:?}");
+        assert!(
+            said.iter()
+                .any(|w| w.contains("skeleton: the base's hierarchy")),
+            "{name}: {said:?}"
+        );
+        tried.push(name);
+    }
+    assert!(!tried.is_empty(), "no file has a node above its joints");
+    eprintln!("an unweighted joint added to: {tried:?}");
+}

@@ -12,8 +12,10 @@
 //! matrix, `global(joint) × inverseBind(joint)`, and each other node's global transform.
 //! * The skeleton is the base's when both scenes name their nodes alike (each name once; an
 //!   editor's `.001` and the transform-free nodes it adds around the others allowed), with the
-//!   same parents by name, their skins the same joints by name, and at rest every such matrix
-//!   is the base's within [`MATRIX_TOLERANCE`]. Then every node's rest transform and place in
+//!   same parents by name, their skins the same joints by name (but for a joint the editor
+//!   added that weighs no vertex and draws no mesh, measured as if the base bound its node at
+//!   rest: Blender makes a bone of a node between a skin's root and its joints), and at rest
+//!   every such matrix is the base's within [`MATRIX_TOLERANCE`]. Then every node's rest transform and place in
 //!   the hierarchy, and every skin's inverse bind matrices, are the base's (the nodes in the
 //!   base's order, each getting back the base's extras it lost).
 //! * A clip is the base's when it pairs with the base's clip of its name, spans it within one
@@ -396,11 +398,13 @@ struct Pairing {
     /// For each base node, the scene node of its name.
     to_scene: Vec<usize>,
     /// Per scene node: its inverse bind matrix (from the first skin listing it) and the base's
-    /// node's, the identity for a node that is no joint.
+    /// node's, the identity for a node that is no joint (for a joint the editor added that
+    /// weighs no vertex, the inverse of the base node's global transform at rest).
     binds: Vec<([f32; 16], [f32; 16])>,
     /// Per scene node: whether it is a joint (in both scenes).
     joints: Vec<bool>,
-    /// Per base node: its inverse bind matrix, from the first skin listing it.
+    /// Per base node: its inverse bind matrix, from the first skin listing it (or as in
+    /// `binds`, for a joint the editor added).
     base_binds: Vec<Option<[f32; 16]>>,
     /// For each scene node, whether it only draws a skinned mesh, in both scenes: where it
     /// hangs and its transform do not matter.
@@ -461,6 +465,14 @@ fn pair_nodes(scene: &Scene, base: &Scene) -> Option<Vec<Option<usize>>> {
         .then_some(to_base)
 }
 
+/// Each node's global transform at rest.
+fn rest_globals(scene: &Scene) -> Vec<[f32; 16]> {
+    let rests: Vec<[f32; 16]> = (0..scene.nodes.len())
+        .map(|n| pose::rest_matrix(scene, n))
+        .collect();
+    Skeleton::new(scene).globals(&rests)
+}
+
 /// Whether `node` draws a skinned mesh and has no children.
 fn skinned_leaf(node: &Node) -> bool {
     node.skin.is_some() && node.mesh.is_some() && node.children.is_empty()
@@ -468,7 +480,8 @@ fn skinned_leaf(node: &Node) -> bool {
 
 impl Pairing {
     /// `None` unless both scenes have the same node names, each once, the same parents by
-    /// name, and skins (paired in order) with the same joints by name.
+    /// name, and skins (paired in order) with the same joints by name, but for joints the
+    /// editor added that weigh no vertex and draw no mesh.
     fn new(scene: &Scene, base: &Scene) -> Option<Self> {
         let to_base = pair_nodes(scene, base)?;
         let mut to_scene = vec![0; base.nodes.len()];
@@ -506,17 +519,35 @@ impl Pairing {
         if !same_parents {
             return None;
         }
-        // The same joints: a node is one in the scene when its base node is one in the base.
-        let (ours, theirs) = (skins::first_binds(scene), skins::first_binds(base));
+        // The same joints: a node is one in the scene when its base node is one in the base,
+        // but for a joint the editor added that weighs no vertex and draws no mesh (Blender
+        // makes a bone of a node between the skin's root and its joints): it draws nothing,
+        // and is measured as the joint the base's node would be if bound at its rest.
+        let (ours, mut theirs) = (skins::first_binds(scene), skins::first_binds(base));
+        let weighted = skins::weighted_nodes(scene);
+        let mut base_rests = None;
         let mut binds = Vec::with_capacity(scene.nodes.len());
         let mut joints = Vec::with_capacity(scene.nodes.len());
-        for (ours, b) in ours.iter().zip(&to_base) {
-            let theirs = b.and_then(|b| theirs.get(b).copied().flatten());
-            if ours.is_some() != theirs.is_some() {
-                return None;
-            }
-            binds.push((ours.unwrap_or(IDENTITY), theirs.unwrap_or(IDENTITY)));
-            joints.push(ours.is_some());
+        for (n, (ours, &b)) in ours.iter().zip(&to_base).enumerate() {
+            let bind = b.and_then(|b| theirs.get(b).copied().flatten());
+            let (ours, bind, joint) = match (ours, bind, b) {
+                (Some(ours), Some(bind), _) => (*ours, bind, true),
+                (None, None, _) => (IDENTITY, IDENTITY, false),
+                (Some(ours), None, Some(b)) => {
+                    let drawn =
+                        scene.nodes.get(n)?.mesh.is_some() || base.nodes.get(b)?.mesh.is_some();
+                    if drawn || weighted.get(n) != Some(&false) {
+                        return None;
+                    }
+                    let rests = base_rests.get_or_insert_with(|| rest_globals(base));
+                    let bind = invert(*rests.get(b)?)?;
+                    *theirs.get_mut(b)? = Some(bind);
+                    (*ours, bind, false)
+                }
+                _ => return None,
+            };
+            binds.push((ours, bind));
+            joints.push(joint);
         }
         Some(Self {
             to_base,
