@@ -38,8 +38,8 @@
 
 use super::super::pose::{self, Skeleton, Targets};
 use super::super::{
-    invert, mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene,
-    IDENTITY,
+    invert, mul, transpose, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform,
+    ValidScene, IDENTITY,
 };
 use super::restore_lost;
 use super::skins::{self, Skins};
@@ -78,24 +78,37 @@ const MAX_EVALUATIONS: usize = 1 << 22;
 /// Gives `scene` the base's rest transforms, inverse bind matrices and clips when its motion is
 /// the base's (module docs); the warnings say what was given back, or why not.
 pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> Vec<SceneWarning> {
+    let differs = |why: &str| {
+        let what = if scene.animations.is_empty() {
+            "the rest pose is kept as the editor gave it (not the base's exact bones)"
+        } else {
+            "the rest pose and clips are kept as the editor gave them (not the base's exact \
+             bones and keys)"
+        };
+        vec![SceneWarning::other("skeleton", format!("{what}: {why}"))]
+    };
     let plan = match compare(scene, base) {
         Verdict::Unrelated => return Vec::new(),
-        Verdict::Differs(why) => {
-            let what = if scene.animations.is_empty() {
-                "the rest pose is kept as the editor gave it (not the base's exact bones)"
-            } else {
-                "the rest pose and clips are kept as the editor gave them (not the base's exact \
-                 bones and keys)"
-            };
-            return vec![SceneWarning::other("skeleton", format!("{what}: {why}"))];
-        }
+        Verdict::Differs(why) => return differs(&why),
         Verdict::Welds(plan) => plan,
+    };
+    let turned = match &plan.offset {
+        Some((o, why)) => match offset_meshes(scene, base, &plan, o) {
+            Some(meshes) => meshes,
+            None => return differs(why),
+        },
+        None => Vec::new(),
     };
     if plan.changes_nothing(scene, base) {
         return Vec::new();
     }
     let said = plan.describe(scene);
     let motion = scene.to_mut().parts_mut();
+    for (m, mesh) in turned {
+        if let Some(slot) = motion.meshes.get_mut(m) {
+            *slot = mesh;
+        }
+    }
     let mut restored = Vec::new();
     let mut nodes = plan.nodes;
     for (node, theirs) in nodes.iter_mut().zip(&base.nodes) {
@@ -108,7 +121,7 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     *motion.nodes = nodes;
     *motion.roots = base.roots.clone();
     *motion.skins = plan.skins;
-    for (mesh, order) in &plan.joint_remaps {
+    for (mesh, order) in plan.joint_remaps.iter().filter(|_| plan.offset.is_none()) {
         if let Some(joints) = motion
             .meshes
             .get_mut(*mesh)
@@ -143,6 +156,62 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     vec![SceneWarning::other("skeleton", message)]
 }
 
+/// Each skinned mesh of the scene turned back by `O⁻¹` (`Plan::offset`), its joint indices
+/// following the plan's skins; `None` unless each is then its base mesh's (of its name, each
+/// once), vertex for vertex within the mesh weld's tolerances, and not before it is turned,
+/// and drawn only with a skin.
+fn offset_meshes(
+    scene: &Scene,
+    base: &Scene,
+    plan: &Plan,
+    o: &[f32; 16],
+) -> Option<Vec<(usize, super::super::Mesh)>> {
+    let back = transpose(*o);
+    let by_name = unique_names(base.meshes.iter().map(|m| m.name.as_str()))?;
+    let mut turned = Vec::new();
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let drawn: Vec<&Node> = (scene.nodes.iter()).filter(|n| n.mesh == Some(m)).collect();
+        if !drawn.iter().any(|n| n.skin.is_some()) {
+            continue;
+        }
+        if drawn.iter().any(|n| n.skin.is_none()) {
+            return None;
+        }
+        let skin = (plan.nodes.iter().find(|n| n.mesh == Some(m)))
+            .and_then(|n| n.skin)
+            .and_then(|k| plan.skins.get(k))?;
+        let mut mesh = mesh.clone();
+        if let Some((_, order)) = plan.joint_remaps.iter().find(|(r, _)| *r == m) {
+            for slot in mesh.vertices.joints.iter_mut().flatten().flatten() {
+                *slot = order.get(usize::from(*slot)).copied().unwrap_or(*slot);
+            }
+        }
+        let untouched = mesh.clone();
+        let rotate = |v: [f32; 3]| {
+            let at = |i: usize| back.get(i).copied().unwrap_or(0.0);
+            [0, 1, 2].map(|r| at(r) * v[0] + at(4 + r) * v[1] + at(8 + r) * v[2])
+        };
+        let vertices = &mut mesh.vertices;
+        vertices.positions.iter_mut().for_each(|p| *p = rotate(*p));
+        for n in vertices.normals.iter_mut().flatten() {
+            *n = rotate(*n);
+        }
+        for t in vertices.tangents.iter_mut().flatten() {
+            let [x, y, z] = rotate([t[0], t[1], t[2]]);
+            *t = [x, y, z, t[3]];
+        }
+        let theirs = base.meshes.get(*by_name.get(mesh.name.as_str())?)?;
+        super::renumbered(&mesh, theirs, Some(skin.joints.len()))?;
+        // A mesh that is the base's unturned too (a cube turned a quarter turn is a cube) was
+        // not turned by the editor: the scene draws the base's bind pose, and the warning says so.
+        if super::renumbered(&untouched, theirs, Some(skin.joints.len())).is_some() {
+            return None;
+        }
+        turned.push((m, mesh));
+    }
+    Some(turned)
+}
+
 /// What comparing the two scenes' motion found.
 enum Verdict {
     /// Not the same skeleton (names, parents, skins) or no motion to compare: nothing to say.
@@ -171,6 +240,11 @@ struct Plan {
     edited: Vec<String>,
     /// How many key times of the scene's clips the base's clips were compared at.
     samples: usize,
+    /// The rotation `O` by which every joint's skinning matrix in the scene, times `O`, is the
+    /// base's, at rest and in every clip, and why the scene differs without it: the editor
+    /// turned the skinned meshes by `O` (the skinning at rest it baked into them), and they
+    /// are turned back by `O⁻¹` when each is then its base mesh's ([`offset_meshes`]).
+    offset: Option<([f32; 16], String)>,
 }
 
 /// A scene clip and the base clip of its name.
@@ -205,6 +279,14 @@ impl Plan {
              joint's skinning matrix and every other node's global transform is the base's at \
              rest (an editor such as Blender turns bones to its own axes)"
         );
+        if self.offset.is_some() {
+            said.push_str(
+                ", once the skinned meshes are turned back by the rotation the editor baked into \
+                 them (Blender 3.4 binds an armature whose rest pose is not its bind pose at its \
+                 rest: it turns the vertices by the skinning at rest, and each joint's skinning \
+                 matrix the other way); each is then its base mesh's",
+            );
+        }
         let exact = self.animations.len() - self.edited.len();
         if exact > 0 {
             said.push_str(&format!(
@@ -241,7 +323,8 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             scene.nodes.len()
         ));
     }
-    let measure = Measure::new(scene, base, &pairing);
+    let mut measure = Measure::new(scene, base, &pairing);
+    let mut offset = None;
     if let Some(node) = measure.differs(None, None, 0.0) {
         let mut why =
             format!("at rest, node {node:?} (its skinning matrix, for a joint) is not the base's");
@@ -251,7 +334,17 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
                 why.push_str(BIND_POSE_REMEDY);
             }
         }
-        return Verdict::Differs(why);
+        // The same drawing, the skinned meshes turned the other way (`Plan::offset`)?
+        match measure.offset_candidate() {
+            Some(o) => {
+                measure.offset = o;
+                if measure.differs(None, None, 0.0).is_some() {
+                    return Verdict::Differs(why);
+                }
+                offset = Some((o, why));
+            }
+            None => return Verdict::Differs(why),
+        }
     }
     let mut turn = None;
     let mut samples = 0;
@@ -273,6 +366,10 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             }
             continue;
         };
+        if let Some((_, at_rest)) = &offset {
+            // The editor's keys are not turned through an offset: the scene stays the editor's.
+            return Verdict::Differs(format!("{at_rest}; clip {:?}: {why}", a.name));
+        }
         if turn.is_none() {
             turn = Turn::new(scene, base, &pairing.to_base, &pairing.to_scene);
         }
@@ -306,6 +403,7 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
         animations,
         edited,
         samples,
+        offset,
     })
 }
 
@@ -593,6 +691,8 @@ struct Measure<'a> {
     joints: &'a [bool],
     /// The skeleton's size, for translations.
     extent: f32,
+    /// Applied to each joint's skinning matrix in the scene (`Plan::offset`).
+    offset: [f32; 16],
 }
 
 impl<'a> Measure<'a> {
@@ -626,6 +726,7 @@ impl<'a> Measure<'a> {
             binds: &pairing.binds,
             joints: &pairing.joints,
             extent: if extent > 0.0 { extent } else { 1.0 },
+            offset: IDENTITY,
         }
     }
 
@@ -651,11 +752,36 @@ impl<'a> Measure<'a> {
             else {
                 continue;
             };
-            if !close(&mul(ga, *bind_a), &mul(gb, *bind_b), self.extent) {
+            let mut ours = mul(ga, *bind_a);
+            if self.joints.get(n) == Some(&true) {
+                ours = mul(ours, self.offset);
+            }
+            if !close(&ours, &mul(gb, *bind_b), self.extent) {
                 return self.scene.nodes.get(n).map(|x| x.name.as_str());
             }
         }
         None
+    }
+
+    /// The rotation `O` with `skinning(scene) × O = skinning(base)` at rest for the first joint,
+    /// when it is one (its translation within tolerance of none) and not the identity: an
+    /// editor that gave the skinned meshes back turned by `O` and the joints' skinning matrices
+    /// by `O⁻¹` (Blender 3.4, for an armature whose rest pose is not its bind pose and whose
+    /// bones are not all bound at rest: Altseed's `Test_Box`, `Test_Animation`) draws the same.
+    fn offset_candidate(&self) -> Option<[f32; 16]> {
+        let a = self.skeletons.0.globals(&self.rests.0);
+        let b = self.skeletons.1.globals(&self.rests.1);
+        let nodes = self.to_base.iter().zip(self.binds).zip(self.joints);
+        let (n, ((bn, (bind_a, bind_b)), _)) = nodes
+            .enumerate()
+            .find(|(n, (_, &joint))| joint && self.free.get(*n) == Some(&false))?;
+        let (ga, gb) = (a.get(n)?, b.get((*bn)?)?);
+        let o = mul(invert(mul(*ga, *bind_a))?, mul(*gb, *bind_b));
+        let rotation = close(&mul(transpose(o), o), &IDENTITY, 1.0)
+            && o.get(12..15)?
+                .iter()
+                .all(|x| x.abs() <= MATRIX_TOLERANCE * self.extent);
+        (rotation && !close(&o, &IDENTITY, self.extent)).then_some(o)
     }
 
     /// Whether the scene at rest draws the base in its bind pose, not its rest pose: every
