@@ -18,6 +18,11 @@
 //!   every such matrix is the base's within [`MATRIX_TOLERANCE`]. Then every node's rest transform and place in
 //!   the hierarchy, and every skin's inverse bind matrices, are the base's (the nodes in the
 //!   base's order, each getting back the base's extras it lost).
+//! * When at rest every joint's skinning matrix times one rotation `O` is the base's (Blender
+//!   binds an armature whose rest pose is not its bind pose at its rest, turning the skinned
+//!   vertices by the skinning at rest), the comparison goes on with `O`, and the scene welds
+//!   when each skinned mesh turned back by `O⁻¹` is its base mesh's and was not before
+//!   ([`offset_meshes`]).
 //! * A clip is the base's when it pairs with the base's clip of its name, spans it within one
 //!   of its sampling steps at either end, and at each of its key times every such matrix is
 //!   the base's clip's there (the base's keys interpolated as [`pose::sample`] does). Then it
