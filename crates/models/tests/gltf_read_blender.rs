@@ -10,8 +10,9 @@
 //!   it merged, the clips it resampled and the materials it reordered are the base's again
 //!   (`scene/weld/skeleton.rs`, `skins.rs`, `materials.rs`); and without Custom Properties, the
 //!   base's extras come back too (`weld/bare.rs`). So every SMF sample, every BMF fixture and
-//!   sample, three ELEM fixtures, both SKM fixtures, three MDL fixtures and the animated SMF
-//!   fixture come back, either way;
+//!   sample, three ELEM fixtures, both SKM fixtures, three MDL fixtures, the two animated
+//!   Altseed MDL samples (their skinned meshes turned back by the skinning at rest Blender
+//!   baked into them) and the animated SMF fixture come back, either way;
 //! * byte for byte with "Use Current Frame" on, for the static MDL files whose rest pose is not
 //!   their bind pose (Blender's default export writes the bind pose);
 //! * with the extras Blender keeps read through its own types (flags as `1`/`0`, names made
@@ -80,6 +81,8 @@ const SAME_AFTER_BLENDER: &[&str] = &[
     "static_quad_v1.mdl",
     "skinned_arm_v1.mdl",
     "skinned_arm_v2.mdl",
+    "altseed_Test_Box.mdl",
+    "altseed_Test_Animation.mdl",
 ];
 
 /// Static MDL files whose joints' rest pose is not their bind pose (a joint turned or moved, its

@@ -12,10 +12,17 @@
 //! matrix, `global(joint) × inverseBind(joint)`, and each other node's global transform.
 //! * The skeleton is the base's when both scenes name their nodes alike (each name once; an
 //!   editor's `.001` and the transform-free nodes it adds around the others allowed), with the
-//!   same parents by name, their skins the same joints by name, and at rest every such matrix
-//!   is the base's within [`MATRIX_TOLERANCE`]. Then every node's rest transform and place in
+//!   same parents by name, their skins the same joints by name (but for a joint the editor
+//!   added that weighs no vertex and draws no mesh, measured as if the base bound its node at
+//!   rest: Blender makes a bone of a node between a skin's root and its joints), and at rest
+//!   every such matrix is the base's within [`MATRIX_TOLERANCE`]. Then every node's rest transform and place in
 //!   the hierarchy, and every skin's inverse bind matrices, are the base's (the nodes in the
 //!   base's order, each getting back the base's extras it lost).
+//! * When at rest every joint's skinning matrix times one rotation `O` is the base's (Blender
+//!   binds an armature whose rest pose is not its bind pose at its rest, turning the skinned
+//!   vertices by the skinning at rest), the comparison goes on with `O`, and the scene welds
+//!   when each skinned mesh turned back by `O⁻¹` is its base mesh's and was not before
+//!   ([`offset_meshes`]).
 //! * A clip is the base's when it pairs with the base's clip of its name, spans it within one
 //!   of its sampling steps at either end, and at each of its key times every such matrix is
 //!   the base's clip's there (the base's keys interpolated as [`pose::sample`] does). Then it
@@ -36,8 +43,8 @@
 
 use super::super::pose::{self, Skeleton, Targets};
 use super::super::{
-    invert, mul, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform, ValidScene,
-    IDENTITY,
+    invert, mul, transpose, Animation, ChannelPath, Node, Scene, SceneWarning, Skin, Transform,
+    ValidScene, IDENTITY,
 };
 use super::restore_lost;
 use super::skins::{self, Skins};
@@ -76,24 +83,37 @@ const MAX_EVALUATIONS: usize = 1 << 22;
 /// Gives `scene` the base's rest transforms, inverse bind matrices and clips when its motion is
 /// the base's (module docs); the warnings say what was given back, or why not.
 pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> Vec<SceneWarning> {
+    let differs = |why: &str| {
+        let what = if scene.animations.is_empty() {
+            "the rest pose is kept as the editor gave it (not the base's exact bones)"
+        } else {
+            "the rest pose and clips are kept as the editor gave them (not the base's exact \
+             bones and keys)"
+        };
+        vec![SceneWarning::other("skeleton", format!("{what}: {why}"))]
+    };
     let plan = match compare(scene, base) {
         Verdict::Unrelated => return Vec::new(),
-        Verdict::Differs(why) => {
-            let what = if scene.animations.is_empty() {
-                "the rest pose is kept as the editor gave it (not the base's exact bones)"
-            } else {
-                "the rest pose and clips are kept as the editor gave them (not the base's exact \
-                 bones and keys)"
-            };
-            return vec![SceneWarning::other("skeleton", format!("{what}: {why}"))];
-        }
+        Verdict::Differs(why) => return differs(&why),
         Verdict::Welds(plan) => plan,
+    };
+    let turned = match &plan.offset {
+        Some((o, why)) => match offset_meshes(scene, base, &plan, o) {
+            Some(meshes) => meshes,
+            None => return differs(why),
+        },
+        None => Vec::new(),
     };
     if plan.changes_nothing(scene, base) {
         return Vec::new();
     }
     let said = plan.describe(scene);
     let motion = scene.to_mut().parts_mut();
+    for (m, mesh) in turned {
+        if let Some(slot) = motion.meshes.get_mut(m) {
+            *slot = mesh;
+        }
+    }
     let mut restored = Vec::new();
     let mut nodes = plan.nodes;
     for (node, theirs) in nodes.iter_mut().zip(&base.nodes) {
@@ -106,7 +126,7 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     *motion.nodes = nodes;
     *motion.roots = base.roots.clone();
     *motion.skins = plan.skins;
-    for (mesh, order) in &plan.joint_remaps {
+    for (mesh, order) in plan.joint_remaps.iter().filter(|_| plan.offset.is_none()) {
         if let Some(joints) = motion
             .meshes
             .get_mut(*mesh)
@@ -141,6 +161,62 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
     vec![SceneWarning::other("skeleton", message)]
 }
 
+/// Each skinned mesh of the scene turned back by `O⁻¹` (`Plan::offset`), its joint indices
+/// following the plan's skins; `None` unless each is then its base mesh's (of its name, each
+/// once), vertex for vertex within the mesh weld's tolerances, and not before it is turned,
+/// and drawn only with a skin.
+fn offset_meshes(
+    scene: &Scene,
+    base: &Scene,
+    plan: &Plan,
+    o: &[f32; 16],
+) -> Option<Vec<(usize, super::super::Mesh)>> {
+    let back = transpose(*o);
+    let by_name = unique_names(base.meshes.iter().map(|m| m.name.as_str()))?;
+    let mut turned = Vec::new();
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let drawn: Vec<&Node> = (scene.nodes.iter()).filter(|n| n.mesh == Some(m)).collect();
+        if !drawn.iter().any(|n| n.skin.is_some()) {
+            continue;
+        }
+        if drawn.iter().any(|n| n.skin.is_none()) {
+            return None;
+        }
+        let skin = (plan.nodes.iter().find(|n| n.mesh == Some(m)))
+            .and_then(|n| n.skin)
+            .and_then(|k| plan.skins.get(k))?;
+        let mut mesh = mesh.clone();
+        if let Some((_, order)) = plan.joint_remaps.iter().find(|(r, _)| *r == m) {
+            for slot in mesh.vertices.joints.iter_mut().flatten().flatten() {
+                *slot = order.get(usize::from(*slot)).copied().unwrap_or(*slot);
+            }
+        }
+        let untouched = mesh.clone();
+        let rotate = |v: [f32; 3]| {
+            let at = |i: usize| back.get(i).copied().unwrap_or(0.0);
+            [0, 1, 2].map(|r| at(r) * v[0] + at(4 + r) * v[1] + at(8 + r) * v[2])
+        };
+        let vertices = &mut mesh.vertices;
+        vertices.positions.iter_mut().for_each(|p| *p = rotate(*p));
+        for n in vertices.normals.iter_mut().flatten() {
+            *n = rotate(*n);
+        }
+        for t in vertices.tangents.iter_mut().flatten() {
+            let [x, y, z] = rotate([t[0], t[1], t[2]]);
+            *t = [x, y, z, t[3]];
+        }
+        let theirs = base.meshes.get(*by_name.get(mesh.name.as_str())?)?;
+        super::renumbered(&mesh, theirs, Some(skin.joints.len()))?;
+        // A mesh that is the base's unturned too (a cube turned a quarter turn is a cube) was
+        // not turned by the editor: the scene draws the base's bind pose, and the warning says so.
+        if super::renumbered(&untouched, theirs, Some(skin.joints.len())).is_some() {
+            return None;
+        }
+        turned.push((m, mesh));
+    }
+    Some(turned)
+}
+
 /// What comparing the two scenes' motion found.
 enum Verdict {
     /// Not the same skeleton (names, parents, skins) or no motion to compare: nothing to say.
@@ -169,6 +245,11 @@ struct Plan {
     edited: Vec<String>,
     /// How many key times of the scene's clips the base's clips were compared at.
     samples: usize,
+    /// The rotation `O` by which every joint's skinning matrix in the scene, times `O`, is the
+    /// base's, at rest and in every clip, and why the scene differs without it: the editor
+    /// turned the skinned meshes by `O` (the skinning at rest it baked into them), and they
+    /// are turned back by `O⁻¹` when each is then its base mesh's ([`offset_meshes`]).
+    offset: Option<([f32; 16], String)>,
 }
 
 /// A scene clip and the base clip of its name.
@@ -203,6 +284,14 @@ impl Plan {
              joint's skinning matrix and every other node's global transform is the base's at \
              rest (an editor such as Blender turns bones to its own axes)"
         );
+        if self.offset.is_some() {
+            said.push_str(
+                ", once the skinned meshes are turned back by the rotation the editor baked into \
+                 them (Blender 3.4 binds an armature whose rest pose is not its bind pose at its \
+                 rest: it turns the vertices by the skinning at rest, and each joint's skinning \
+                 matrix the other way); each is then its base mesh's",
+            );
+        }
         let exact = self.animations.len() - self.edited.len();
         if exact > 0 {
             said.push_str(&format!(
@@ -239,7 +328,8 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             scene.nodes.len()
         ));
     }
-    let measure = Measure::new(scene, base, &pairing);
+    let mut measure = Measure::new(scene, base, &pairing);
+    let mut offset = None;
     if let Some(node) = measure.differs(None, None, 0.0) {
         let mut why =
             format!("at rest, node {node:?} (its skinning matrix, for a joint) is not the base's");
@@ -249,7 +339,17 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
                 why.push_str(BIND_POSE_REMEDY);
             }
         }
-        return Verdict::Differs(why);
+        // The same drawing, the skinned meshes turned the other way (`Plan::offset`)?
+        match measure.offset_candidate() {
+            Some(o) => {
+                measure.offset = o;
+                if measure.differs(None, None, 0.0).is_some() {
+                    return Verdict::Differs(why);
+                }
+                offset = Some((o, why));
+            }
+            None => return Verdict::Differs(why),
+        }
     }
     let mut turn = None;
     let mut samples = 0;
@@ -271,6 +371,10 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
             }
             continue;
         };
+        if let Some((_, at_rest)) = &offset {
+            // The editor's keys are not turned through an offset: the scene stays the editor's.
+            return Verdict::Differs(format!("{at_rest}; clip {:?}: {why}", a.name));
+        }
         if turn.is_none() {
             turn = Turn::new(scene, base, &pairing.to_base, &pairing.to_scene);
         }
@@ -304,6 +408,7 @@ fn compare(scene: &Scene, base: &Scene) -> Verdict {
         animations,
         edited,
         samples,
+        offset,
     })
 }
 
@@ -396,11 +501,13 @@ struct Pairing {
     /// For each base node, the scene node of its name.
     to_scene: Vec<usize>,
     /// Per scene node: its inverse bind matrix (from the first skin listing it) and the base's
-    /// node's, the identity for a node that is no joint.
+    /// node's, the identity for a node that is no joint (for a joint the editor added that
+    /// weighs no vertex, the inverse of the base node's global transform at rest).
     binds: Vec<([f32; 16], [f32; 16])>,
     /// Per scene node: whether it is a joint (in both scenes).
     joints: Vec<bool>,
-    /// Per base node: its inverse bind matrix, from the first skin listing it.
+    /// Per base node: its inverse bind matrix, from the first skin listing it (or as in
+    /// `binds`, for a joint the editor added).
     base_binds: Vec<Option<[f32; 16]>>,
     /// For each scene node, whether it only draws a skinned mesh, in both scenes: where it
     /// hangs and its transform do not matter.
@@ -461,6 +568,14 @@ fn pair_nodes(scene: &Scene, base: &Scene) -> Option<Vec<Option<usize>>> {
         .then_some(to_base)
 }
 
+/// Each node's global transform at rest.
+fn rest_globals(scene: &Scene) -> Vec<[f32; 16]> {
+    let rests: Vec<[f32; 16]> = (0..scene.nodes.len())
+        .map(|n| pose::rest_matrix(scene, n))
+        .collect();
+    Skeleton::new(scene).globals(&rests)
+}
+
 /// Whether `node` draws a skinned mesh and has no children.
 fn skinned_leaf(node: &Node) -> bool {
     node.skin.is_some() && node.mesh.is_some() && node.children.is_empty()
@@ -468,7 +583,8 @@ fn skinned_leaf(node: &Node) -> bool {
 
 impl Pairing {
     /// `None` unless both scenes have the same node names, each once, the same parents by
-    /// name, and skins (paired in order) with the same joints by name.
+    /// name, and skins (paired in order) with the same joints by name, but for joints the
+    /// editor added that weigh no vertex and draw no mesh.
     fn new(scene: &Scene, base: &Scene) -> Option<Self> {
         let to_base = pair_nodes(scene, base)?;
         let mut to_scene = vec![0; base.nodes.len()];
@@ -506,17 +622,35 @@ impl Pairing {
         if !same_parents {
             return None;
         }
-        // The same joints: a node is one in the scene when its base node is one in the base.
-        let (ours, theirs) = (skins::first_binds(scene), skins::first_binds(base));
+        // The same joints: a node is one in the scene when its base node is one in the base,
+        // but for a joint the editor added that weighs no vertex and draws no mesh (Blender
+        // makes a bone of a node between the skin's root and its joints): it draws nothing,
+        // and is measured as the joint the base's node would be if bound at its rest.
+        let (ours, mut theirs) = (skins::first_binds(scene), skins::first_binds(base));
+        let weighted = skins::weighted_nodes(scene);
+        let mut base_rests = None;
         let mut binds = Vec::with_capacity(scene.nodes.len());
         let mut joints = Vec::with_capacity(scene.nodes.len());
-        for (ours, b) in ours.iter().zip(&to_base) {
-            let theirs = b.and_then(|b| theirs.get(b).copied().flatten());
-            if ours.is_some() != theirs.is_some() {
-                return None;
-            }
-            binds.push((ours.unwrap_or(IDENTITY), theirs.unwrap_or(IDENTITY)));
-            joints.push(ours.is_some());
+        for (n, (ours, &b)) in ours.iter().zip(&to_base).enumerate() {
+            let bind = b.and_then(|b| theirs.get(b).copied().flatten());
+            let (ours, bind, joint) = match (ours, bind, b) {
+                (Some(ours), Some(bind), _) => (*ours, bind, true),
+                (None, None, _) => (IDENTITY, IDENTITY, false),
+                (Some(ours), None, Some(b)) => {
+                    let drawn =
+                        scene.nodes.get(n)?.mesh.is_some() || base.nodes.get(b)?.mesh.is_some();
+                    if drawn || weighted.get(n) != Some(&false) {
+                        return None;
+                    }
+                    let rests = base_rests.get_or_insert_with(|| rest_globals(base));
+                    let bind = invert(*rests.get(b)?)?;
+                    *theirs.get_mut(b)? = Some(bind);
+                    (*ours, bind, false)
+                }
+                _ => return None,
+            };
+            binds.push((ours, bind));
+            joints.push(joint);
         }
         Some(Self {
             to_base,
@@ -562,6 +696,8 @@ struct Measure<'a> {
     joints: &'a [bool],
     /// The skeleton's size, for translations.
     extent: f32,
+    /// Applied to each joint's skinning matrix in the scene (`Plan::offset`).
+    offset: [f32; 16],
 }
 
 impl<'a> Measure<'a> {
@@ -595,6 +731,7 @@ impl<'a> Measure<'a> {
             binds: &pairing.binds,
             joints: &pairing.joints,
             extent: if extent > 0.0 { extent } else { 1.0 },
+            offset: IDENTITY,
         }
     }
 
@@ -620,11 +757,36 @@ impl<'a> Measure<'a> {
             else {
                 continue;
             };
-            if !close(&mul(ga, *bind_a), &mul(gb, *bind_b), self.extent) {
+            let mut ours = mul(ga, *bind_a);
+            if self.joints.get(n) == Some(&true) {
+                ours = mul(ours, self.offset);
+            }
+            if !close(&ours, &mul(gb, *bind_b), self.extent) {
                 return self.scene.nodes.get(n).map(|x| x.name.as_str());
             }
         }
         None
+    }
+
+    /// The rotation `O` with `skinning(scene) × O = skinning(base)` at rest for the first joint,
+    /// when it is one (its translation within tolerance of none) and not the identity: an
+    /// editor that gave the skinned meshes back turned by `O` and the joints' skinning matrices
+    /// by `O⁻¹` (Blender 3.4, for an armature whose rest pose is not its bind pose and whose
+    /// bones are not all bound at rest: Altseed's `Test_Box`, `Test_Animation`) draws the same.
+    fn offset_candidate(&self) -> Option<[f32; 16]> {
+        let a = self.skeletons.0.globals(&self.rests.0);
+        let b = self.skeletons.1.globals(&self.rests.1);
+        let nodes = self.to_base.iter().zip(self.binds).zip(self.joints);
+        let (n, ((bn, (bind_a, bind_b)), _)) = nodes
+            .enumerate()
+            .find(|(n, (_, &joint))| joint && self.free.get(*n) == Some(&false))?;
+        let (ga, gb) = (a.get(n)?, b.get((*bn)?)?);
+        let o = mul(invert(mul(*ga, *bind_a))?, mul(*gb, *bind_b));
+        let rotation = close(&mul(transpose(o), o), &IDENTITY, 1.0)
+            && o.get(12..15)?
+                .iter()
+                .all(|x| x.abs() <= MATRIX_TOLERANCE * self.extent);
+        (rotation && !close(&o, &IDENTITY, self.extent)).then_some(o)
     }
 
     /// Whether the scene at rest draws the base in its bind pose, not its rest pose: every

@@ -39,6 +39,39 @@ pub(super) fn first_binds(scene: &Scene) -> Vec<Option<[f32; 16]>> {
     binds
 }
 
+/// For each node, whether a vertex is weighted to it: a joint of the skin a mesh is drawn
+/// with, at an index some vertex of that mesh gives a weight other than 0.
+pub(super) fn weighted_nodes(scene: &Scene) -> Vec<bool> {
+    let mut weighted = vec![false; scene.nodes.len()];
+    for node in &scene.nodes {
+        let (Some(skin), Some(mesh)) = (
+            node.skin.and_then(|s| scene.skins.get(s)),
+            node.mesh.and_then(|m| scene.meshes.get(m)),
+        ) else {
+            continue;
+        };
+        let (Some(joints), Some(weights)) = (&mesh.vertices.joints, &mesh.vertices.weights) else {
+            // Without both attributes, count every joint of the skin as weighted.
+            for &n in &skin.joints {
+                if let Some(slot) = weighted.get_mut(n) {
+                    *slot = true;
+                }
+            }
+            continue;
+        };
+        let used = (joints.iter().zip(weights))
+            .flat_map(|(j, w)| j.iter().zip(w))
+            .filter(|(_, &w)| w != 0.0);
+        for (&j, _) in used {
+            if let Some(slot) = (skin.joints.get(usize::from(j))).and_then(|&n| weighted.get_mut(n))
+            {
+                *slot = true;
+            }
+        }
+    }
+    weighted
+}
+
 /// The skins the scene takes (module docs). `to_base` pairs each scene node with a base node
 /// (`to_scene` the other way); `base_binds` are [`first_binds`] of the base.
 pub(super) fn plan(
