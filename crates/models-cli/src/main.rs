@@ -119,11 +119,15 @@ fn main() -> ExitCode {
         Command::Detect { files, password } => detect(&files, &password),
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => {
-            remove_temporaries_on_interruption();
+            remove_temporaries_on_interruption(if args.is_batch() {
+                Writers::Several
+            } else {
+                Writers::One
+            });
             convert::run(&args)
         }
         Command::Pack { command } => {
-            remove_temporaries_on_interruption();
+            remove_temporaries_on_interruption(Writers::One);
             pack::run(&command)
         }
     };
@@ -134,27 +138,70 @@ fn main() -> ExitCode {
     }
 }
 
+/// How many threads of a command write outputs: what catching interruptions may cost.
+#[derive(Clone, Copy)]
+enum Writers {
+    /// Only the main thread: signals are caught without a thread (`models::output`'s flags).
+    One,
+    /// A batch's threads: a handler thread, which takes the temporaries' lock.
+    Several,
+}
+
 /// On SIGINT, SIGTERM or SIGHUP, removes the temporary files of outputs being written and
 /// exits with 128 + the signal number (as a shell reports a process killed by it).
+///
+/// A thread would cost a small conversion about a tenth of its CPU time (BENCHMARKS.md), so a
+/// command that writes from one thread records the signal in `models::output`'s flags
+/// instead: the handler ends the process at once while no temporary exists, and otherwise
+/// `models::output` removes them and exits at its next step (a write, a sync, a rename).
 #[cfg(unix)]
-fn remove_temporaries_on_interruption() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-        Ok(mut signals) => {
-            std::thread::spawn(move || {
-                if let Some(signal) = signals.forever().next() {
-                    models::output::remove_temporaries_and_exit(128 + signal);
-                }
-            });
-        }
-        Err(e) => eprintln!(
+fn remove_temporaries_on_interruption(writers: Writers) {
+    let caught = match writers {
+        Writers::Several => catch_on_a_thread(),
+        Writers::One => catch_without_a_thread(),
+    };
+    if let Err(e) = caught {
+        eprintln!(
             "warning: cannot catch interruptions ({e}): an interrupted run may leave temporary files"
-        ),
+        );
     }
 }
 
+#[cfg(unix)]
+const INTERRUPTIONS: [i32; 3] = {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    [SIGINT, SIGTERM, SIGHUP]
+};
+
+/// A thread waits for the signal, then removes the temporaries under their lock.
+#[cfg(unix)]
+fn catch_on_a_thread() -> std::io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new(INTERRUPTIONS)?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            models::output::remove_temporaries_and_exit(128 + signal);
+        }
+    });
+    Ok(())
+}
+
+/// The handler records the signal for `models::output`, and ends the process itself while
+/// no temporary exists.
+#[cfg(unix)]
+fn catch_without_a_thread() -> std::io::Result<()> {
+    use signal_hook::flag;
+    let flags = models::output::interruption_flags();
+    for signal in INTERRUPTIONS {
+        // The recording first: a signal that finds temporaries must leave its number.
+        let number = usize::try_from(signal).unwrap_or(0);
+        flag::register_usize(signal, flags.pending_signal.clone(), number)?;
+        flag::register_conditional_shutdown(signal, 128 + signal, flags.no_temporaries.clone())?;
+    }
+    Ok(())
+}
+
 #[cfg(not(unix))]
-fn remove_temporaries_on_interruption() {}
+fn remove_temporaries_on_interruption(_: Writers) {}
 
 /// Prints an error on stderr; returns whether the result was Ok.
 fn report(result: Result<(), models::Error>) -> bool {

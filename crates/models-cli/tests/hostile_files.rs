@@ -293,25 +293,12 @@ fn new_files_follow_the_umask_and_force_keeps_the_mode() {
     }
 }
 
-/// Starts a batch over many large generated inputs, waits until a temporary file exists,
-/// sends `signal`, and checks that the process ends with 128 + its number and leaves no
-/// temporary file.
-fn interrupt_a_batch(signal: &str, number: i32) {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("in");
-    let out = dir.path().join("out");
-    std::fs::create_dir_all(&src).unwrap();
-    // 1 000 000 vertices: each .glb is tens of MB, so its temporary file lives long enough
-    // to be seen. Hard links: one copy on disk, many inputs.
-    let big = src.join("big00.bmf");
-    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
-    for i in 1..40 {
-        std::fs::hard_link(&big, src.join(format!("big{i:02}.bmf"))).unwrap();
-    }
+/// Starts `models` with `args`, waits until a temporary file exists under `out`, sends
+/// `signal`, and checks that the process ends with 128 + its number and leaves no temporary
+/// file. Returns what stands under `out` then.
+fn interrupt(args: &[&OsStr], out: &Path, signal: &str, number: i32) -> Vec<String> {
     let mut child = Command::new(BIN)
-        .args([OsStr::new("convert"), OsStr::new("--out-dir")])
-        .arg(&out)
-        .arg(&src)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -319,11 +306,11 @@ fn interrupt_a_batch(signal: &str, number: i32) {
         .unwrap();
     let start = Instant::now();
     loop {
-        if !temporaries_under(&out).is_empty() {
+        if !temporaries_under(out).is_empty() {
             break;
         }
         if let Some(status) = child.try_wait().unwrap() {
-            panic!("the batch ended ({status}) before a temporary file was seen");
+            panic!("{args:?} ended ({status}) before a temporary file was seen");
         }
         if start.elapsed() > HUNG {
             let _ = child.kill();
@@ -338,9 +325,9 @@ fn interrupt_a_batch(signal: &str, number: i32) {
     assert!(sent.success());
     let o = wait_or_kill(child, signal);
     assert!(
-        temporaries_under(&out).is_empty(),
+        temporaries_under(out).is_empty(),
         "{signal} left {:?}",
-        temporaries_under(&out)
+        temporaries_under(out)
     );
     assert_eq!(
         o.status.code(),
@@ -348,10 +335,105 @@ fn interrupt_a_batch(signal: &str, number: i32) {
         "{signal}: {}",
         stderr(&o)
     );
-    assert!(
-        files_under(&out).len() < 40,
-        "the batch was interrupted, not finished"
-    );
+    files_under(out)
+}
+
+/// A batch over many large generated inputs: its outputs are written from several threads,
+/// and a handler thread catches the signal.
+fn interrupt_a_batch(signal: &str, number: i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&src).unwrap();
+    // 1 000 000 vertices: each .glb is tens of MB, so its temporary file lives long enough
+    // to be seen. Hard links: one copy on disk, many inputs.
+    let big = src.join("big00.bmf");
+    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
+    for i in 1..40 {
+        std::fs::hard_link(&big, src.join(format!("big{i:02}.bmf"))).unwrap();
+    }
+    let args = [
+        OsStr::new("convert"),
+        OsStr::new("--out-dir"),
+        out.as_os_str(),
+        src.as_os_str(),
+    ];
+    let left = interrupt(&args, &out, signal, number);
+    assert!(left.len() < 40, "the batch was interrupted, not finished");
+}
+
+/// One large conversion: written from the main thread alone, with no handler thread; the
+/// signal is seen at the output's next write or sync, before the rename.
+fn interrupt_one_conversion(signal: &str, number: i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.bmf");
+    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let glb = out.join("big.glb");
+    let args = [OsStr::new("convert"), big.as_os_str(), glb.as_os_str()];
+    // The temporary takes tens of MB of writes and their sync: the signal comes before the
+    // rename, and the output never appears.
+    let left = interrupt(&args, &out, signal, number);
+    assert!(left.is_empty(), "{signal}: {left:?}");
+}
+
+#[test]
+fn sigint_removes_the_temporary_file_of_one_conversion() {
+    interrupt_one_conversion("INT", 2);
+}
+
+#[test]
+fn sigterm_removes_the_temporary_file_of_one_conversion() {
+    interrupt_one_conversion("TERM", 15);
+}
+
+#[test]
+fn sighup_removes_the_temporary_file_of_one_conversion() {
+    interrupt_one_conversion("HUP", 1);
+}
+
+/// True once the process `pid` catches `signal` (its `SigCgt` mask in `/proc`).
+fn catches(pid: u32, signal: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
+}
+
+/// A signal that comes once the handlers are in place but (most likely) before the output's
+/// temporary exists, while the large input is parsed and converted: the process ends with
+/// 128 + its number all the same, and leaves nothing.
+#[test]
+fn a_signal_before_the_output_ends_one_conversion_with_128_plus_its_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.bmf");
+    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let glb = out.join("big.glb");
+    let child = Command::new(BIN)
+        .args([OsStr::new("convert"), big.as_os_str(), glb.as_os_str()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !catches(child.id(), 2) {
+        assert!(start.elapsed() < HUNG, "SIGINT never caught");
+        std::thread::yield_now();
+    }
+    let sent = Command::new("kill")
+        .args(["-s", "INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = wait_or_kill(child, "INT");
+    assert_eq!(o.status.code(), Some(130), "{:?}: {}", o.status, stderr(&o));
+    assert!(files_under(&out).is_empty(), "{:?}", files_under(&out));
 }
 
 #[test]

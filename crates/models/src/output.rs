@@ -5,8 +5,15 @@
 //! * **Permissions.** A new file gets the mode `0666` less the process umask, like any file a
 //!   shell creates; a file replaced with [`Overwrite::Allowed`] keeps its mode (not its owner).
 //! * **Interruption.** Every temporary file is kept in a process-wide registry while it
-//!   exists. A program that catches SIGINT/SIGTERM/SIGHUP calls [`remove_temporaries_and_exit`]
-//!   from its handler thread: the registry's temporaries are removed before the process ends.
+//!   exists. A program that catches SIGINT/SIGTERM/SIGHUP has the registry's temporaries
+//!   removed before the process ends, in one of two ways:
+//!   - *a handler thread* calls [`remove_temporaries_and_exit`] (any program, and the only way
+//!     for one that writes from several threads);
+//!   - *no thread*, for a program that writes from one thread: its signal handler records the
+//!     signal in [`interruption_flags`] and ends the process at once while no temporary exists;
+//!     otherwise this module sees the signal at its next step (every write to a temporary,
+//!     every sync, every change to the registry) and then removes them and exits.
+//!     A thread costs a small conversion about a tenth of its time (BENCHMARKS.md).
 //! * **Several files as one** ([`write_new_files`], used for `.gltf` + `.bin`): every
 //!   temporary is written and flushed first; only then are they renamed into place, in order,
 //!   while holding the registry's lock (so an interruption waits for the renames). If a rename
@@ -28,7 +35,8 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 /// How [`write_new_file`] treats an existing output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -43,10 +51,101 @@ pub enum Overwrite {
 /// The temporary files of this process that exist now (see [`remove_temporaries_and_exit`]).
 static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
-fn live() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+fn lock_live() -> MutexGuard<'static, BTreeSet<PathBuf>> {
     // A thread that panicked while holding the lock left the set consistent (every change
     // is a single insert or remove), so the poison carries no meaning here.
     LIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The registry, locked. Unlocking it keeps [`InterruptionFlags::no_temporaries`] true to the
+/// set, then acts on a signal recorded meanwhile (fields drop in declaration order: the lock
+/// is released before `_then` acts).
+struct Registry {
+    guard: MutexGuard<'static, BTreeSet<PathBuf>>,
+    _then: ActOnInterruption,
+}
+
+fn live() -> Registry {
+    Registry {
+        guard: lock_live(),
+        _then: ActOnInterruption,
+    }
+}
+
+impl std::ops::Deref for Registry {
+    type Target = BTreeSet<PathBuf>;
+    fn deref(&self) -> &Self::Target {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Registry {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.guard
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        FLAGS
+            .no_temporaries
+            .store(self.guard.is_empty(), Ordering::SeqCst);
+    }
+}
+
+/// Dropped after the registry's lock is released (see [`Registry`]).
+struct ActOnInterruption;
+
+impl Drop for ActOnInterruption {
+    fn drop(&mut self) {
+        act_on_interruption();
+    }
+}
+
+/// Shared with a signal handler that runs no thread (see the module's docs): the handler
+/// stores the signal's number in `pending_signal`, and ends the process itself (with 128 +
+/// the number) while `no_temporaries` is true. With `signal-hook`:
+///
+/// ```no_run
+/// # #[cfg(unix)] {
+/// # use signal_hook::{consts::SIGINT, flag};
+/// let flags = models::output::interruption_flags();
+/// flag::register_usize(SIGINT, flags.pending_signal.clone(), SIGINT as usize)?;
+/// flag::register_conditional_shutdown(SIGINT, 128 + SIGINT, flags.no_temporaries.clone())?;
+/// # }
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
+/// This module then removes the temporaries and exits with 128 + the number at its next step.
+/// Only for a program that writes from one thread and does not [`stage`] its outputs: with
+/// several threads, a handler could end the process between another thread's check and its
+/// creating a temporary file; a staged temporary waits for its commit while nothing here runs.
+#[derive(Debug, Clone)]
+pub struct InterruptionFlags {
+    /// True while this process has no temporary file (set before one is created).
+    pub no_temporaries: Arc<AtomicBool>,
+    /// The number of a signal that arrived and is not yet acted on; 0 for none.
+    pub pending_signal: Arc<AtomicUsize>,
+}
+
+static FLAGS: LazyLock<InterruptionFlags> = LazyLock::new(|| InterruptionFlags {
+    no_temporaries: Arc::new(AtomicBool::new(true)),
+    pending_signal: Arc::new(AtomicUsize::new(0)),
+});
+
+/// The flags a thread-less signal handler shares with this module ([`InterruptionFlags`]).
+pub fn interruption_flags() -> InterruptionFlags {
+    FLAGS.clone()
+}
+
+/// Removes the temporaries and exits if a signal was recorded in the flags. Called where the
+/// registry's lock is not held by this thread.
+fn act_on_interruption() {
+    let signal = FLAGS.pending_signal.load(Ordering::SeqCst);
+    if signal != 0 {
+        let code = i32::try_from(signal).map_or(128, |n| n.saturating_add(128));
+        remove_temporaries_and_exit(code);
+    }
 }
 
 /// Removes every temporary file this module has created and not yet renamed into place, then
@@ -55,7 +154,7 @@ fn live() -> MutexGuard<'static, BTreeSet<PathBuf>> {
 /// registry's lock until the process is gone, so nothing is left behind and no set of files
 /// is left half-replaced.
 pub fn remove_temporaries_and_exit(code: i32) -> ! {
-    let registry = live();
+    let registry = lock_live();
     for path in registry.iter() {
         let _ = std::fs::remove_file(path);
     }
@@ -80,6 +179,8 @@ impl Temporary {
     /// [`Temporary::new_in`] for a caller that holds the registry's lock. Created and
     /// registered under the lock: an interruption sees either no file or a registered one.
     fn create_in(dir: &Path, registry: &mut BTreeSet<PathBuf>) -> std::io::Result<Self> {
+        // Before the file exists: a thread-less handler must no longer end the process at once.
+        FLAGS.no_temporaries.store(false, Ordering::SeqCst);
         let mut builder = tempfile::Builder::new();
         builder.prefix(".models-").suffix(".tmp");
         // tempfile creates 0600 by default; 0666 is the mode `open(2)` gets, which the kernel
@@ -269,6 +370,8 @@ impl PendingSet {
                 file.sync_all()
                     .map_err(|e| Error::Io(without_path(e)).at(target))?;
             }
+            // A sync can take long on a slow disk.
+            act_on_interruption();
         }
         let mut backups = Vec::with_capacity(self.targets.len());
         let placed = place_all(
@@ -466,7 +569,7 @@ fn write_temporary(
     // Errors name the folder or the final output, which the user chose, not the temporary
     // file (which is removed on every error path).
     let temporary = Temporary::new_in(dir).map_err(|e| Error::Io(without_path(e)).at(dir))?;
-    let Some(mut file) = temporary.file.as_ref() else {
+    let Some(file) = temporary.file.as_ref() else {
         return Err(Error::Io(std::io::Error::other("temporary file closed")).at(path));
     };
     let io = |e: std::io::Error| Error::Io(without_path(e)).at(path);
@@ -477,6 +580,7 @@ fn write_temporary(
             }
         }
     }
+    let mut file = Interruptible(file);
     match content {
         Content::Bytes(bytes) => file.write_all(bytes).map_err(io)?,
         Content::Stream(write) => {
@@ -485,7 +589,23 @@ fn write_temporary(
             buffered.flush().map_err(io)?;
         }
     }
+    act_on_interruption();
     Ok(temporary)
+}
+
+/// A temporary file's writer that acts on a signal recorded in [`interruption_flags`] before
+/// each write: a long output notices an interruption within one buffer's write.
+struct Interruptible<W>(W);
+
+impl<W: Write> Write for Interruptible<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        act_on_interruption();
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Makes the renames durable (best effort: not every platform can sync a folder).

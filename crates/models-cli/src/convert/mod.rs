@@ -155,6 +155,13 @@ pub(crate) fn rate_parser(
     }
 }
 
+impl Args {
+    /// A batch (`--out-dir`): outputs are written from rayon's threads and an I/O thread.
+    pub(crate) fn is_batch(&self) -> bool {
+        self.out_dir.is_some()
+    }
+}
+
 pub(crate) fn run(args: &Args) -> bool {
     if args.merge_clips {
         return merge(args);
