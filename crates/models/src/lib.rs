@@ -69,6 +69,7 @@ mod format;
 mod formats;
 #[cfg(feature = "gltf")]
 pub mod gltf;
+mod hash;
 pub mod input;
 pub mod inspect;
 pub mod output;

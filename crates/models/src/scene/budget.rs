@@ -14,8 +14,8 @@
 //! charged once more at the end, which bounds what the writer will make of it.
 
 use super::{Animation, Mesh, Scene};
+use crate::hash::{address_set, AddressSet};
 use crate::{Error, Position};
-use std::collections::HashSet;
 
 /// Bytes of budget per input byte for the scene (a quarter of the documented 64).
 pub const SCENE_BYTES_PER_INPUT_BYTE: u64 = 16;
@@ -150,7 +150,7 @@ pub(crate) fn check_index_uses(scene: &Scene) -> Result<(), Error> {
     // Without a list used by more than one primitive, the copies are the lists the scene's
     // cost already counts: nothing to check, and no cost to compute (it serialises extras).
     let shared = scene.meshes.iter().any(|mesh| {
-        let mut lists: HashSet<*const Vec<u32>> = HashSet::new();
+        let mut lists = address_set(mesh.primitives.len());
         !mesh
             .primitives
             .iter()
@@ -223,7 +223,12 @@ pub fn cost(scene: &Scene) -> u64 {
         add(JSON_OBJECT + skin.name.len() as u64);
         add(len_bytes(&skin.joints) + len_bytes(&skin.inverse_bind_matrices));
     }
-    let mut keys: HashSet<*const Vec<f32>> = HashSet::new();
+    let channels = scene
+        .animations
+        .iter()
+        .map(|a| a.channels.len())
+        .sum::<usize>();
+    let mut keys = address_set(channels.saturating_mul(2));
     for a in &scene.animations {
         add(animation_cost(a, &mut keys));
     }
@@ -251,7 +256,7 @@ fn mesh_cost(mesh: &Mesh) -> u64 {
         .saturating_add(v.weights.as_deref().map_or(0, len_bytes));
     // A shared index list counts once (the writer writes it once, or copies non-overlapping
     // ranges, which add up to at most the list); an unshared primitive counts its own indices.
-    let mut lists: HashSet<*const Vec<u32>> = HashSet::new();
+    let mut lists = address_set(mesh.primitives.len());
     for p in &mesh.primitives {
         let list = p.indices.list();
         if lists.insert(std::sync::Arc::as_ptr(list)) {
@@ -264,7 +269,7 @@ fn mesh_cost(mesh: &Mesh) -> u64 {
 
 /// Key arrays shared between channels (clips of one MDL source, BMF sample times) are held and
 /// written once; each channel still has its channel and sampler objects.
-fn animation_cost(a: &Animation, seen: &mut HashSet<*const Vec<f32>>) -> u64 {
+fn animation_cost(a: &Animation, seen: &mut AddressSet<*const Vec<f32>>) -> u64 {
     let mut total = JSON_OBJECT + a.name.len() as u64 + extras_len(&a.extras);
     for ch in &a.channels {
         total = total.saturating_add(2 * JSON_OBJECT);

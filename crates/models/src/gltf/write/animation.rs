@@ -4,6 +4,7 @@
 use super::buffer::{f32_bytes, Chunk};
 use super::{extras, floats, label, non_empty, push, u32_of, Builder};
 use crate::gltf::Error;
+use crate::hash::AddressMap;
 use crate::scene::{Animation, ChannelPath, Interpolation, Scene};
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
@@ -11,13 +12,14 @@ use json::validation::Checked::Valid;
 use json::Index;
 use std::collections::HashMap;
 
-/// Key arrays already written: input accessors by their times (within one animation), and
-/// whole samplers by the scene's shared key arrays (across animations).
+/// Key arrays already written: input accessors by their times (within one animation; the
+/// times are the file's, so SipHash: `crate::hash`), and whole samplers by the addresses of
+/// the scene's shared key arrays (across animations).
 #[derive(Default)]
 pub(super) struct WrittenKeys {
     inputs: HashMap<Vec<u32>, Index<json::Accessor>>,
     #[allow(clippy::type_complexity)]
-    samplers: HashMap<
+    samplers: AddressMap<
         (*const Vec<f32>, *const Vec<f32>, ChannelPath, Interpolation),
         (Index<json::Accessor>, Index<json::Accessor>, Interpolation),
     >,
@@ -57,6 +59,7 @@ impl Builder<'_> {
         let label = label("animation", i, &anim.name);
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
+        written.samplers.reserve(anim.channels.len());
         // Validation made every channel target a node, once per property, with keys in order.
         for ch in &anim.channels {
             let (type_, property) = match ch.path {

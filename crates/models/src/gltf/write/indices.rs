@@ -10,7 +10,6 @@
 
 use crate::scene::validate::overlapping_groups;
 use crate::scene::Mesh;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -74,7 +73,7 @@ pub(super) fn plan(mesh: &Mesh) -> Plan {
         lists: Vec::new(),
     };
     // Shared lists by the address of the scene's list.
-    let mut slots: HashMap<*const Vec<u32>, usize> = HashMap::new();
+    let mut slots = crate::hash::address_map(mesh.primitives.len());
     for (p, prim) in mesh.primitives.iter().enumerate() {
         let range = prim.indices.range();
         if range.len() < 3 {

@@ -2,9 +2,10 @@
 //! times finite, ≥ 0 and strictly increasing, values finite, rotations of unit length.
 
 use super::{label, warn};
+use crate::hash::{address_map, AddressMap};
 use crate::scene::{normalize_quat, Animation, Channel, ChannelPath, Interpolation, Keys};
 use crate::scene::{Scene, SceneWarning};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// A channel's keys as the memo key: channels sharing their key arrays (every clip of one MDL
 /// source) are checked once and keep sharing the checked arrays, so the writer still writes
@@ -23,7 +24,8 @@ pub(super) fn animated_nodes(scene: &Scene) -> HashSet<usize> {
 /// writer leaves it out, since glTF has no empty animation.
 pub(super) fn animations(scene: &mut Scene, warnings: &mut Vec<SceneWarning>) {
     let node_count = scene.nodes.len();
-    let mut checked: HashMap<KeysId, (Keys, Keys, Interpolation)> = HashMap::new();
+    let channels = scene.animations.iter().map(|a| a.channels.len()).sum();
+    let mut checked = address_map(channels);
     for (i, anim) in scene.animations.iter_mut().enumerate() {
         animation(i, anim, node_count, &mut checked, warnings);
     }
@@ -33,11 +35,12 @@ fn animation(
     i: usize,
     anim: &mut Animation,
     node_count: usize,
-    checked: &mut HashMap<KeysId, (Keys, Keys, Interpolation)>,
+    checked: &mut AddressMap<KeysId, (Keys, Keys, Interpolation)>,
     warnings: &mut Vec<SceneWarning>,
 ) {
     let label = label("animation", i, &anim.name);
-    let mut targets: HashSet<(usize, ChannelPath)> = HashSet::new();
+    // Keyed by node indices, which the file chooses: SipHash (`crate::hash`), sized once.
+    let mut targets: HashSet<(usize, ChannelPath)> = HashSet::with_capacity(anim.channels.len());
     let mut c = 0usize;
     anim.channels.retain_mut(|ch| {
         // Spelled only for a warning: a clip of thousands of channels has none to give.
