@@ -366,11 +366,21 @@ pub fn write_file(
     Ok(export.warnings)
 }
 
-/// The compact JSON of `root` in a vector of exactly its length: counted first, then written.
-/// With tens of MB of exact extras, a growing vector would hold up to twice that (and three
-/// times while it moves), which made the writer, not the conversion, the peak of a large MDL
-/// export (issue 18); the second pass costs less than the page faults it avoids.
+/// The compact JSON of `root`. A large one goes into a vector of exactly its length, counted
+/// first, then written: with tens of MB of exact extras, a growing vector would hold up to
+/// twice that (and three times while it moves), which made the writer, not the conversion,
+/// the peak of a large MDL export (issue 18), and the second pass costs less than the page
+/// faults it avoids. One of at most [`ONE_PASS_JSON`] bytes by [`json_estimate`] is written
+/// once into a vector of that capacity: there the counting pass was half of the JSON's cost
+/// (5 % of an animated character's conversion), and growth past a low estimate wastes at most
+/// a few MB.
 fn exact_json(root: &gltf_json::Root) -> Result<Vec<u8>, Error> {
+    let estimate = json_estimate(root);
+    if estimate <= ONE_PASS_JSON {
+        let mut json = Vec::with_capacity(estimate);
+        serde_json::to_writer(&mut json, root).map_err(Error::Json)?;
+        return Ok(json);
+    }
     struct Count(usize);
     impl Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -386,6 +396,75 @@ fn exact_json(root: &gltf_json::Root) -> Result<Vec<u8>, Error> {
     let mut json = Vec::with_capacity(count.0);
     serde_json::to_writer(&mut json, root).map_err(Error::Json)?;
     Ok(json)
+}
+
+/// The estimated length under which [`exact_json`] writes in one pass.
+const ONE_PASS_JSON: usize = 1 << 20;
+
+/// About the compact JSON length of `root`: its extras and names as they stand, and a
+/// generous allowance for every object's keys, numbers and punctuation and every index in a
+/// list (children, joints, a scene's nodes). An estimate, not a bound: it only chooses
+/// between one pass and two in [`exact_json`].
+fn json_estimate(root: &gltf_json::Root) -> usize {
+    use gltf_json::Extras;
+    /// An accessor with its bounds is about 200 bytes.
+    const PER_OBJECT: usize = 256;
+    /// A node index and its comma.
+    const PER_INDEX: usize = 8;
+    fn text(extras: &Extras, name: Option<&String>) -> usize {
+        extras.as_deref().map_or(0, |raw| raw.get().len()) + name.map_or(0, String::len)
+    }
+    let mut objects = root.accessors.len()
+        + root.buffers.len()
+        + root.buffer_views.len()
+        + root.cameras.len()
+        + root.images.len()
+        + root.samplers.len()
+        + root.textures.len()
+        + root.materials.len()
+        + root.skins.len()
+        + root.scenes.len()
+        + root.nodes.len()
+        + root.meshes.len()
+        + root.animations.len();
+    let mut bytes =
+        text(&root.extras, None) + root.extensions_used.iter().map(String::len).sum::<usize>();
+    for a in &root.accessors {
+        bytes += text(&a.extras, a.name.as_ref());
+    }
+    for n in &root.nodes {
+        bytes += text(&n.extras, n.name.as_ref());
+        bytes += PER_INDEX * n.children.as_ref().map_or(0, Vec::len);
+    }
+    for m in &root.meshes {
+        objects += m.primitives.len();
+        bytes += text(&m.extras, m.name.as_ref());
+        bytes += m
+            .primitives
+            .iter()
+            .map(|p| text(&p.extras, None))
+            .sum::<usize>();
+    }
+    for m in &root.materials {
+        bytes += text(&m.extras, m.name.as_ref());
+    }
+    for a in &root.animations {
+        objects += a.channels.len() + a.samplers.len();
+        bytes += text(&a.extras, a.name.as_ref());
+    }
+    for s in &root.skins {
+        bytes += text(&s.extras, s.name.as_ref()) + PER_INDEX * s.joints.len();
+    }
+    for s in &root.scenes {
+        bytes += text(&s.extras, s.name.as_ref()) + PER_INDEX * s.nodes.len();
+    }
+    for i in &root.images {
+        bytes += text(&i.extras, i.name.as_ref()) + i.uri.as_ref().map_or(0, String::len);
+    }
+    for t in &root.textures {
+        bytes += text(&t.extras, t.name.as_ref());
+    }
+    bytes.saturating_add(objects.saturating_mul(PER_OBJECT))
 }
 
 /// Where [`Gltf::images`] go beside `out`; creates their folders.
@@ -480,5 +559,49 @@ impl<'j> Glb<'j> {
             out.write_all([0u8; 3].get(..self.bin_pad).unwrap_or_default())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod json_estimate_tests {
+    use super::{json_estimate, Gltf, GltfOptions};
+    use crate::scene::Scene;
+
+    /// On every fixture and sample of the five formats, the estimate covers the JSON (so the
+    /// one pass never grows its vector) and stays within four times it plus 4 KiB (so the
+    /// vector wastes little).
+    #[test]
+    fn the_json_estimate_covers_every_fixtures_json_and_wastes_little() {
+        let mut checked = 0;
+        for ext in ["bmf", "smf", "mdl", "elem", "skm"] {
+            for path in test_support::fixtures_and_samples(ext) {
+                let Ok(doc) = crate::open(&path) else {
+                    continue;
+                };
+                let Ok(conversion) = Scene::from_document(&doc) else {
+                    continue;
+                };
+                let valid = conversion.validated();
+                let Ok(gltf) = Gltf::from_scene(&valid.scene, &GltfOptions::default()) else {
+                    continue;
+                };
+                let json = serde_json::to_vec(&gltf.root).unwrap();
+                let estimate = json_estimate(&gltf.root);
+                assert!(
+                    estimate >= json.len(),
+                    "{}: {estimate} < {}",
+                    path.display(),
+                    json.len()
+                );
+                assert!(
+                    estimate <= 4 * json.len() + 4096,
+                    "{}: {estimate} for {}",
+                    path.display(),
+                    json.len()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 40, "only {checked} files converted");
     }
 }
