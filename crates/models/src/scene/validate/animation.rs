@@ -174,6 +174,60 @@ fn clean_channel(ch: &Channel) -> Result<(Vec<f32>, Vec<f32>, Interpolation, Vec
             ch.times.len()
         ));
     }
+    if let Some(values) = values_cleaned_in_bulk(ch, comps, cubic) {
+        return Ok((ch.times.to_vec(), values, ch.interpolation, Vec::new()));
+    }
+    clean_channel_by_key(ch, comps, cubic, per_key)
+}
+
+/// The common case of [`clean_channel`], in one pass without a push a key: every time is
+/// kept (finite, ≥ 0, increasing), every value is finite, and a cubic spline has two keys or
+/// more, so that the cleaning only normalises the rotation values (an animated SMF's
+/// quaternions are normalised, but not always to a fixed point of the normalisation). `None`
+/// for any other channel. The same values, bit for bit, as [`clean_channel_by_key`].
+fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<Vec<f32>> {
+    let mut last = -0.0f32;
+    let times_kept = ch.times.iter().enumerate().all(|(i, &t)| {
+        let ok = t.is_finite() && t >= 0.0 && (i == 0 || t > last);
+        last = t;
+        ok
+    });
+    let finite = ch.values.iter().all(|v| v.is_finite());
+    if !times_kept || !finite || ch.times.is_empty() || (cubic && ch.times.len() < 2) {
+        return None;
+    }
+    if ch.path != ChannelPath::Rotation {
+        return Some(ch.values.to_vec());
+    }
+    let normalized = |q: &[f32]| match *q {
+        [x, y, z, w] => normalize_quat([x, y, z, w]),
+        _ => [0.0, 0.0, 0.0, 1.0], // chunks_exact(4): always four
+    };
+    let quats = ch.values.chunks_exact(comps);
+    let values: Vec<[f32; 4]> = if cubic {
+        // In-tangent, value, out-tangent: only the value is a rotation.
+        quats
+            .enumerate()
+            .map(|(i, q)| match q {
+                &[x, y, z, w] if i % 3 != 1 => [x, y, z, w],
+                q => normalized(q),
+            })
+            .collect()
+    } else {
+        quats.map(normalized).collect()
+    };
+    Some(values.into_flattened())
+}
+
+/// [`clean_channel`] key by key: drops the keys whose time is not finite, negative or not
+/// increasing, zeroes non-finite values, normalises the rotation values, and notes each.
+#[allow(clippy::type_complexity)]
+fn clean_channel_by_key(
+    ch: &Channel,
+    comps: usize,
+    cubic: bool,
+    per_key: usize,
+) -> Result<(Vec<f32>, Vec<f32>, Interpolation, Vec<String>), String> {
     let mut notes = Vec::new();
     let mut times = Vec::with_capacity(ch.times.len());
     let mut values = Vec::with_capacity(ch.values.len());
@@ -257,6 +311,76 @@ mod tests {
             ..ch
         };
         assert!(clean_channel(&short).is_err());
+    }
+
+    /// The bulk cleaning gives the key-by-key cleaning's values bit for bit, and takes every
+    /// channel the key-by-key cleaning keeps whole without a note: over each kind of flaw,
+    /// and over thousands of quaternions normalised once (many not fixed points).
+    #[test]
+    fn the_bulk_cleaning_agrees_with_the_cleaning_by_key() {
+        let mut seed = 0x2545_f491_u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let random: Vec<f32> = (0..4000)
+            .flat_map(|_| normalize_quat([next(), next(), next(), next()]))
+            .collect();
+        let times_cases: Vec<Vec<f32>> = vec![
+            (0..1000).map(|i| i as f32 / 30.0).collect(),
+            vec![0.0, 1.0],
+            vec![-0.0, 1.0],
+            vec![0.5, 0.25],
+            vec![1.0, 1.0],
+            vec![-1.0, 1.0],
+            vec![0.0, f32::INFINITY],
+            vec![f32::NAN, 1.0],
+            vec![2.0],
+            vec![],
+        ];
+        let mut bulk = 0;
+        for path in [ChannelPath::Rotation, ChannelPath::Translation] {
+            let comps = if path == ChannelPath::Rotation { 4 } else { 3 };
+            for interpolation in [Interpolation::Linear, Interpolation::CubicSpline] {
+                let cubic = interpolation == Interpolation::CubicSpline;
+                let per_key = comps * if cubic { 3 } else { 1 };
+                for times in &times_cases {
+                    for flaw in [None, Some(f32::NAN), Some(f32::INFINITY)] {
+                        let mut values: Vec<f32> = random
+                            .iter()
+                            .copied()
+                            .cycle()
+                            .take(times.len() * per_key)
+                            .collect();
+                        if let (Some(bad), Some(v)) = (flaw, values.get_mut(1)) {
+                            *v = bad;
+                        }
+                        let ch = Channel {
+                            node: 0,
+                            path,
+                            interpolation,
+                            times: times.clone().into(),
+                            values: values.into(),
+                        };
+                        let by_key = clean_channel_by_key(&ch, comps, cubic, per_key);
+                        let bits = |a: &[f32]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        let whole = by_key.as_ref().is_ok_and(|(t, _, i, notes)| {
+                            notes.is_empty() && bits(t) == bits(&ch.times) && *i == interpolation
+                        });
+                        match values_cleaned_in_bulk(&ch, comps, cubic) {
+                            Some(v) => {
+                                let (_, expected, _, _) = by_key.unwrap();
+                                assert_eq!(bits(&v), bits(&expected), "{path:?} {times:?}");
+                                bulk += 1;
+                            }
+                            None => assert!(!whole, "{path:?} {interpolation:?} {times:?}"),
+                        }
+                    }
+                }
+            }
+        }
+        // Three lists of good times and the one-key list (not as a cubic spline), both paths.
+        assert_eq!(bulk, 14, "the channels without a flaw");
     }
 
     /// The shortcut says "clean" exactly when the full cleaning gives the same keys back
