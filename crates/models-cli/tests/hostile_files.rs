@@ -293,17 +293,54 @@ fn new_files_follow_the_umask_and_force_keeps_the_mode() {
     }
 }
 
-/// Starts `models` with `args`, waits until a temporary file exists under `out`, sends
-/// `signal`, and checks that the process ends with 128 + its number and leaves no temporary
-/// file. Returns what stands under `out` then.
-fn interrupt(args: &[&OsStr], out: &Path, signal: &str, number: i32) -> Vec<String> {
-    let mut child = Command::new(BIN)
+/// Starts `models` with `args`, its output piped to nothing but stderr.
+fn spawn(args: &[&OsStr]) -> Child {
+    Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
+        .unwrap()
+}
+
+/// Sends `signal` (`INT`, `TERM`, …) to `child`.
+fn send(signal: &str, child: &Child) {
+    let sent = Command::new("kill")
+        .args(["-s", signal, &child.id().to_string()])
+        .status()
         .unwrap();
+    assert!(sent.success());
+}
+
+/// A large generated BMF (1 000 000 vertices: its `.glb` is tens of MB, so its temporary file
+/// lives long enough to be seen) alone in a new folder `in`, with an empty `out` beside it.
+struct LargeInput {
+    _dir: tempfile::TempDir,
+    big: PathBuf,
+    out: PathBuf,
+}
+
+fn large_input() -> LargeInput {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    let big = src.join("big00.bmf");
+    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
+    LargeInput {
+        _dir: dir,
+        big,
+        out,
+    }
+}
+
+/// Starts `models` with `args`, waits until a temporary file exists under `out`, sends
+/// `signal`, and checks that the process ends with 128 + its number and leaves no temporary
+/// file. Returns what stands under `out` then.
+fn interrupt(args: &[&OsStr], out: &Path, signal: &str, number: i32) -> Vec<String> {
+    let mut child = spawn(args);
     let start = Instant::now();
     loop {
         if !temporaries_under(out).is_empty() {
@@ -318,11 +355,7 @@ fn interrupt(args: &[&OsStr], out: &Path, signal: &str, number: i32) -> Vec<Stri
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    let sent = Command::new("kill")
-        .args(["-s", signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    send(signal, &child);
     let o = wait_or_kill(child, signal);
     assert!(
         temporaries_under(out).is_empty(),
@@ -341,14 +374,9 @@ fn interrupt(args: &[&OsStr], out: &Path, signal: &str, number: i32) -> Vec<Stri
 /// A batch over many large generated inputs: its outputs are written from several threads,
 /// and a handler thread catches the signal.
 fn interrupt_a_batch(signal: &str, number: i32) {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("in");
-    let out = dir.path().join("out");
-    std::fs::create_dir_all(&src).unwrap();
-    // 1 000 000 vertices: each .glb is tens of MB, so its temporary file lives long enough
-    // to be seen. Hard links: one copy on disk, many inputs.
-    let big = src.join("big00.bmf");
-    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
+    let LargeInput { _dir, big, out } = large_input();
+    let src = big.parent().unwrap();
+    // Hard links: one copy on disk, many inputs.
     for i in 1..40 {
         std::fs::hard_link(&big, src.join(format!("big{i:02}.bmf"))).unwrap();
     }
@@ -365,11 +393,7 @@ fn interrupt_a_batch(signal: &str, number: i32) {
 /// One large conversion: written from the main thread alone, with no handler thread; the
 /// signal is seen at the output's next write or sync, before the rename.
 fn interrupt_one_conversion(signal: &str, number: i32) {
-    let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.bmf");
-    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
-    let out = dir.path().join("out");
-    std::fs::create_dir_all(&out).unwrap();
+    let LargeInput { _dir, big, out } = large_input();
     let glb = out.join("big.glb");
     let args = [OsStr::new("convert"), big.as_os_str(), glb.as_os_str()];
     // The temporary takes tens of MB of writes and their sync: the signal comes before the
@@ -408,29 +432,15 @@ fn catches(pid: u32, signal: u32) -> bool {
 /// 128 + its number all the same, and leaves nothing.
 #[test]
 fn a_signal_before_the_output_ends_one_conversion_with_128_plus_its_number() {
-    let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.bmf");
-    std::fs::write(&big, large_models::bmf::large_static().unwrap()).unwrap();
-    let out = dir.path().join("out");
-    std::fs::create_dir_all(&out).unwrap();
+    let LargeInput { _dir, big, out } = large_input();
     let glb = out.join("big.glb");
-    let child = Command::new(BIN)
-        .args([OsStr::new("convert"), big.as_os_str(), glb.as_os_str()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn(&[OsStr::new("convert"), big.as_os_str(), glb.as_os_str()]);
     let start = Instant::now();
     while !catches(child.id(), 2) {
         assert!(start.elapsed() < HUNG, "SIGINT never caught");
         std::thread::yield_now();
     }
-    let sent = Command::new("kill")
-        .args(["-s", "INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    send("INT", &child);
     let o = wait_or_kill(child, "INT");
     assert_eq!(o.status.code(), Some(130), "{:?}: {}", o.status, stderr(&o));
     assert!(files_under(&out).is_empty(), "{:?}", files_under(&out));
