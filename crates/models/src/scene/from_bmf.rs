@@ -65,7 +65,7 @@ use super::{
 };
 use super::{Known, BMF_TANGENT_NOTE};
 use crate::{Error, Position};
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 
 /// `$body` with `$v` bound to the mesh's vertex slice, whatever its layout (every layout has
@@ -730,7 +730,10 @@ fn convert_material(
         // What glTF cannot give back (validation clamps, extras cannot say NaN): the file's
         // 16 floats, bit for bit, for `to_bmf`.
         let bits: Vec<f32> = raw.iter().flatten().copied().collect();
-        extras.insert("bmf_colours".into(), json!(raw64::encode_f32(&bits)));
+        extras.insert(
+            "bmf_colours".into(),
+            Value::String(raw64::encode_f32(&bits)),
+        );
     }
     let texture = mat.texture.to_string_lossy();
     if !texture.is_empty() {

@@ -61,7 +61,7 @@ use super::{
 use super::{Known, MDL_BINORMAL_NOTE};
 use crate::Error;
 use mdl_format as mdl;
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -352,7 +352,10 @@ fn bone_extras(bone: &mdl::Bone) -> Map<String, serde_json::Value> {
     let raw = transform_floats(&bone.transform);
     let mut extras = Map::new();
     extras.insert("mdl_rotation_order".into(), json!(bone.rotation_order.0));
-    extras.insert("mdl_transform".into(), json!(raw64::encode_f32(&raw)));
+    extras.insert(
+        "mdl_transform".into(),
+        Value::String(raw64::encode_f32(&raw)),
+    );
     if !bone.name.is_well_formed() {
         // The node's name has U+FFFD for the unpaired surrogates; the units come back.
         extras.insert("mdl_name".into(), units_text(&bone.name));

@@ -185,7 +185,7 @@ fn frame_nodes(doc: &smf::Smf, scene: &mut Scene, warnings: &mut Vec<SceneWarnin
         if !recomposes_exactly(frame.transform) {
             extras.insert(
                 "smf_matrix_hex".into(),
-                json!(hex(binio::pod::as_bytes(&frame.transform))),
+                Value::String(hex(binio::pod::as_bytes(&frame.transform))),
             );
         }
         // `false` says "no OBB" (an absent key: not from SMF, the importer makes one). Not
@@ -342,20 +342,35 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 fn f(x: f32) -> Value {
-    // serde_json turns non-finite floats into null.
-    json!(x)
+    // Null for a non-finite float, as serde_json serialises one.
+    Value::from(x)
 }
 
 fn v3(v: [f32; 3]) -> Value {
     Value::Array(v.iter().map(|&x| f(x)).collect())
 }
 
+/// A JSON object of these entries, in order. Built from the values themselves: `json!`
+/// passes a non-literal value through `to_value`, which serialises a `Value` into a copy of
+/// itself (half of a small SMF's conversion went into its collision faces' copies).
+fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
+
 fn obb_json(o: &smf::Obb) -> Value {
-    json!({
-        "center": v3(mirror_z(o.center)),
-        "axes": o.axes.iter().map(|&a| v3(mirror_z(a))).collect::<Vec<_>>(),
-        "lengths": v3(o.lengths),
-    })
+    object([
+        ("center", v3(mirror_z(o.center))),
+        (
+            "axes",
+            Value::Array(o.axes.iter().map(|&a| v3(mirror_z(a))).collect()),
+        ),
+        ("lengths", v3(o.lengths)),
+    ])
 }
 
 fn convert_mesh(
@@ -908,45 +923,39 @@ fn collision_json(mesh: &smf::Mesh) -> Option<Value> {
     }
     let mut out = Map::new();
     if let Some(runs) = &mesh.collision_runs {
-        out.insert(
-            "runs".into(),
-            json!(runs
-                .iter()
-                .map(|r| json!({"start": r.start, "count": r.count, "attribute": r.attribute}))
-                .collect::<Vec<_>>()),
-        );
+        let runs = runs.iter().map(|r| {
+            object([
+                ("start", r.start.into()),
+                ("count", r.count.into()),
+                ("attribute", r.attribute.into()),
+            ])
+        });
+        out.insert("runs".into(), Value::Array(runs.collect()));
     }
     if let Some(faces) = &mesh.collision_faces {
-        out.insert(
-            "faces".into(),
-            json!(faces
-                .iter()
-                .map(|fc| json!({
-                    "attribute": fc.attribute,
-                    // Winding reversed like the render triangles.
-                    "indices": [fc.indices[0], fc.indices[2], fc.indices[1]],
-                    // n·p + d = 0 holds for the mirrored n and p with the same d.
-                    "normal": v3(mirror_z(fc.normal)),
-                    "d": f(fc.d),
-                }))
-                .collect::<Vec<_>>()),
-        );
+        let faces = faces.iter().map(|fc| {
+            let [a, b, c] = fc.indices;
+            object([
+                ("attribute", fc.attribute.into()),
+                // Winding reversed like the render triangles.
+                ("indices", Value::from(vec![a, c, b])),
+                // n·p + d = 0 holds for the mirrored n and p with the same d.
+                ("normal", v3(mirror_z(fc.normal))),
+                ("d", f(fc.d)),
+            ])
+        });
+        out.insert("faces".into(), Value::Array(faces.collect()));
     }
     if let Some(vs) = &mesh.collision_vertices {
-        out.insert(
-            "vertices".into(),
-            json!(vs
-                .iter()
-                .map(|v| {
-                    let [b, g, r, a] = v.bgra;
-                    json!({
-                        "position": v3(mirror_z(v.position)),
-                        "color_rgba": [r, g, b, a],
-                        "normal": v3(mirror_z(v.normal)),
-                    })
-                })
-                .collect::<Vec<_>>()),
-        );
+        let vertices = vs.iter().map(|v| {
+            let [b, g, r, a] = v.bgra;
+            object([
+                ("position", v3(mirror_z(v.position))),
+                ("color_rgba", Value::from(vec![r, g, b, a])),
+                ("normal", v3(mirror_z(v.normal))),
+            ])
+        });
+        out.insert("vertices".into(), Value::Array(vertices.collect()));
     }
     Some(Value::Object(out))
 }
@@ -1144,7 +1153,7 @@ fn convert_animation(
                     .iter()
                     .filter_map(|&k| ani.rotation_keys.get(k));
                 if let Some(hex) = raw_rotations(raw, &values) {
-                    raw_rotations_of.insert(node.to_string(), json!(hex));
+                    raw_rotations_of.insert(node.to_string(), Value::String(hex));
                 }
             }
             anim.channels.push(Channel {

@@ -350,9 +350,9 @@ pub(crate) fn sparse_rows<const N: usize>(
                 *b |= 1 << (i % 8);
             }
         }
-        out.insert("bitmap".into(), json!(raw64::encode(&bitmap)));
+        out.insert("bitmap".into(), Value::String(raw64::encode(&bitmap)));
     } else {
-        out.insert("rows".into(), json!(raw64::encode_u32(&index)));
+        out.insert("rows".into(), Value::String(raw64::encode_u32(&index)));
     }
     Some(Value::Object(out))
 }
@@ -498,7 +498,7 @@ mod tests {
         assert!((0..100).all(|i| k.row(i).map(bits) == rows.get(i).copied().map(bits)));
         // The form every export wrote before: the same bytes as base64 text.
         let mut old = v.clone();
-        old["values"] = json!(raw64::encode(&blobs[1]));
+        old["values"] = Value::String(raw64::encode(&blobs[1]));
         let mut k = Kept::<3>::of(&[], Some(&old), 100).unwrap();
         assert!((0..100).all(|i| k.row(i).map(bits) == rows.get(i).copied().map(bits)));
         // A reference to a blob that is not there: nothing kept.
