@@ -55,6 +55,7 @@
 //!   channels only approximate).
 
 use super::budget::{Budget, Place, JSON_OBJECT};
+use super::extras::object;
 use super::raw64;
 use super::shared::{items, take_list, SharedTriangles};
 use super::validate::near_unit;
@@ -623,7 +624,11 @@ fn convert_skin(
         .flatten()
         .copied()
         .collect();
-    let entry = json!({ "skin": skin_index, "bones": bone_count, "data": super::raw64::encode_f32(&exact) });
+    let entry = object([
+        ("skin", json!(skin_index)),
+        ("bones", json!(bone_count)),
+        ("data", Value::String(raw64::encode_f32(&exact))),
+    ]);
     match animation.extras.get_mut("bmf_matrices") {
         Some(serde_json::Value::Array(list)) => list.push(entry),
         _ => {
@@ -847,7 +852,11 @@ fn influences_json(
                 .collect::<Vec<u8>>()
         })
         .collect();
-    json!({ "bones": bones, "vertices": vertices, "raw": raw64::put(blobs, raw) })
+    object([
+        ("bones", json!(bones)),
+        ("vertices", json!(vertices)),
+        ("raw", raw64::put(blobs, raw)),
+    ])
 }
 
 /// The Index block and the Material ranges (`{"ranges": [[start, count], …], "indices":
@@ -870,7 +879,10 @@ fn index_layout(mesh: &bmf_block::Mesh, blobs: &mut Vec<Vec<u8>>) -> Option<serd
         .map(|m| [m.start_index, m.index_count])
         .collect();
     let bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-    Some(json!({ "ranges": ranges, "indices": raw64::put(blobs, bytes) }))
+    Some(object([
+        ("ranges", json!(ranges)),
+        ("indices", raw64::put(blobs, bytes)),
+    ]))
 }
 
 /// The file's bytes of the vertices no index references (the garbage old tools left, which the

@@ -51,6 +51,7 @@
 mod divided;
 
 use super::budget::{Budget, JSON_OBJECT};
+use super::extras::object;
 use super::raw64;
 use super::shared::{items, take_list};
 use super::{
@@ -377,18 +378,32 @@ fn raw_animation(doc: &mdl::Mdl) -> serde_json::Value {
                 .iter()
                 .map(|c| {
                     let keys: &[f32] = bytemuck::cast_slice(&c.keys);
-                    json!({ "target": units_text(&c.target), "keys": raw64::encode_f32(keys) })
+                    object([
+                        ("target", units_text(&c.target)),
+                        ("keys", Value::String(raw64::encode_f32(keys))),
+                    ])
                 })
                 .collect();
-            json!({ "name": units_text(&s.name), "curves": curves })
+            object([
+                ("name", units_text(&s.name)),
+                ("curves", Value::Array(curves)),
+            ])
         })
         .collect();
     let clips: Vec<serde_json::Value> = doc
         .clips
         .iter()
-        .map(|c| json!({ "name": units_text(&c.name), "source": c.source_index }))
+        .map(|c| {
+            object([
+                ("name", units_text(&c.name)),
+                ("source", json!(c.source_index)),
+            ])
+        })
         .collect();
-    json!({ "sources": sources, "clips": clips })
+    object([
+        ("sources", Value::Array(sources)),
+        ("clips", Value::Array(clips)),
+    ])
 }
 
 /// A string's UTF-16 units as JSON: the text when well-formed, else the list of units.

@@ -42,6 +42,7 @@
 //!   i}`, a buffer view of the `.glb`; `scene/blob.rs`). `to_smf` reads both forms.
 
 use super::blob;
+use super::extras::object;
 use super::shared::{items, take_list, SharedTriangles};
 use super::validate::{below, near_unit};
 use super::{
@@ -316,11 +317,11 @@ fn unknown_json(list: &[smf::UnknownChunk]) -> Value {
     Value::Array(
         list.iter()
             .map(|u| {
-                json!({
-                    "id": u.id.value(),
-                    "after": u.after.map(|a| json!([a.id.value(), a.index])),
-                    "hex": hex(&u.data),
-                })
+                object([
+                    ("id", json!(u.id.value())),
+                    ("after", json!(u.after.map(|a| [a.id.value(), a.index]))),
+                    ("hex", Value::String(hex(&u.data))),
+                ])
             })
             .collect(),
     )
@@ -348,18 +349,6 @@ fn f(x: f32) -> Value {
 
 fn v3(v: [f32; 3]) -> Value {
     Value::Array(v.iter().map(|&x| f(x)).collect())
-}
-
-/// A JSON object of these entries, in order. Built from the values themselves: `json!`
-/// passes a non-literal value through `to_value`, which serialises a `Value` into a copy of
-/// itself (half of a small SMF's conversion went into its collision faces' copies).
-fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
 }
 
 fn obb_json(o: &smf::Obb) -> Value {

@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 pub(crate) mod blob;
 mod budget;
+mod extras;
 #[cfg(feature = "bmf")]
 pub(crate) mod from_bmf;
 #[cfg(feature = "elem")]
