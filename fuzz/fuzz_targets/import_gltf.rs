@@ -1,8 +1,9 @@
 //! Read any bytes as a `.glb` (or a self-contained `.gltf`) into the scene model; when that
 //! succeeds, write it back to a glb (the scene the reader made must be one the writer takes),
-//! and import it as SMF (a document or an error, never a panic), alone and onto three fixtures
-//! as `--base` (whose meshes the scene's may match: `scene/weld.rs`; and the skinned, animated
-//! one's skeleton and clip: `scene/weld/skeleton.rs`), and write that.
+//! and import it into each of the five formats (a document or an error, never a panic), and
+//! into SMF also onto three fixtures as `--base` (whose meshes the scene's may match:
+//! `scene/weld.rs`; and the skinned, animated one's skeleton and clip:
+//! `scene/weld/skeleton.rs`), and write each document made.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use models::scene::{validate, ImportOptions};
@@ -32,8 +33,10 @@ fuzz_target!(|data: &[u8]| {
     let valid = validate(read.scene).scene;
     let _ = models::gltf::to_glb(&valid, &models::gltf::GltfOptions::default());
     let options = ImportOptions::default();
-    for base in std::iter::once(None).chain(bases().iter().map(Some)) {
-        if let Ok(out) = Document::from_scene(Format::Smf, &valid, base, &options) {
+    let alone = Format::ALL.iter().map(|&format| (format, None));
+    let onto_bases = bases().iter().map(|base| (Format::Smf, Some(base)));
+    for (format, base) in alone.chain(onto_bases) {
+        if let Ok(out) = Document::from_scene(format, &valid, base, &options) {
             let _ = out.document.to_bytes();
         }
     }

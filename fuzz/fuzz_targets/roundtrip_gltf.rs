@@ -1,6 +1,6 @@
 //! The way back on arbitrary models (issue 15): read any format, export it to a glb, read the
-//! glb back and import it into SMF and into BMF (with the original as `--base` when it is of
-//! that format), writing each result. Every step may refuse with an error; none may panic.
+//! glb back and import it into each of the five formats (with the original as `--base` when it
+//! is of that format), writing each result. Every step may refuse with an error; none may panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use models::scene::{validate, ImportOptions, Scene};
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let back = validate(read.scene).scene;
-    for format in [Format::Smf, Format::Bmf] {
+    for format in Format::ALL {
         let base = (doc.format() == format).then_some(&doc);
         if let Ok(out) = Document::from_scene(format, &back, base, &ImportOptions::default()) {
             let _ = out.document.to_bytes();
