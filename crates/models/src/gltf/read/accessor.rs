@@ -4,7 +4,7 @@
 //! before anything is allocated.
 
 use super::buffers::Loaded;
-use super::{ReadError, ALLOCATION_FACTOR};
+use super::{reading_limit, ReadError};
 use crate::gltf::json;
 use crate::scene::Colors;
 use json::accessor::{ComponentType, GenericComponentType, Type};
@@ -46,15 +46,11 @@ struct Layout<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(root: &'a json::Root, loaded: &'a Loaded<'a>) -> Self {
-        let limit = loaded
-            .input_len
-            .saturating_mul(ALLOCATION_FACTOR)
-            .saturating_add(1 << 20);
         Self {
             root,
             loaded,
-            used: 0,
-            limit,
+            used: loaded.json_cost,
+            limit: reading_limit(loaded.input_len),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The container (GLB or JSON), the checks on the whole document, and the buffers.
 
-use super::{ReadError, ReadOptions, ReadWarning, ReadWarningKind};
+use super::json_cost::json_cost;
+use super::{reading_limit, ReadError, ReadOptions, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
 use crate::gltf::Container;
 use crate::Bytes;
@@ -35,6 +36,8 @@ pub(crate) struct Asset<'a> {
     pub root: json::Root,
     pub bin: Option<&'a [u8]>,
     pub input_len: u64,
+    /// What the JSON's objects take in memory once read ([`json_cost`]).
+    pub json_cost: u64,
     pub warnings: Vec<ReadWarning>,
 }
 
@@ -66,6 +69,9 @@ impl<'a> Asset<'a> {
         } else {
             (bytes, None)
         };
+        // Before anything is built: the JSON's objects are charged to the reading budget.
+        let limit = reading_limit(bytes.len() as u64);
+        let json_cost = json_cost(json, limit)?;
         let root: json::Root = serde_json::from_slice(json).map_err(|e| ReadError::Json {
             line: e.line(),
             column: e.column(),
@@ -75,6 +81,7 @@ impl<'a> Asset<'a> {
             root,
             bin,
             input_len: bytes.len() as u64,
+            json_cost,
             warnings,
         };
         // Not `gltf-json`'s own validation: it indexes arrays unchecked (a POSITION accessor
@@ -168,7 +175,11 @@ impl<'a> Asset<'a> {
             }
             buffers.push((data, length));
         }
-        Ok(Loaded { buffers, input_len })
+        Ok(Loaded {
+            buffers,
+            input_len,
+            json_cost: self.json_cost,
+        })
     }
 }
 
@@ -192,6 +203,8 @@ impl Source<'_> {
 pub(crate) struct Loaded<'a> {
     buffers: Vec<(Source<'a>, usize)>,
     pub input_len: u64,
+    /// What the JSON's objects already take of the reading budget.
+    pub json_cost: u64,
 }
 
 impl Loaded<'_> {

@@ -7,7 +7,9 @@
 //! element or an overflowing offset panics). Every count is checked against the bytes of the
 //! buffer view backing it before anything is allocated, and all decoded data together is held
 //! to [`ALLOCATION_FACTOR`] × the input's bytes (plus 1 MiB), so a 100-byte `.glb` claiming
-//! 2³² vertices is refused at once. Errors carry a position: a byte offset in the GLB, a
+//! 2³² vertices is refused at once. The JSON's own objects count toward the same limit,
+//! worked out in a first pass before `gltf-json` builds them (`json_cost.rs`): `{}` is three
+//! bytes of a `nodes` array but about 750 once read. Errors carry a position: a byte offset in the GLB, a
 //! line and column in the JSON, or a JSON path such as `accessors[3]`.
 //!
 //! The scene model is already in glTF's conventions (right-handed, Y up, counter-clockwise,
@@ -27,6 +29,7 @@
 mod accessor;
 mod buffers;
 mod convert;
+mod json_cost;
 mod mesh;
 
 use crate::scene::Scene;
@@ -35,10 +38,18 @@ use std::path::{Path, PathBuf};
 
 pub use buffers::detect;
 
-/// Decoded data (vertices, indices, keys, matrices) is held to this many times the input's
-/// bytes (the GLB, or the `.gltf` and its buffers), plus 1 MiB. A `u8` texture coordinate
-/// becomes an `f32` (×4); one accessor shared by several primitives is decoded once per use.
+/// Decoded data (vertices, indices, keys, matrices) and the JSON's objects once read are held
+/// together to this many times the input's bytes (the GLB, or the `.gltf` and its buffers),
+/// plus 1 MiB. A `u8` texture coordinate becomes an `f32` (×4); one accessor shared by several
+/// primitives is decoded once per use; an empty node `{}` becomes about 750 bytes.
 pub const ALLOCATION_FACTOR: u64 = 32;
+
+/// The reading budget for an input of `input_len` bytes: [`ALLOCATION_FACTOR`] × it + 1 MiB.
+pub(crate) fn reading_limit(input_len: u64) -> u64 {
+    input_len
+        .saturating_mul(ALLOCATION_FACTOR)
+        .saturating_add(1 << 20)
+}
 
 /// Nodes may nest this deep (a longer parent chain is refused).
 pub const MAX_NODE_DEPTH: usize = 1024;
@@ -90,6 +101,25 @@ pub enum ReadError {
         at: String,
         /// The extension's name.
         name: String,
+    },
+    /// The JSON's objects, once read, would take more than [`ALLOCATION_FACTOR`] × the input
+    /// (+ 1 MiB): a JSON of many objects in few bytes (`{}` is three bytes of a `nodes` array and
+    /// about 750 once read). Found before anything is built.
+    #[error(
+        "glTF JSON line {line}, column {column} ({at}): the JSON's objects would take {needed} \
+         bytes once read, over the limit of {limit} bytes for this input"
+    )]
+    JsonTooLarge {
+        /// 1-based line where the limit was passed.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The element of a top-level list being read there, e.g. `nodes[70000]`, or `the JSON`.
+        at: String,
+        /// Bytes needed so far.
+        needed: u64,
+        /// The limit.
+        limit: u64,
     },
     /// The decoded data would exceed [`ALLOCATION_FACTOR`] × the input.
     #[error("{at}: {needed} bytes of decoded data would exceed the limit of {limit} bytes for this input")]
