@@ -183,7 +183,15 @@ impl Kind {
 /// The memory reading `json` will take for its objects (see the module's docs), or an error if
 /// that passes `limit`: [`ReadError::JsonTooLarge`] with the line, column and list element
 /// where it did, or [`ReadError::Json`] for JSON that does not parse.
+///
+/// When [`quick_bound`] leaves three quarters of `limit` to the decoded data, that bound is the
+/// cost and the JSON is not walked: an ordinary file's JSON is a small part of its budget, and
+/// walking a large one (an animated model's clips) took 9 % of its import.
 pub(super) fn json_cost(json: &[u8], limit: u64) -> Result<u64, ReadError> {
+    let quick = quick_bound(json);
+    if quick <= limit / 4 {
+        return Ok(quick);
+    }
     let mut scan = Scan {
         json,
         at: 0,
@@ -229,6 +237,30 @@ pub(super) fn json_cost(json: &[u8], limit: u64) -> Result<u64, ReadError> {
             }
         },
     }
+}
+
+/// The most an object of any kind costs ([`Kind::object`]).
+const MOST_OBJECT: u64 = 1536;
+/// The most an element of a list costs beside its object's or value's cost
+/// ([`Kind::element`]).
+const MOST_ELEMENT: u64 = 384;
+
+/// At least what [`json_cost`]'s walk would charge `json`, from counts of its `{`, `[` and `,`
+/// (those in strings too, so never fewer than the walk sees): an object costs at most
+/// [`MOST_OBJECT`] and its first member, an array a value and its first element, every other
+/// member or element follows a comma, and every byte of text is charged at most
+/// [`STRING_COPIES`] times.
+fn quick_bound(json: &[u8]) -> u64 {
+    let count = |byte| memchr::memchr_iter(byte, json).count() as u64;
+    let member = MEMBER + VALUE;
+    let after_comma = MOST_ELEMENT.max(member);
+    let object = MOST_OBJECT + after_comma;
+    let array = VALUE + after_comma;
+    (count(b'{').saturating_mul(object))
+        .saturating_add(count(b'[').saturating_mul(array))
+        .saturating_add(count(b',').saturating_mul(after_comma))
+        .saturating_add((json.len() as u64).saturating_mul(STRING_COPIES))
+        .saturating_add(VALUE)
 }
 
 /// serde_json's depth limit: deeper JSON does not read.
@@ -508,10 +540,8 @@ fn line_and_column(json: &[u8], at: usize) -> (usize, usize) {
 mod tests {
     use super::*;
 
-    const LIMIT: u64 = 1 << 30;
-
     fn cost(json: &str) -> u64 {
-        json_cost(json.as_bytes(), LIMIT).unwrap_or_else(|e| panic!("{json}: {e}"))
+        walked(json.as_bytes())
     }
 
     #[test]
@@ -603,7 +633,8 @@ mod tests {
             r#""abc"#,
         ] {
             let expected = serde_json::from_str::<de::IgnoredAny>(bad).unwrap_err();
-            match json_cost(bad.as_bytes(), LIMIT) {
+            // A limit of 0: the quick bound never suffices, so the walk runs.
+            match json_cost(bad.as_bytes(), 0) {
                 Err(ReadError::Json {
                     line,
                     column,
@@ -621,11 +652,111 @@ mod tests {
         }
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(matches!(
-            json_cost(deep.as_bytes(), LIMIT),
+            json_cost(deep.as_bytes(), 0),
             Err(ReadError::Json { .. })
         ));
         let fine = format!("{}{}", "[".repeat(100), "]".repeat(100));
-        assert!(json_cost(fine.as_bytes(), LIMIT).is_ok());
+        assert!(json_cost(fine.as_bytes(), 0).is_ok());
+    }
+
+    /// The walk alone, as when the quick bound does not leave room enough.
+    fn walked(json: &[u8]) -> u64 {
+        let mut scan = Scan {
+            json,
+            at: 0,
+            used: 0,
+            limit: u64::MAX,
+            stack: Vec::new(),
+            next: Kind::Root,
+            list: "",
+        };
+        assert!(scan.run().is_ok(), "{}", String::from_utf8_lossy(json));
+        scan.used
+    }
+
+    #[test]
+    fn the_quick_bound_is_the_cost_while_it_leaves_three_quarters_of_the_limit() {
+        let json = br#"{"asset":{"version":"2.0"},"nodes":[{},{}]}"#;
+        let quick = quick_bound(json);
+        assert!(quick > walked(json));
+        assert_eq!(json_cost(json, 4 * quick).ok(), Some(quick));
+        assert_eq!(json_cost(json, 4 * quick - 1).ok(), Some(walked(json)));
+    }
+
+    #[test]
+    fn the_quick_bound_is_never_less_than_the_walk() {
+        use Kind::*;
+        let kinds = [
+            Root,
+            Node,
+            Material,
+            Mesh,
+            Primitive,
+            Accessor,
+            BufferView,
+            Buffer,
+            Image,
+            Texture,
+            Sampler,
+            Camera,
+            Skin,
+            Animation,
+            Channel,
+            AnimationSampler,
+            Scene,
+            ExtensionName,
+            Attributes,
+            Index,
+            Values,
+            Ignored,
+            Other,
+        ];
+        for kind in kinds {
+            assert!(
+                kind.object() <= MOST_OBJECT && kind.element() <= MOST_ELEMENT,
+                "{kind:?}"
+            );
+        }
+        let lists = [
+            "nodes",
+            "materials",
+            "meshes",
+            "accessors",
+            "bufferViews",
+            "buffers",
+            "images",
+            "textures",
+            "samplers",
+            "cameras",
+            "skins",
+            "animations",
+            "scenes",
+            "extensionsUsed",
+        ];
+        let items = [
+            "{}",
+            "0",
+            "[]",
+            "\"\"",
+            "{\"extras\":{\"a\":[1,{}]}}",
+            "{\"children\":[1,2]}",
+        ];
+        let mut files = vec![
+            r#"{"meshes":[{"primitives":[{"attributes":{"A":0,"B":1},"targets":[{},{}]}]}]}"#
+                .to_string(),
+            r#"{"animations":[{"channels":[{},{}],"samplers":[{},{}]}]}"#.to_string(),
+            r#"{"accessors":[{"min":[0,1,2],"max":[[],{}]}],"extras":{"k":{"l":["m"]}}}"#
+                .to_string(),
+        ];
+        for list in lists {
+            for item in items {
+                files.push(format!(r#"{{"{list}":[{item},{item},{item}]}}"#));
+            }
+        }
+        for json in files {
+            let bytes = json.as_bytes();
+            assert!(quick_bound(bytes) >= walked(bytes), "{json}");
+        }
     }
 
     #[test]
