@@ -412,6 +412,64 @@ fn clip_scene() -> Scene {
     scene
 }
 
+/// The bake's matrices are held to the way back's limit (16 × the scene's cost + 16 MiB) for all
+/// skins and all meshes together: the bake of each skin and each mesh's copy of it (a BMF mesh
+/// holds its own AnimeMatrix block) count. Each skin's bake was checked alone, and copies not at
+/// all, so N skins or N meshes of one skin could make N times the limit.
+#[test]
+fn the_bake_limit_holds_for_all_skins_and_meshes_together() {
+    let mut scene = quad_scene(false, true);
+    let clip = |end: f32| Animation {
+        name: "long".into(),
+        channels: vec![Channel {
+            node: 2,
+            path: ChannelPath::Translation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, end].into(),
+            values: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0].into(),
+        }],
+        ..Animation::default()
+    };
+    // The clip's cost does not depend on its length.
+    scene.animations.push(clip(1.0));
+    let limit = 16 * scene::cost(&scene) + (16 << 20);
+    // Two bones of 64 bytes a sample: 40 % of the limit baked, 40 % more in the mesh's copy.
+    let samples = limit * 2 / 5 / 128;
+    scene.animations = vec![clip((samples - 1) as f32 / 30.0)];
+    let (one, _) = import(scene.clone(), &ImportOptions::default()).expect("one skin bakes");
+    let matrices = one.meshes[0].skin.as_ref().map_or(0, |s| s.matrices.len());
+    assert!(matrices as u64 * 64 > limit / 3, "{matrices} matrices");
+    // A second mesh, drawn with the same skin, then with its own skin of the same joints.
+    let mut mesh = scene.meshes[0].clone();
+    mesh.name = "quad2".into();
+    scene.meshes.push(mesh);
+    scene.nodes.push(Node {
+        name: "quad2".into(),
+        mesh: Some(1),
+        skin: Some(0),
+        ..Node::default()
+    });
+    scene.roots.push(scene.nodes.len() - 1);
+    for (skins, place) in [(1, "bmf: mesh 1 (\"quad2\")"), (2, "skin 1")] {
+        if skins == 2 {
+            let second = scene.skins[0].clone();
+            scene.skins.push(second);
+            if let Some(node) = scene.nodes.last_mut() {
+                node.skin = Some(1);
+            }
+        }
+        match import(scene.clone(), &ImportOptions::default()) {
+            Err(models::Error::FormatLimit {
+                place: at, what, ..
+            }) => {
+                assert_eq!(at, place, "{skins} skins");
+                assert!(what.contains("made before"), "{what}");
+            }
+            other => panic!("{skins} skins: {:?}", other.map(|(_, w)| w)),
+        }
+    }
+}
+
 /// With several clips and no choice, they are played one after the other, and the warning
 /// gives each clip's time range; a clip can be chosen by name; an unknown name lists the
 /// clips.

@@ -259,7 +259,7 @@ fn convert_mesh(
         (true, Some(node)) => node.skin,
         _ => None,
     };
-    let skin = match skin {
+    let mut skin = match skin {
         Some(s) => Some(skin_block(ctx, s, baked, &label, warnings)?),
         None => None,
     };
@@ -287,8 +287,24 @@ fn convert_mesh(
         _ => None,
     };
     let whole = pieces.len() == 1;
+    let last = pieces.len().saturating_sub(1);
     let mut out = Vec::with_capacity(pieces.len());
-    for piece in pieces {
+    for (k, piece) in pieces.into_iter().enumerate() {
+        // Each piece holds its own AnimeMatrix block: the last takes the mesh's, the others
+        // copy it (charged like every copy of a skin's matrices).
+        let piece_skin = match &skin {
+            Some(block) if k < last => {
+                let bytes = (block.matrices.len() as u64).saturating_mul(64);
+                ctx.track.charge(bytes, &label, || {
+                    format!(
+                        "a copy of {} matrices for split piece {k}",
+                        block.matrices.len()
+                    )
+                })?;
+                Some(block.clone())
+            }
+            _ => skin.take(),
+        };
         let mut vertices = match &piece.map {
             Some(map) => pick(&vertices, map),
             // The one piece of an unsplit mesh takes the vertices (no copy of the array).
@@ -315,7 +331,7 @@ fn convert_mesh(
             let (j, w) = (v.joints.as_deref(), v.weights.as_deref());
             exact::restore_influences(&mesh.extras, &scene.blobs, j, w, &mut vertices);
         }
-        let mut m = bmf_block::Mesh::new(vertices, indices, materials, skin.clone());
+        let mut m = bmf_block::Mesh::new(vertices, indices, materials, piece_skin);
         m.end_size = end_size;
         out.push(m);
     }
@@ -786,6 +802,14 @@ fn skin_block(
         format: Format::Bmf,
         place: label.to_owned(),
         what: format!("{bones} bones do not fit BoneCount (u32)"),
+    })?;
+    // Each mesh holds its own copy of its skin's matrices: charged per use, as the bake was.
+    let bytes = (b.matrices.len() as u64).saturating_mul(64);
+    ctx.track.charge(bytes, label, || {
+        format!(
+            "a copy of skin {s}'s {} matrices for this mesh",
+            b.matrices.len()
+        )
     })?;
     Ok(bmf_block::Skin {
         bone_count,

@@ -28,8 +28,13 @@ pub(crate) struct ClipPlan<'a> {
 pub(crate) struct Track<'a> {
     pub(crate) clips: Vec<ClipPlan<'a>>,
     fps: f32,
-    /// The most matrix bytes the bake may make (bounded by the scene's size).
+    /// The most matrix bytes the bakes may make, all skins together (bounded by the scene's
+    /// size).
     limit: u64,
+    /// The matrix bytes made so far: every skin's bake and every mesh's copy of one (a BMF
+    /// mesh holds its own AnimeMatrix block), so that neither many skins nor many meshes of
+    /// one skin make the limit many times over.
+    baked: std::cell::Cell<u64>,
 }
 
 impl<'a> Track<'a> {
@@ -71,6 +76,7 @@ impl<'a> Track<'a> {
             clips,
             fps,
             limit: crate::scene::budget::writing_limit(scene),
+            baked: std::cell::Cell::new(0),
         };
         for c in &track.clips {
             let stored = c
@@ -93,6 +99,37 @@ impl<'a> Track<'a> {
             warnings.push(warning("bmf", track.ranges()));
         }
         Ok(track)
+    }
+
+    /// Charges `bytes` more of matrices (`what` makes them, at `place`) to the limit, which
+    /// also holds them to one AnimeMatrix block's size.
+    pub(crate) fn charge(
+        &self,
+        bytes: u64,
+        place: &str,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), Error> {
+        let before = self.baked.get();
+        let total = before.saturating_add(bytes);
+        if total > self.limit || bytes > u64::from(u32::MAX) {
+            let others = match before {
+                0 => String::new(),
+                n => format!(" (with the {n} bytes of matrices made before)"),
+            };
+            return Err(Error::FormatLimit {
+                format: Format::Bmf,
+                place: place.to_owned(),
+                what: format!(
+                    "{} make {bytes} bytes of matrices{others}, more than this scene may make \
+                     ({} bytes) or an AnimeMatrix block holds ({} bytes)",
+                    what(),
+                    self.limit,
+                    u32::MAX
+                ),
+            });
+        }
+        self.baked.set(total);
+        Ok(())
     }
 
     /// The warning (at `bmf`) that lists each clip's time range on the concatenated track.
@@ -149,19 +186,12 @@ impl<'a> Track<'a> {
         let bytes = (samples as u64)
             .saturating_mul(bones as u64)
             .saturating_mul(64);
-        if bytes > self.limit.min(u64::from(u32::MAX)) {
-            return Err(Error::FormatLimit {
-                format: Format::Bmf,
-                place: format!("skin {s}"),
-                what: format!(
-                    "{bones} bones × {samples} samples at {} per second make {bytes} bytes of \
-                     matrices, more than this scene may make ({} bytes) or an AnimeMatrix \
-                     block holds",
-                    self.fps,
-                    self.limit.min(u64::from(u32::MAX))
-                ),
-            });
-        }
+        self.charge(bytes, &format!("skin {s}"), || {
+            format!(
+                "{bones} bones × {samples} samples at {} per second",
+                self.fps
+            )
+        })?;
         let mut matrices = Vec::with_capacity(samples * bones);
         let mut replaced = 0usize;
         let rest: Vec<[f32; 16]> = (0..scene.nodes.len())
