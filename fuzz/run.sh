@@ -12,7 +12,7 @@ case $target in
     detect_any | to_gltf | convert_bounded) fmts="bmf smf mdl elem skm" ;;
     # Seeds: .glb files written by the writer's tests, e.g.
     #   MODELS_GLTF_DUMP_DIR=$PWD/corpus/import_gltf cargo test -p models --test gltf_writer
-    import_gltf) fmts="" ;;
+    import_gltf | import_bounded) fmts="" ;;
     *) fmts=${target#*_} ;;
 esac
 mkdir -p "corpus/$target" "artifacts/$target" logs
