@@ -600,3 +600,132 @@ fn broken_references_are_warned_not_panicked() {
     assert_eq!(smf.meshes[0].vertices[0].bgra, [255, 0, 255, 128]);
     smf.to_bytes().unwrap();
 }
+
+/// An animated character's exact rotation keys (100 a channel, 1 600 bytes: past
+/// `blob::SMALL`) travel as buffer views of the `.glb`, not as hex text, and come back bit for
+/// bit; the hex of earlier exports still reads.
+#[test]
+fn a_clips_exact_rotation_keys_travel_as_views_and_hex_still_reads() {
+    let bytes = large_models::smf::character().unwrap();
+    let doc = models::from_bytes(&bytes).unwrap();
+    let scene = through_glb(&doc);
+    let per_node = |s: &Scene| -> Vec<serde_json::Value> {
+        s.animations
+            .iter()
+            .filter_map(|a| a.extras.get("smf_rotations_hex")?.as_object())
+            .flat_map(|by_node| by_node.values().cloned())
+            .collect()
+    };
+    let kept = per_node(&scene);
+    assert!(kept.len() > 60, "{} channels kept their keys", kept.len());
+    assert!(
+        kept.iter().all(|v| v.get("bufferView").is_some()),
+        "not all as views: {:?}",
+        kept.first()
+    );
+    let (back, _) = import(&scene, None);
+    assert_same_data("character (views)", smf_of(&doc), &back);
+
+    // The same keys as hex text, as exports before the views wrote them.
+    let mut old = scene.into_inner();
+    let blobs = old.blobs.clone();
+    for a in &mut old.animations {
+        let Some(serde_json::Value::Object(by_node)) = a.extras.get_mut("smf_rotations_hex") else {
+            continue;
+        };
+        for v in by_node.values_mut() {
+            let i = v["bufferView"].as_u64().unwrap() as usize;
+            let hex: String = blobs[i].iter().map(|b| format!("{b:02x}")).collect();
+            *v = serde_json::Value::String(hex);
+        }
+    }
+    let old = scene::validate(old).scene;
+    assert!(per_node(&old).iter().all(serde_json::Value::is_string));
+    let (back, _) = import(&old, None);
+    assert_same_data("character (hex)", smf_of(&doc), &back);
+}
+
+/// Clips merged from several SMF files keep each file's exact rotation keys: the views an
+/// animation's extras name are its own scene's, and the merge copies them into the merged one.
+#[test]
+fn merged_clips_keep_each_files_exact_rotation_keys() {
+    use models::scene::{merge_clips, Budget, ClipSource};
+    let bytes = large_models::smf::character().unwrap();
+    let walk = Smf::from_bytes(&bytes).unwrap();
+    let mut run = walk.clone();
+    // Another clip: every rotation key turned a quarter about y (and left unnormalised).
+    for ani in run
+        .animation_sets
+        .iter_mut()
+        .flat_map(|s| &mut s.animations)
+    {
+        for key in &mut ani.rotation_keys {
+            let [x, y, z, w] = key.value;
+            key.value = [
+                x * 1.5 - z * 0.5,
+                y * 1.5 + w * 0.5,
+                z * 1.5 + x * 0.5,
+                w * 1.5 - y * 0.5,
+            ];
+        }
+    }
+    let source = |clip: &str, smf: &Smf| ClipSource {
+        clip: clip.into(),
+        scene: Scene::from_document(&Document::Smf(smf.clone()))
+            .unwrap()
+            .scene,
+    };
+    let merged = merge_clips(
+        vec![source("walk", &walk), source("run", &run)],
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    let glb = gltf::to_glb(
+        &scene::validate(merged.scene).scene,
+        &GltfOptions::default(),
+    )
+    .unwrap();
+    let read = scene::validate(gltf::read_glb(&glb).unwrap().scene).scene;
+    let (back, _) = import(&read, None);
+    assert_eq!(back.animation_sets.len(), 2);
+    for (smf, set) in [
+        (&walk, &back.animation_sets[0]),
+        (&run, &back.animation_sets[1]),
+    ] {
+        let want = &smf.animation_sets[0];
+        assert_eq!(want.animations.len(), set.animations.len());
+        for (p, q) in want.animations.iter().zip(&set.animations) {
+            for (r, t) in p.rotation_keys.iter().zip(&q.rotation_keys) {
+                assert_ulps("merged", "rotation key", &r.value, &t.value, 0);
+            }
+        }
+    }
+}
+
+/// Files whose meshes differ only in bytes kept as views (here their V_B tangents, which glTF
+/// does not carry) do not merge: the views are compared by content, not by number.
+#[test]
+fn clips_whose_meshes_differ_in_kept_bytes_do_not_merge() {
+    use models::scene::{merge_clips, Budget, ClipSource, MergeError};
+    let bytes = large_models::smf::character().unwrap();
+    let with_tangents = |t: [f32; 3]| {
+        let mut smf = Smf::from_bytes(&bytes).unwrap();
+        for m in &mut smf.meshes {
+            m.tangents = Some(vec![selene_smf::Vec3(t); m.vertices.len()]);
+        }
+        ClipSource {
+            clip: format!("{t:?}"),
+            scene: Scene::from_document(&Document::Smf(smf)).unwrap().scene,
+        }
+    };
+    let (a, b) = (
+        with_tangents([1.0, 0.0, 0.0]),
+        with_tangents([0.0, 1.0, 0.0]),
+    );
+    assert_eq!(a.scene.meshes, b.scene.meshes, "equal but for their views");
+    let err = merge_clips(vec![a, b], &mut Budget::unlimited()).unwrap_err();
+    let MergeError::Mismatch { index, .. } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(*index, 1, "{err}");
+}

@@ -141,6 +141,17 @@ pub(crate) fn copy_with_blobs(value: &Value, from: &[Vec<u8>], to: &mut Vec<Vec<
     }
 }
 
+/// The blobs `value` names, in order (`None` for a reference to no blob of `blobs`), for
+/// comparing extras of two scenes by what they hold rather than by blob number.
+pub(crate) fn named<'a>(value: &Value, blobs: &'a [Vec<u8>], out: &mut Vec<Option<&'a [u8]>>) {
+    match value {
+        Value::Object(o) if o.get(KEY).is_some_and(Value::is_u64) => out.push(get(blobs, value)),
+        Value::Object(o) => o.values().for_each(|v| named(v, blobs, out)),
+        Value::Array(a) => a.iter().for_each(|v| named(v, blobs, out)),
+        _ => {}
+    }
+}
+
 fn is_container(v: &Value) -> bool {
     v.is_object() || v.is_array()
 }

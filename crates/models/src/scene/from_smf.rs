@@ -26,7 +26,7 @@
 //!   Keys out of order, duplicated or negative in time are dropped (warning). Rotation keys
 //!   are normalised and made continuous (some negated); where that changes a key's bits, the
 //!   file's keys of that channel are kept in the animation's `extras.smf_rotations_hex` (by
-//!   node) for `to_smf`.
+//!   node; hex when small, else a blob like the raw vertex arrays below) for `to_smf`.
 //! * **Materials:** DIFF → base colour, EMIS → emissive, TEXC/TEXN → colour/normal texture,
 //!   TEXL → light map, TEXS → specular texture, SPEC → specular (colour, `fRefractive` as power;
 //!   `fRoughly` in extras), `CULL == 0` → double-sided, DRAW 1 → BLEND, DRAW 0 with ATES and
@@ -1141,8 +1141,12 @@ fn convert_animation(
                     .indices
                     .iter()
                     .filter_map(|&k| ani.rotation_keys.get(k));
-                if let Some(hex) = raw_rotations(raw, &values) {
-                    raw_rotations_of.insert(node.to_string(), Value::String(hex));
+                if let Some(bytes) = raw_rotations(raw, &values) {
+                    // A clip's keys are mostly beyond `blob::SMALL` (a 100-key channel is
+                    // 1 600 bytes): as views of the `.glb` they cost half the bytes of hex and
+                    // are neither spelt, escaped nor parsed as JSON text.
+                    let kept = blob::put_or_text(&mut scene.blobs, bytes, hex);
+                    raw_rotations_of.insert(node.to_string(), kept);
                 }
             }
             anim.channels.push(Channel {
@@ -1187,13 +1191,13 @@ fn convert_animation(
     scene.animations.push(anim);
 }
 
-/// The hex of the file's rotation keys `raw` (those kept, in order) when the glTF values
+/// The bytes of the file's rotation keys `raw` (those kept, in order) when the glTF values
 /// `values` (normalised, `z` mirrored, made continuous, and normalised again by the writer) do
 /// not give back their bits; `None` when they do.
 fn raw_rotations<'a>(
     raw: impl Iterator<Item = &'a smf::RotationKey>,
     values: &[f32],
-) -> Option<String> {
+) -> Option<Vec<u8>> {
     let raw: Vec<[f32; 4]> = raw.map(|k| k.value).collect();
     let exact = raw.len() * 4 == values.len()
         && raw.iter().zip(values.chunks_exact(4)).all(|(r, v)| {
@@ -1205,7 +1209,7 @@ fn raw_rotations<'a>(
             normalize_quat(q).map(f32::to_bits) == q.map(f32::to_bits)
                 && back.map(f32::to_bits) == r.map(f32::to_bits)
         });
-    (!exact).then(|| hex(binio::pod::as_bytes(&raw)))
+    (!exact).then(|| binio::pod::as_bytes(&raw).to_vec())
 }
 
 /// Which keys [`clean_keys`] kept (their indices in its input) and how many it dropped.

@@ -69,7 +69,15 @@ pub fn merge_clips(inputs: Vec<ClipSource>, budget: &mut Budget) -> Result<Conve
             ));
         }
         let several = source.scene.animations.len() > 1;
+        let blobs = source.scene.blobs;
         for mut animation in source.scene.animations {
+            if index > 0 {
+                // Blobs an animation's extras name (an SMF clip's exact keys) are its own
+                // scene's; the merged scene has the first input's, so they are copied over.
+                for value in animation.extras.values_mut() {
+                    *value = super::blob::copy_with_blobs(value, &blobs, &mut merged.blobs);
+                }
+            }
             let wanted = if several {
                 format!("{}_{}", source.clip, animation.name)
             } else {
@@ -139,7 +147,7 @@ fn difference(first: &Scene, other: &Scene) -> Option<String> {
                 triangles(b).to_string(),
             );
         }
-        if a != b {
+        if a != b || !same_blobs(&a.extras, first, &b.extras, other) {
             return Some(format!(
                 "mesh {i}: same counts but different vertex data, triangles or materials"
             ));
@@ -193,6 +201,22 @@ fn difference(first: &Scene, other: &Scene) -> Option<String> {
         return Some("the root nodes differ".into());
     }
     None
+}
+
+/// Whether the blobs that extras `a` (of `first`) and `b` (of `other`) name hold the same
+/// bytes: equal extras name blobs by number, and each scene numbers its own.
+fn same_blobs(
+    a: &serde_json::Map<String, serde_json::Value>,
+    first: &Scene,
+    b: &serde_json::Map<String, serde_json::Value>,
+    other: &Scene,
+) -> bool {
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    a.values()
+        .for_each(|v| super::blob::named(v, &first.blobs, &mut mine));
+    b.values()
+        .for_each(|v| super::blob::named(v, &other.blobs, &mut theirs));
+    mine == theirs
 }
 
 /// The one place this module makes a warning: `{place}: {message}`.

@@ -1054,7 +1054,7 @@ fn animation_set(
         // The file's own rotation keys while the channel still holds what the export wrote.
         let raw = match (c.path, c.interpolation) {
             (ChannelPath::Rotation, Interpolation::Linear) => {
-                raw_rotations(&anim.extras, c.node, &c.values)
+                raw_rotations(&anim.extras, ctx.blobs, c.node, &c.values)
             }
             _ => None,
         };

@@ -306,16 +306,19 @@ pub(super) fn raw_matrix(
     (same3(t, et) && same3(s, es) && same_rotation(q, eq)).then_some(raw)
 }
 
-/// The file's rotation keys of `node` (`extras.smf_rotations_hex` of its animation) while the
-/// channel's keys `values` (x, y, z, w each, glTF axes) are still those keys as the export
-/// wrote them (normalised, z mirrored, maybe negated); `None` otherwise.
+/// The file's rotation keys of `node` (`extras.smf_rotations_hex` of its animation: hex, or a
+/// blob of `blobs`) while the channel's keys `values` (x, y, z, w each, glTF axes) are still
+/// those keys as the export wrote them (normalised, z mirrored, maybe negated); `None`
+/// otherwise.
 pub(super) fn raw_rotations(
     extras: &Map<String, Value>,
+    blobs: &[Vec<u8>],
     node: usize,
     values: &[f32],
 ) -> Option<Vec<[f32; 4]>> {
     let by_node = extras.get("smf_rotations_hex")?.as_object()?;
-    let raw = floats_of_hex(by_node.get(&node.to_string()))?;
+    let bytes = raw_bytes(by_node, &node.to_string(), blobs)?;
+    let raw = binio::pod::vec_from_bytes::<f32>(&bytes)?;
     if raw.len() != values.len() {
         return None;
     }
