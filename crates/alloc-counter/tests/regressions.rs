@@ -1,6 +1,6 @@
 //! The fuzzers' regression corpus: every file under `fixtures/regressions/<format>/` (inputs
 //! that once crashed or hung a reader, minimised; see FUZZING.md) must be refused cleanly or,
-//! if it is valid, read, write and read back to the same document, in bounded time and memory.
+//! if it is valid, read, write and read back to the same document, in bounded memory (and without hanging).
 //! Besides the findings (none so far), each folder holds a sample of the campaign's final
 //! corpus: the smallest input per kind of refusal and a few inputs that read (see FUZZING.md),
 //! so that this test always has something to check for every format.
@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
+
+/// Longer than any input here could take unless a reader hung.
+const HUNG: Duration = Duration::from_secs(10);
 
 #[test]
 fn every_regression_input_is_refused_or_round_trips() {
@@ -27,11 +30,8 @@ fn every_regression_input_is_refused_or_round_trips() {
             let bytes = std::fs::read(&path).unwrap();
             let start = Instant::now();
             let (parsed, peak) = measure(|| Document::parse_as(format, &bytes));
-            assert!(
-                start.elapsed() < Duration::from_secs(1),
-                "{}",
-                path.display()
-            );
+            // A hang guard, not a timing assertion (each input reads in milliseconds).
+            assert!(start.elapsed() < HUNG, "{}: hung", path.display());
             assert!(
                 peak < 2 * bytes.len() + (1 << 20),
                 "{}: peak {peak}",

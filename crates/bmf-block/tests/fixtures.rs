@@ -47,10 +47,13 @@ fn forty_bytes_claiming_four_billion_vertices_fail_at_once() {
     let mut bytes = file(b"BDV1.0", &[(0, 0xFFFF_FFE0, &[0; 16])]);
     bytes.truncate(40);
     assert_eq!(bytes.len(), 40);
+    // Refused at the block's header, before anything is read for the claim (its memory is
+    // measured in crates/alloc-counter/tests/alloc_bounds.rs). The time is only a hang guard:
+    // a reader looping over the claimed vertices would take far longer.
     let start = std::time::Instant::now();
     let err = Bmf::from_bytes(&bytes).unwrap_err();
     assert!(matches!(err, Error::Truncated { offset: 16, .. }), "{err}");
-    assert!(start.elapsed().as_millis() < 100);
+    assert!(start.elapsed().as_secs() < 10, "hung");
 
     // The same claim through the multi-mesh count and the material count.
     let multi = file(b"BDV1.1", &[(9, u32::MAX, &[])]);

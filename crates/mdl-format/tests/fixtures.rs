@@ -354,9 +354,11 @@ fn hostile_counts_fail_fast() {
         let bytes = patched(at, i32::MAX);
         let start = Instant::now();
         let err = Mdl::from_bytes(&bytes).unwrap_err();
+        // A hang guard, not a timing assertion: the claim is refused at its offset (below)
+        // before any loop over it; a reader looping over 2^31 - 1 elements would take longer.
         assert!(
-            start.elapsed() < Duration::from_millis(200),
-            "count at {at}"
+            start.elapsed() < Duration::from_secs(10),
+            "count at {at}: hung"
         );
         match err {
             Error::Truncated { offset, needed, .. } => {

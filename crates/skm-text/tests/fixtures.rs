@@ -135,10 +135,8 @@ fn no_truncation_panics_or_passes_for_the_whole() {
 fn hostile(text: &str) -> Error {
     let start = Instant::now();
     let err = Skm::from_bytes(text.as_bytes()).unwrap_err();
-    assert!(
-        start.elapsed() < Duration::from_secs(1),
-        "{text:?} was slow"
-    );
+    // A hang guard, not a timing assertion (the refusals take microseconds).
+    assert!(start.elapsed() < Duration::from_secs(10), "{text:?}: hung");
     err
 }
 
