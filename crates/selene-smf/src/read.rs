@@ -4,6 +4,7 @@ use crate::chunk::{ChunkId, RawChunk, Walker};
 use crate::error::{Error, SizeProblem, Warning, WarningKind, GUID};
 use crate::layout::*;
 use crate::model::*;
+use crate::rules::CollisionFault;
 use binio::sjis::SjisField;
 use binio::Cursor;
 use bytemuck::Pod;
@@ -942,43 +943,28 @@ fn check_blend_indices(at: u64, blend: &[BlendVertex], nb: usize) -> Result<(), 
     Ok(())
 }
 
-/// Rule 22: C_FC faces index C_VX vertices, and C_AT runs cover C_FC faces.
+/// Rule 22 ([`crate::collision_fault`]), with the offset of the number that breaks it.
 fn check_collision(
     runs: Option<&(u64, Vec<CollisionRun>)>,
     faces: Option<&(u64, Vec<CollisionFace>)>,
     cverts: Option<&(u64, Vec<CollisionVertex>)>,
 ) -> Result<(), Error> {
-    let nf = faces.map_or(0, |(_, f)| f.len());
-    let ncv = cverts.map_or(0, |(_, v)| v.len());
-    if let Some((at, f)) = faces {
-        for (k, face) in f.iter().enumerate() {
-            for (j, &i) in face.indices.iter().enumerate() {
-                if i < 0 || i as usize >= ncv {
-                    return Err(Error::IndexOutOfRange {
-                        offset: at + k as u64 * 32 + 4 + j as u64 * 4,
-                        what: format!(
-                            "C_FC face {k} index {j} is {i}, but C_VX has {ncv} vertices"
-                        ),
-                    });
-                }
-            }
+    let fault = crate::collision_fault(
+        runs.map_or(&[][..], |(_, r)| r),
+        faces.map_or(&[][..], |(_, f)| f),
+        cverts.map_or(0, |(_, v)| v.len()),
+    );
+    let offset = match &fault {
+        None => return Ok(()),
+        Some(CollisionFault::FaceIndex { face, slot, .. }) => {
+            faces.map_or(0, |(at, _)| *at) + *face as u64 * 32 + 4 + *slot as u64 * 4
         }
-    }
-    if let Some((at, r)) = runs {
-        for (k, run) in r.iter().enumerate() {
-            let end = i64::from(run.start) + i64::from(run.count);
-            if run.start < 0 || run.count < 0 || end > count_i64(nf) {
-                return Err(Error::IndexOutOfRange {
-                    offset: at + k as u64 * 12,
-                    what: format!(
-                        "C_AT run {k} covers faces {}..{end}, outside the {nf} C_FC faces",
-                        run.start
-                    ),
-                });
-            }
-        }
-    }
-    Ok(())
+        Some(CollisionFault::Run { run, .. }) => runs.map_or(0, |(at, _)| *at) + *run as u64 * 12,
+    };
+    Err(Error::IndexOutOfRange {
+        offset,
+        what: fault.map(|f| f.to_string()).unwrap_or_default(),
+    })
 }
 
 fn check_range(

@@ -329,7 +329,8 @@ fn convert_mesh(
             exact::restore_unreferenced(&mesh.extras, &scene.blobs, p, &indices, &mut vertices);
             let v = &mesh.vertices;
             let (j, w) = (v.joints.as_deref(), v.weights.as_deref());
-            exact::restore_influences(&mesh.extras, &scene.blobs, j, w, &mut vertices);
+            let bones = piece_skin.as_ref().map_or(0, |s| s.bone_count);
+            exact::restore_influences(&mesh.extras, &scene.blobs, j, w, bones, &mut vertices);
         }
         let mut m = bmf_block::Mesh::new(vertices, indices, materials, piece_skin);
         m.end_size = end_size;

@@ -193,8 +193,23 @@ type Frames = (Vec<smf::Frame>, Vec<Option<usize>>, Vec<bool>);
 fn build_frames(scene: &ValidScene, ctx: &mut Ctx<'_>) -> Result<Frames, Error> {
     let mut node_frame = Vec::with_capacity(scene.nodes.len());
     let mut count = 0usize;
-    for n in &scene.nodes {
-        if is_mesh_node(&n.extras) {
+    // A BONE names its joint's frame, so a joint is a frame even where the export marked it a
+    // mesh holder (an edited file): a bone on no frame (-1) is a file Selene cannot load.
+    let mut joint = vec![false; scene.nodes.len()];
+    for &j in scene.skins.iter().flat_map(|s| &s.joints) {
+        if let Some(slot) = joint.get_mut(j) {
+            *slot = true;
+        }
+    }
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let is_joint = joint.get(i).copied().unwrap_or(false);
+        if is_mesh_node(&n.extras) && is_joint {
+            ctx.warn(
+                &format!("smf node {i} ({:?})", n.name),
+                "marked a mesh holder (extras.smf_mesh_node) but a skin's joint; made a frame",
+            );
+        }
+        if is_mesh_node(&n.extras) && !is_joint {
             node_frame.push(None);
         } else {
             node_frame.push(Some(count));

@@ -26,25 +26,8 @@ impl Builder<'_> {
         let mut plans = Vec::with_capacity(scene.skins.len());
         for (i, skin) in scene.skins.iter().enumerate() {
             let label = label("skin", i, &skin.name);
-            if skin.joints.is_empty() {
-                self.warn(&label, "no joints; skin not written");
-                plans.push(None);
-                continue;
-            }
-            if let Some(&j) = skin.joints.iter().find(|&&j| j >= n) {
-                self.warn(
-                    &label,
-                    format!("joint node {j} out of range ({n} nodes); skin not written"),
-                );
-                plans.push(None);
-                continue;
-            }
-            let mut seen = HashSet::with_capacity(skin.joints.len());
-            if let Some(&j) = skin.joints.iter().find(|&&j| !seen.insert(j)) {
-                self.warn(
-                    &label,
-                    format!("joint node {j} listed twice; skin not written"),
-                );
+            if let Some(why) = crate::scene::validate::why_unusable(skin, n) {
+                self.warn(&label, format!("{why}; skin not written"));
                 plans.push(None);
                 continue;
             }

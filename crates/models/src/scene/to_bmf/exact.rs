@@ -118,12 +118,14 @@ pub(super) fn restore_unreferenced(
 
 /// Puts the file's joints and weights (`extras.bmf_influences`) back into the vertices whose
 /// cleaning for glTF was more than rounding, each while the scene's influences (`joints`,
-/// `weights`) are still that cleaning of them. Returns how many it put back.
+/// `weights`) are still that cleaning of them and its weighted slots name bones below
+/// `bone_count` (the mesh's as written). Returns how many it put back.
 pub(super) fn restore_influences(
     extras: &Map<String, Value>,
     blobs: &[Vec<u8>],
     joints: Option<&[[u16; 4]]>,
     weights: Option<&[[f32; 4]]>,
+    bone_count: u32,
     vertices: &mut Vertices,
 ) -> usize {
     let (Some(joints), Some(weights), Some(kept)) = (joints, weights, extras.get("bmf_influences"))
@@ -156,6 +158,11 @@ pub(super) fn restore_influences(
         };
         let j = [j0, j1, j2, j3].map(|b| u32::from_le_bytes(*b));
         let w = [w0, w1, w2, w3].map(|b| f32::from_le_bytes(*b));
+        // A weighted slot must name one of the mesh's bones as written (the reader refuses
+        // any other); the comparison below would drop such a slot and could still agree.
+        if j.iter().zip(&w).any(|(&j, &w)| w != 0.0 && j >= bone_count) {
+            continue;
+        }
         let (cj, cw, _) = normalize_weights(j.into_iter().zip(w), bones, SlotOrder::Source);
         let unedited = joints.get(k) == Some(&cj)
             && weights

@@ -717,13 +717,19 @@ fn agrees(raw: &mdl::Vertex, src: &Sources<'_>, k: usize, pal: &Palette) -> bool
     if !(pos_ok && normal_ok && uv_ok && uv1_ok && color_ok) {
         return false;
     }
+    // A weighted slot must name one of this mesh's connectors (the reader refuses any other,
+    // and the engine would index past them), whatever the comparison below makes of it: it
+    // drops such a slot as the export does, so an edited raw vertex could still agree.
+    let connectors = pal.connectors.len();
+    let weights = raw.weights.iter().zip(raw.bone_indices);
+    if !weights
+        .into_iter()
+        .all(|(w, i)| *w == 0 || usize::from(i) < connectors)
+    {
+        return false;
+    }
     if pal.rigid {
-        // No skin in the scene: the raw weights must point at existing connectors only.
-        return raw
-            .weights
-            .iter()
-            .zip(raw.bone_indices)
-            .all(|(w, i)| *w == 0 || usize::from(i) < pal.connectors.len());
+        return true;
     }
     let (Some(js), Some(ws)) = (src.joints.get(k), src.weights.get(k)) else {
         return false;

@@ -262,6 +262,20 @@ pub(super) fn collision_from(v: Option<&Value>, place: &str, ctx: &mut Ctx<'_>) 
             format!("{bad} malformed entr(ies) of extras.smf_collision left out"),
         );
     }
+    // Faces must name existing vertices and runs existing faces (edited extras, or entries
+    // left out above): Selene indexes with them unchecked, and the reader refuses the file.
+    let fault = smf::collision_fault(
+        runs.as_deref().unwrap_or_default(),
+        faces.as_deref().unwrap_or_default(),
+        verts.as_ref().map_or(0, Vec::len),
+    );
+    if let Some(fault) = fault {
+        ctx.warn(
+            &format!("smf {place}"),
+            format!("extras.smf_collision: {fault}; the collision data left out"),
+        );
+        return (None, None, None);
+    }
     (runs, faces, verts)
 }
 

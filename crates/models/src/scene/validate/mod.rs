@@ -16,8 +16,8 @@
 //! * [`materials`]: colour factors; [`skins`]: inverse bind matrices;
 //! * [`animation`]: channel targets, key order, non-finite keys, unit rotation keys.
 //!
-//! Skins that cannot be written (no joints, a joint out of range or twice) are left out by the
-//! glTF writer.
+//! Skins that cannot be written (no joints, a joint out of range or twice) are taken from their
+//! nodes (whose meshes are then unskinned), and left out by the glTF writer.
 
 mod indices;
 
@@ -37,7 +37,7 @@ mod weights;
 pub(crate) use bounds::{position_bounds, Bounds};
 pub(crate) use materials::{floats, unit_factor};
 pub(crate) use nodes::{matrix_is_trs, not_trs_message};
-pub(crate) use skins::{mesh_joint_counts, skin_is_usable};
+pub(crate) use skins::{mesh_joint_counts, skin_is_usable, why_unusable};
 pub(crate) use vertices::unit_tangent;
 pub use weights::{normalize_weights, SlotOrder, WeightFixes};
 
@@ -188,6 +188,7 @@ pub fn validate(mut scene: Scene) -> Validated {
     hierarchy::forest(&mut scene, &mut warnings);
     let animated = animation::animated_nodes(&scene);
     nodes::transforms(&mut scene, &animated, &mut warnings);
+    skins::detach_unusable(&mut scene, &mut warnings);
     let joint_counts = skins::mesh_joint_counts(&scene);
     let material_count = scene.materials.len();
     let mut bounds = Vec::with_capacity(scene.meshes.len());
@@ -433,6 +434,40 @@ mod tests {
         // Validating again finds nothing: each repair is made once.
         let again = validate(valid.scene.into_inner());
         assert!(again.warnings.is_empty(), "{:#?}", again.warnings);
+    }
+
+    /// A skin that cannot be written is taken from its node (its mesh then unskinned, its
+    /// weights no longer checked against it), and so is a skin that does not exist.
+    #[test]
+    fn unusable_and_missing_skins_are_taken_from_their_nodes() {
+        for (joints, skin, reason) in [
+            (
+                vec![1, 1, 3, 0],
+                0,
+                "its skin 0 cannot be used (joint node 1 listed twice)",
+            ),
+            (
+                vec![1, 2, 7, 0],
+                0,
+                "its skin 0 cannot be used (joint node 7 out of range (4 nodes))",
+            ),
+            (vec![], 0, "its skin 0 cannot be used (no joints)"),
+            (vec![1, 2, 3, 0], 5, "skin 5 does not exist (1 skins)"),
+        ] {
+            let mut scene = broken();
+            scene.skins[0].joints = joints;
+            scene.nodes[0].skin = Some(skin);
+            let valid = validate(scene);
+            assert_eq!(valid.scene.nodes[0].skin, None, "{reason}");
+            let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
+            let expect = format!("node 0: {reason}; its mesh is drawn without a skin");
+            assert!(said.contains(&expect), "missing {expect:?} in {said:#?}");
+            // Not cleaned against a skin it is no longer drawn with.
+            assert_eq!(
+                valid.scene.meshes[0].vertices.joints.as_deref().unwrap()[0],
+                [3, 3, 9, 1]
+            );
+        }
     }
 
     #[test]

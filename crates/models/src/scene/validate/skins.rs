@@ -4,15 +4,52 @@ use super::{finite_or, label, warn};
 use crate::scene::{Scene, SceneWarning, Skin};
 use std::collections::HashSet;
 
-/// Whether the glTF writer writes `skin`: it has joints, all of them nodes, none twice. (An
-/// unusable skin is not repaired; the writer leaves it out with a warning.)
+/// Whether `skin` can be written: it has joints, all of them nodes, none twice.
 pub(crate) fn skin_is_usable(skin: &Skin, node_count: usize) -> bool {
+    why_unusable(skin, node_count).is_none()
+}
+
+/// Why `skin` cannot be written (no joints, a joint that is no node, one joint twice), in
+/// words; `None` when it can. The one judgement: [`detach_unusable`] and the glTF writer,
+/// which leaves such a skin out, both say this.
+pub(crate) fn why_unusable(skin: &Skin, node_count: usize) -> Option<String> {
+    if skin.joints.is_empty() {
+        return Some("no joints".into());
+    }
+    if let Some(&j) = skin.joints.iter().find(|&&j| j >= node_count) {
+        return Some(format!("joint node {j} out of range ({node_count} nodes)"));
+    }
     let mut seen = HashSet::with_capacity(skin.joints.len());
-    !skin.joints.is_empty()
-        && skin
-            .joints
-            .iter()
-            .all(|&j| j < node_count && seen.insert(j))
+    let twice = skin.joints.iter().find(|&&j| !seen.insert(j));
+    twice.map(|j| format!("joint node {j} listed twice"))
+}
+
+/// Takes from each node a skin that does not exist or cannot be written, with a warning: the
+/// node's mesh is then drawn without a skin, by the glTF writer (which leaves such a skin out)
+/// and by every format writer alike. Without this a format writer took the skin's joints as
+/// they were, and wrote bone indices its own reader refuses (a joint listed twice: BMF bone
+/// indices beyond the bone count).
+pub(super) fn detach_unusable(scene: &mut Scene, warnings: &mut Vec<SceneWarning>) {
+    let n = scene.nodes.len();
+    let why: Vec<Option<String>> = scene.skins.iter().map(|s| why_unusable(s, n)).collect();
+    for (i, node) in scene.nodes.iter_mut().enumerate() {
+        let Some(s) = node.skin else {
+            continue;
+        };
+        let reason = match why.get(s) {
+            None => format!("skin {s} does not exist ({} skins)", why.len()),
+            Some(None) => continue,
+            Some(Some(reason)) => format!("its skin {s} cannot be used ({reason})"),
+        };
+        node.skin = None;
+        let what = if node.mesh.is_some() {
+            "its mesh is drawn without a skin"
+        } else {
+            "skin dropped"
+        };
+        let place = label("node", i, &node.name);
+        warnings.push(SceneWarning::other(&place, format!("{reason}; {what}")));
+    }
 }
 
 /// For each mesh, the fewest joints of the usable skins it is drawn with (`None` when no node
