@@ -186,10 +186,22 @@ pub fn quat_from_rotation_columns(r: [[f32; 3]; 3]) -> [f32; 4] {
 }
 
 /// Normalises a quaternion; the identity for a zero or non-finite input.
+///
+/// In `f32` while the sum of squares is a normal number well clear of underflow and overflow
+/// (every quaternion a converter or a tool makes: the result to an ulp or two); in `f64`
+/// otherwise, where `f32` squares lose their precision (components around 10⁻²⁰ came out of
+/// length 0.94, which the glTF validator rejects) or overflow (components around 10²⁰, which
+/// became the identity).
 pub fn normalize_quat(q: [f32; 4]) -> [f32; 4] {
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let square = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (1e-30..=f32::MAX).contains(&square) {
+        let n = square.sqrt();
+        return q.map(|x| x / n);
+    }
+    let wide = q.map(f64::from);
+    let n = wide.iter().map(|x| x * x).sum::<f64>().sqrt();
     if n > 0.0 && n.is_finite() {
-        q.map(|x| x / n)
+        wide.map(|x| (x / n) as f32)
     } else {
         [0.0, 0.0, 0.0, 1.0]
     }
@@ -328,6 +340,38 @@ mod tests {
 
     fn close(a: &[f32], b: &[f32]) -> bool {
         a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
+    }
+
+    /// Unit length however small or large the components (the glTF validator allows 5·10⁻⁶);
+    /// the usual ones normalised in `f32` as before, bit for bit.
+    #[test]
+    fn quaternions_of_any_magnitude_normalise_to_unit_length() {
+        let length = |q: [f32; 4]| q.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+        for scale in [
+            1e-44f32, 1e-38, 1e-25, 1e-20, 1e-16, 1e-3, 1.0, 1e3, 1e19, 1e20, 1e38,
+        ] {
+            for q in [
+                [0.3, -0.4, 0.5, 0.7],
+                [1.0, 0.0, 0.0, 0.0],
+                [1e-3, 0.0, 0.0, 1.0],
+            ] {
+                let q = q.map(|x: f32| x * scale);
+                let unit = normalize_quat(q);
+                assert!((length(unit) - 1.0).abs() < 1e-6, "{q:?} → {unit:?}");
+            }
+        }
+        let q = [0.3f32, -0.4, 0.5, 0.7];
+        let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        assert_eq!(normalize_quat(q), q.map(|x| x / n));
+        assert_eq!(normalize_quat([0.0; 4]), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            normalize_quat([f32::NAN, 0.0, 0.0, 1.0]),
+            [0.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            normalize_quat([f32::INFINITY, 0.0, 0.0, 1.0]),
+            [0.0, 0.0, 0.0, 1.0]
+        );
     }
 
     #[test]

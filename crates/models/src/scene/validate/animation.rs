@@ -174,8 +174,9 @@ fn clean_channel(ch: &Channel) -> Result<(Vec<f32>, Vec<f32>, Interpolation, Vec
             ch.times.len()
         ));
     }
-    if let Some(values) = values_cleaned_in_bulk(ch, comps, cubic) {
-        return Ok((ch.times.to_vec(), values, ch.interpolation, Vec::new()));
+    if let Some((values, far)) = values_cleaned_in_bulk(ch, comps, cubic) {
+        let notes = far_note(far).into_iter().collect();
+        return Ok((ch.times.to_vec(), values, ch.interpolation, notes));
     }
     clean_channel_by_key(ch, comps, cubic, per_key)
 }
@@ -184,8 +185,9 @@ fn clean_channel(ch: &Channel) -> Result<(Vec<f32>, Vec<f32>, Interpolation, Vec
 /// kept (finite, ≥ 0, increasing), every value is finite, and a cubic spline has two keys or
 /// more, so that the cleaning only normalises the rotation values (an animated SMF's
 /// quaternions are normalised, but not always to a fixed point of the normalisation). `None`
-/// for any other channel. The same values, bit for bit, as [`clean_channel_by_key`].
-fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<Vec<f32>> {
+/// for any other channel. The same values, bit for bit, as [`clean_channel_by_key`], and how
+/// many rotation values were not of unit length ([`far_from_unit`]).
+fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<(Vec<f32>, usize)> {
     let mut last = -0.0f32;
     let times_kept = ch.times.iter().enumerate().all(|(i, &t)| {
         let ok = t.is_finite() && t >= 0.0 && (i == 0 || t > last);
@@ -197,10 +199,14 @@ fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<Vec
         return None;
     }
     if ch.path != ChannelPath::Rotation {
-        return Some(ch.values.to_vec());
+        return Some((ch.values.to_vec(), 0));
     }
-    let normalized = |q: &[f32]| match *q {
-        [x, y, z, w] => normalize_quat([x, y, z, w]),
+    let mut far = 0usize;
+    let mut normalized = |q: &[f32]| match *q {
+        [x, y, z, w] => {
+            far += usize::from(far_from_unit([x, y, z, w]));
+            normalize_quat([x, y, z, w])
+        }
         _ => [0.0, 0.0, 0.0, 1.0], // chunks_exact(4): always four
     };
     let quats = ch.values.chunks_exact(comps);
@@ -216,7 +222,19 @@ fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<Vec
     } else {
         quats.map(normalized).collect()
     };
-    Some(values.into_flattened())
+    Some((values.into_flattened(), far))
+}
+
+/// Whether a rotation is so far from unit length (or zero) that normalising it is a repair to
+/// say, not the rounding every converter's and tool's quaternions carry.
+pub(super) fn far_from_unit(q: [f32; 4]) -> bool {
+    let square = q.iter().map(|&x| x * x).sum::<f32>();
+    square.is_nan() || (square - 1.0).abs() > 2e-3
+}
+
+/// The note for `far` rotation values [`far_from_unit`] normalised.
+fn far_note(far: usize) -> Option<String> {
+    (far > 0).then(|| format!("{far} rotation keys not of unit length normalised"))
 }
 
 /// [`clean_channel`] key by key: drops the keys whose time is not finite, negative or not
@@ -233,6 +251,7 @@ fn clean_channel_by_key(
     let mut values = Vec::with_capacity(ch.values.len());
     let mut dropped = 0usize;
     let mut non_finite = 0usize;
+    let mut far = 0usize;
     // The length check above makes this pair every time with its key.
     for (&t, key) in ch.times.iter().zip(ch.values.chunks_exact(per_key)) {
         let ok = t.is_finite() && t >= 0.0 && times.last().is_none_or(|&last| t > last);
@@ -252,6 +271,7 @@ fn clean_channel_by_key(
             }
             let is_value = !cubic || part == 1;
             if ch.path == ChannelPath::Rotation && is_value {
+                far += usize::from(far_from_unit(v));
                 v = normalize_quat(v);
             }
             values.extend_from_slice(v.get(..comps).unwrap_or_default());
@@ -265,6 +285,7 @@ fn clean_channel_by_key(
     if non_finite > 0 {
         notes.push(format!("{non_finite} non-finite key values set to 0"));
     }
+    notes.extend(far_note(far));
     if times.is_empty() {
         return Err("no usable keys".into());
     }
@@ -305,7 +326,9 @@ mod tests {
             v,
             [0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
         );
-        assert_eq!(notes.len(), 1);
+        // The keys dropped, and the kept ones of length 2, 3 and 0 (a repair, said).
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert_eq!(notes[1], "3 rotation keys not of unit length normalised");
         let short = Channel {
             values: vec![0.0; 3].into(),
             ..ch
@@ -364,13 +387,17 @@ mod tests {
                         };
                         let by_key = clean_channel_by_key(&ch, comps, cubic, per_key);
                         let bits = |a: &[f32]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        // Whole: nothing but normalised rotations (their note aside).
                         let whole = by_key.as_ref().is_ok_and(|(t, _, i, notes)| {
-                            notes.is_empty() && bits(t) == bits(&ch.times) && *i == interpolation
+                            notes.iter().all(|n| n.contains("not of unit length"))
+                                && bits(t) == bits(&ch.times)
+                                && *i == interpolation
                         });
                         match values_cleaned_in_bulk(&ch, comps, cubic) {
-                            Some(v) => {
-                                let (_, expected, _, _) = by_key.unwrap();
+                            Some((v, far)) => {
+                                let (_, expected, _, notes) = by_key.unwrap();
                                 assert_eq!(bits(&v), bits(&expected), "{path:?} {times:?}");
+                                assert_eq!(far_note(far).as_slice(), notes.as_slice());
                                 bulk += 1;
                             }
                             None => assert!(!whole, "{path:?} {interpolation:?} {times:?}"),

@@ -436,6 +436,41 @@ mod tests {
         assert!(again.warnings.is_empty(), "{:#?}", again.warnings);
     }
 
+    /// A rotation far from unit length is normalised and said; one off by rounding only is
+    /// normalised without a word.
+    #[test]
+    fn node_rotations_far_from_unit_length_are_said() {
+        use crate::scene::{Node, Transform};
+        let rotated = |rotation| Node {
+            transform: Transform::Trs {
+                translation: [0.0; 3],
+                rotation,
+                scale: [1.0; 3],
+            },
+            ..Node::default()
+        };
+        let scene = Scene {
+            nodes: vec![
+                rotated([0.0, 0.0, 0.0, 2.0]),
+                rotated([0.0, 0.0, 0.0, 1.0 + 1e-6]),
+            ],
+            roots: vec![0, 1],
+            ..Scene::default()
+        };
+        let valid = validate(scene);
+        let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(said, ["node 0: a rotation of length 2.000e0 normalised"]);
+        for n in &valid.scene.nodes {
+            assert!(matches!(
+                n.transform,
+                Transform::Trs {
+                    rotation: [0.0, 0.0, 0.0, 1.0],
+                    ..
+                }
+            ));
+        }
+    }
+
     /// A skin that cannot be written is taken from its node (its mesh then unskinned, its
     /// weights no longer checked against it), and so is a skin that does not exist.
     #[test]
@@ -523,7 +558,13 @@ mod tests {
         });
         let valid = validate(scene);
         let said: Vec<String> = valid.warnings.iter().map(|w| w.to_string()).collect();
-        assert_eq!(said.len(), 8, "{said:#?}");
+        assert_eq!(said.len(), 9, "{said:#?}");
+        assert!(
+            said.contains(
+                &"animation 0 channel 0: 1 rotation keys not of unit length normalised".to_string()
+            ),
+            "{said:#?}"
+        );
         let s = &valid.scene;
         let children: Vec<&[usize]> = s.nodes.iter().map(|n| n.children.as_slice()).collect();
         assert_eq!(children, [&[1][..], &[], &[3], &[], &[]]);

@@ -24,7 +24,7 @@ fn transform(i: usize, node: &mut Node, animated: bool, warnings: &mut Vec<Scene
     let place = label("node", i, &node.name);
     // The rotation as the writer would write it: unit length (the identity for a zero or
     // non-finite one), normalised once. For a rotation a converter made that is a
-    // rounding-level change, so it is not a warning of its own.
+    // rounding-level change, not a warning of its own; one far from unit length is a repair.
     let (tr, q, s) = match node.transform {
         Transform::Trs {
             translation,
@@ -55,7 +55,14 @@ fn transform(i: usize, node: &mut Node, animated: bool, warnings: &mut Vec<Scene
         s = s.map(|v| if v.is_finite() { v } else { 1.0 });
     }
     let rotation = match node.transform {
-        Transform::Trs { .. } => normalize_quat(q),
+        Transform::Trs { .. } => {
+            if q.iter().all(|v| v.is_finite()) && super::animation::far_from_unit(q) {
+                let length = q.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+                let message = format!("a rotation of length {length:.3e} normalised");
+                warn(warnings, &place, message);
+            }
+            normalize_quat(q)
+        }
         Transform::Matrix(_) => q,
     };
     node.transform = Transform::Trs {
