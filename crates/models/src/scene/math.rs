@@ -193,18 +193,26 @@ pub fn quat_from_rotation_columns(r: [[f32; 3]; 3]) -> [f32; 4] {
 /// length 0.94, which the glTF validator rejects) or overflow (components around 10²⁰, which
 /// became the identity).
 pub fn normalize_quat(q: [f32; 4]) -> [f32; 4] {
+    normalize_quat_and_square(q).0
+}
+
+/// [`normalize_quat`], and the `f32` sum of the squares of `q` it found on the way (what says
+/// how far from unit length `q` was, without a second pass).
+#[inline]
+pub(crate) fn normalize_quat_and_square(q: [f32; 4]) -> ([f32; 4], f32) {
     let square = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (1e-30..=f32::MAX).contains(&square) {
         let n = square.sqrt();
-        return q.map(|x| x / n);
+        return (q.map(|x| x / n), square);
     }
     let wide = q.map(f64::from);
     let n = wide.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if n > 0.0 && n.is_finite() {
+    let unit = if n > 0.0 && n.is_finite() {
         wide.map(|x| (x / n) as f32)
     } else {
         [0.0, 0.0, 0.0, 1.0]
-    }
+    };
+    (unit, square)
 }
 
 /// The column-major matrix `T · R · S`.

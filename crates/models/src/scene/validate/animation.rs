@@ -3,6 +3,7 @@
 
 use super::{label, warn};
 use crate::hash::{address_map, AddressMap};
+use crate::scene::math::normalize_quat_and_square;
 use crate::scene::{normalize_quat, Animation, Channel, ChannelPath, Interpolation, Keys};
 use crate::scene::{Scene, SceneWarning};
 use std::collections::HashSet;
@@ -202,10 +203,12 @@ fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<(Ve
         return Some((ch.values.to_vec(), 0));
     }
     let mut far = 0usize;
+    // The sum of squares the normalising found says how far from unit length a key was.
     let mut normalized = |q: &[f32]| match *q {
         [x, y, z, w] => {
-            far += usize::from(far_from_unit([x, y, z, w]));
-            normalize_quat([x, y, z, w])
+            let (unit, square) = normalize_quat_and_square([x, y, z, w]);
+            far += usize::from(square_far_from_one(square));
+            unit
         }
         _ => [0.0, 0.0, 0.0, 1.0], // chunks_exact(4): always four
     };
@@ -228,7 +231,12 @@ fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<(Ve
 /// Whether a rotation is so far from unit length (or zero) that normalising it is a repair to
 /// say, not the rounding every converter's and tool's quaternions carry.
 pub(super) fn far_from_unit(q: [f32; 4]) -> bool {
-    let square = q.iter().map(|&x| x * x).sum::<f32>();
+    square_far_from_one(normalize_quat_and_square(q).1)
+}
+
+/// [`far_from_unit`] of a quaternion whose `f32` sum of squares is `square`.
+#[inline]
+fn square_far_from_one(square: f32) -> bool {
     square.is_nan() || (square - 1.0).abs() > 2e-3
 }
 
@@ -271,8 +279,9 @@ fn clean_channel_by_key(
             }
             let is_value = !cubic || part == 1;
             if ch.path == ChannelPath::Rotation && is_value {
-                far += usize::from(far_from_unit(v));
-                v = normalize_quat(v);
+                let square;
+                (v, square) = normalize_quat_and_square(v);
+                far += usize::from(square_far_from_one(square));
             }
             values.extend_from_slice(v.get(..comps).unwrap_or_default());
         }
