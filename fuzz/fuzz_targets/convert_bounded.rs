@@ -23,16 +23,25 @@ fuzz_target!(|data: &[u8]| {
         ..SceneOptions::default()
     };
     // In the heap only: the counting allocator does not see a mapped `.glb`.
-    let (glb, peak) = models::bytes::heap_only(|| alloc_counter::measure(|| {
-        let conversion = Scene::from_document_with(&doc, &options).map_err(|e| match e {
-            models::Error::BudgetExceeded { .. } => Failure::Budget,
-            other => Failure::Other(other.to_string()),
-        })?;
-        models::gltf::to_glb(&models::scene::validate(conversion.scene).scene, &models::gltf::GltfOptions::default())
+    let (glb, peak) = models::bytes::heap_only(|| {
+        alloc_counter::measure(|| {
+            let conversion = Scene::from_document_with(&doc, &options).map_err(|e| match e {
+                models::Error::BudgetExceeded { .. } => Failure::Budget,
+                other => Failure::Other(other.to_string()),
+            })?;
+            models::gltf::to_glb(
+                &models::scene::validate(conversion.scene).scene,
+                &models::gltf::GltfOptions::default(),
+            )
             .map(|glb| glb.len())
             .map_err(|e| Failure::Other(e.to_string()))
-    }));
-    assert!(peak <= bound, "peak {peak} > {bound} for {} bytes", data.len());
+        })
+    });
+    assert!(
+        peak <= bound,
+        "peak {peak} > {bound} for {} bytes",
+        data.len()
+    );
     match glb {
         Ok(len) => assert!(len <= bound, "glb {len} > {bound}"),
         Err(Failure::Budget) => {}

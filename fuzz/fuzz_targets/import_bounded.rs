@@ -16,11 +16,14 @@ static ALLOC: alloc_counter::Counting = alloc_counter::Counting;
 const MIB: usize = 1 << 20;
 
 fuzz_target!(|data: &[u8]| {
-    let (read, peak) = models::bytes::heap_only(|| {
-        alloc_counter::measure(|| models::gltf::read_glb(data))
-    });
+    let (read, peak) =
+        models::bytes::heap_only(|| alloc_counter::measure(|| models::gltf::read_glb(data)));
     let bound = models::gltf::ALLOCATION_FACTOR as usize * data.len() + MIB;
-    assert!(peak <= bound, "read: peak {peak} > {bound} for {} bytes", data.len());
+    assert!(
+        peak <= bound,
+        "read: peak {peak} > {bound} for {} bytes",
+        data.len()
+    );
     let Ok(read) = read else {
         return;
     };
@@ -39,7 +42,11 @@ fuzz_target!(|data: &[u8]| {
             models::bytes::heap_only(|| alloc_counter::measure(|| out.document.to_bytes()));
         assert!(peak <= limit, "{format:?}: writing peak {peak} > {limit}");
         if let Ok(bytes) = bytes {
-            assert!(bytes.len() <= limit, "{format:?}: {} bytes > {limit}", bytes.len());
+            assert!(
+                bytes.len() <= limit,
+                "{format:?}: {} bytes > {limit}",
+                bytes.len()
+            );
         }
     }
 });

@@ -1,7 +1,7 @@
 //! `Mdl` and `LegacyMdl` on raw bytes; a document that reads must write.
 #![no_main]
-use mdl_format::Model as _;
 use libfuzzer_sys::fuzz_target;
+use mdl_format::Model as _;
 
 fuzz_target!(|data: &[u8]| {
     let _ = mdl_format::sniff(data);

@@ -19,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = entry.name();
     }
     let written = pack.to_bytes().expect("a pack that reads can be written");
-    let again = Pack::from_bytes_with_key(&written, pack.key().clone()).expect("the written pack reads");
+    let again =
+        Pack::from_bytes_with_key(&written, pack.key().clone()).expect("the written pack reads");
     assert_eq!(again.entries.len(), pack.entries.len());
     if warnings.is_empty() {
         assert!(written == data, "a clean pack is rewritten byte for byte");

@@ -1,7 +1,7 @@
 //! `Skm::from_bytes_with_warnings` on raw bytes; a document that reads must summarise and write.
 #![no_main]
-use skm_text::Model as _;
 use libfuzzer_sys::fuzz_target;
+use skm_text::Model as _;
 
 fuzz_target!(|data: &[u8]| {
     let _ = skm_text::sniff(data);

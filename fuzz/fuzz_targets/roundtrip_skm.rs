@@ -1,7 +1,7 @@
 //! Read, write, read again: the two documents are equal (text: the canonical layout is a fixed point).
 #![no_main]
-use skm_text::Model as _;
 use libfuzzer_sys::fuzz_target;
+use skm_text::Model as _;
 
 /// Equal, or equal up to NaN (`NaN != NaN`, but Debug prints every NaN the same and keeps -0.0).
 fn same(a: &skm_text::Skm, b: &skm_text::Skm) -> bool {

@@ -1,8 +1,8 @@
 //! Read, write, read again: the two documents are equal (binary: and the second write
 //! equals the first byte for byte).
 #![no_main]
-use selene_smf::Model as _;
 use libfuzzer_sys::fuzz_target;
+use selene_smf::Model as _;
 
 /// Equal, or equal up to NaN (`NaN != NaN`, but Debug prints every NaN the same and keeps -0.0).
 fn same(a: &selene_smf::Smf, b: &selene_smf::Smf) -> bool {

@@ -10,5 +10,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(conversion) = models::scene::Scene::from_document(&doc) else {
         return;
     };
-    let _ = models::gltf::to_glb(&models::scene::validate(conversion.scene).scene, &models::gltf::GltfOptions::default());
+    let _ = models::gltf::to_glb(
+        &models::scene::validate(conversion.scene).scene,
+        &models::gltf::GltfOptions::default(),
+    );
 });
