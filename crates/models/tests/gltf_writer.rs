@@ -379,6 +379,75 @@ fn a_skinned_animated_scene_reads_back_with_its_figures() {
     );
 }
 
+/// Channels' times are written once per distinct list within an animation, whatever the
+/// order the lists come in (A, B, A: the third channel reuses the first's accessor, not the
+/// second's), and every sampler reads back its own times.
+#[test]
+fn key_times_are_shared_by_content_within_an_animation() {
+    let mut scene = skinned_quad();
+    let a = [0.0, 0.5, 1.25];
+    let b = [0.0, 0.25, 1.25];
+    let channel = |node: usize, path: ChannelPath, times: [f32; 3]| Channel {
+        node,
+        path,
+        interpolation: Interpolation::Linear,
+        times: times.to_vec().into(),
+        values: match path {
+            ChannelPath::Rotation => [[0.0, 0.0, 0.0, 1.0]; 3].concat(),
+            _ => vec![0.0; 9],
+        }
+        .into(),
+    };
+    scene.animations = vec![
+        Animation {
+            name: "first".into(),
+            channels: vec![
+                channel(1, ChannelPath::Translation, a),
+                channel(2, ChannelPath::Translation, b),
+                channel(2, ChannelPath::Rotation, a),
+                channel(1, ChannelPath::Rotation, b),
+            ],
+            extras: serde_json::Map::new(),
+        },
+        Animation {
+            name: "second".into(),
+            channels: vec![channel(1, ChannelPath::Scale, b)],
+            extras: serde_json::Map::new(),
+        },
+    ];
+    let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
+    // The quad's own repairs (its normals and weights) only: every channel is kept.
+    assert!(
+        !warnings.iter().any(|w| w.contains("animation")),
+        "{warnings:?}"
+    );
+    let (doc, blob) = read(&glb);
+    let animations: Vec<_> = doc.animations().collect();
+    let inputs: Vec<usize> = animations[0]
+        .samplers()
+        .map(|s| s.input().index())
+        .collect();
+    assert_eq!(inputs[0], inputs[2], "{inputs:?}");
+    assert_eq!(inputs[1], inputs[3], "{inputs:?}");
+    assert_ne!(inputs[0], inputs[1], "{inputs:?}");
+    // Times are shared within an animation only: the second has an accessor of its own.
+    let second = animations[1].samplers().next().unwrap().input().index();
+    assert!(!inputs.contains(&second), "{inputs:?} and {second}");
+    let expected = [a, b, a, b];
+    for (anim, want) in animations
+        .iter()
+        .flat_map(|x| x.channels())
+        .zip(expected.iter().chain([&b]))
+    {
+        let times: Vec<f32> = anim
+            .reader(|_| Some(blob.as_slice()))
+            .read_inputs()
+            .unwrap()
+            .collect();
+        assert_eq!(times, want.to_vec());
+    }
+}
+
 /// `to_glb_into` writes `to_glb`'s bytes and warnings into a vector that held another,
 /// longer export before (cleared, not appended to).
 #[test]
