@@ -61,16 +61,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print each file's format, detected from its first bytes (or `unknown`).
-    Detect {
-        /// Files to look at. A `.Pack` archive is listed with every model inside it.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        #[command(flatten)]
-        password: pack::PasswordArg,
-    },
+    Detect(Deferred<DetectArgs>),
     /// Print what is in each file: size, meshes, bones (or frames), clips, materials and
     /// whether their textures are found; `.glb`/`.gltf` files too.
-    Info(info::Args),
+    Info(Deferred<info::Args>),
     /// Convert models to glTF 2.0 (`.glb`, or `.gltf` with a `.bin`), glTF back into a model
     /// format, or one model format into another (through the same scene).
     ///
@@ -97,12 +91,73 @@ enum Command {
     #[command(verbatim_doc_comment)]
     // The comment is `models convert --help` verbatim: `<model>` there is text, not HTML.
     #[allow(rustdoc::invalid_html_tags)]
-    Convert(convert::Args),
+    Convert(Deferred<convert::Args>),
     /// Selene/Lue `.Pack` archives: list, extract, create.
-    Pack {
-        #[command(subcommand)]
-        command: pack::PackCommand,
-    },
+    Pack(Deferred<PackArgs>),
+}
+
+#[derive(clap::Args)]
+struct DetectArgs {
+    /// Files to look at. A `.Pack` archive is listed with every model inside it.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    password: pack::PasswordArg,
+}
+
+#[derive(clap::Args)]
+struct PackArgs {
+    #[command(subcommand)]
+    command: pack::PackCommand,
+}
+
+/// A subcommand's arguments, added to its `clap::Command` only when that subcommand is the
+/// one run (or its help is asked for): [`clap::Command::defer`]. Building every subcommand's
+/// arguments up front was most of the instructions of `models --version` (144 K of 226 K)
+/// and a tenth of a small conversion's; each run needs one subcommand's.
+struct Deferred<T>(T);
+
+impl<T: clap::Args> clap::Args for Deferred<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keeping_about(cmd, T::augment_args))
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keeping_about(cmd, T::augment_args_for_update))
+    }
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+}
+
+/// `augment` applied to `cmd`, which keeps its about texts. Run eagerly, the derive sets the
+/// subcommand's (its variant's doc comment) after adding the arguments; deferred, the
+/// arguments come last, and a flattened struct's doc comment (`pack::PasswordArg`'s) would
+/// replace the subcommand's in its `--help`.
+fn keeping_about(cmd: clap::Command, augment: fn(clap::Command) -> clap::Command) -> clap::Command {
+    use clap::builder::Resettable;
+    let kept = |text: Option<&clap::builder::StyledStr>| {
+        text.cloned().map_or(Resettable::Reset, Resettable::Value)
+    };
+    let (about, long_about) = (kept(cmd.get_about()), kept(cmd.get_long_about()));
+    augment(cmd).about(about).long_about(long_about)
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(matches).map(Deferred)
+    }
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
 }
 
 fn main() -> ExitCode {
@@ -116,9 +171,9 @@ fn main() -> ExitCode {
         said::Verbosity::Grouped
     });
     let ok = match cli.command {
-        Command::Detect { files, password } => detect(&files, &password),
-        Command::Info(args) => info::run(&args),
-        Command::Convert(args) => {
+        Command::Detect(Deferred(DetectArgs { files, password })) => detect(&files, &password),
+        Command::Info(Deferred(args)) => info::run(&args),
+        Command::Convert(Deferred(args)) => {
             remove_temporaries_on_interruption(if args.is_batch() {
                 Writers::Several
             } else {
@@ -126,7 +181,7 @@ fn main() -> ExitCode {
             });
             convert::run(&args)
         }
-        Command::Pack { command } => {
+        Command::Pack(Deferred(PackArgs { command })) => {
             remove_temporaries_on_interruption(Writers::One);
             pack::run(&command)
         }
@@ -253,5 +308,67 @@ pub(crate) fn write_stdout_line(line: std::fmt::Arguments<'_>) {
         }
         eprintln!("error: writing to standard output: {e}");
         models::output::remove_temporaries_and_exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Each subcommand's name, about and long about (but `help`'s, which building adds).
+    fn abouts(cmd: &clap::Command) -> Vec<(String, Option<String>, Option<String>)> {
+        cmd.get_subcommands()
+            .filter(|c| c.get_name() != "help")
+            .map(|c| {
+                (
+                    c.get_name().to_owned(),
+                    c.get_about().map(|s| s.to_string()),
+                    c.get_long_about().map(|s| s.to_string()),
+                )
+            })
+            .collect()
+    }
+
+    /// clap's own consistency checks, deferred arguments included (`build` runs them).
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// The deferred arguments are there once built, and adding them leaves each subcommand's
+    /// about texts as its doc comment gives them (a flattened struct's would replace them).
+    #[test]
+    fn deferred_arguments_keep_the_subcommands_about() {
+        let unbuilt = Cli::command();
+        let convert = unbuilt.find_subcommand("convert").unwrap();
+        assert_eq!(
+            convert
+                .get_arguments()
+                .filter(|a| a.get_long() == Some("force"))
+                .count(),
+            0
+        );
+        let mut built = Cli::command();
+        built.build();
+        let convert = built.find_subcommand("convert").unwrap();
+        assert_eq!(
+            convert
+                .get_arguments()
+                .filter(|a| a.get_long() == Some("force"))
+                .count(),
+            1
+        );
+        let expected = abouts(&unbuilt);
+        assert!(
+            expected.iter().all(|(_, about, _)| about.is_some()),
+            "{expected:?}"
+        );
+        assert_eq!(abouts(&built), expected);
+        let convert_about = expected
+            .iter()
+            .find(|(name, ..)| name == "convert")
+            .unwrap();
+        assert!(convert_about.2.as_deref().unwrap().contains("Usage forms:"));
     }
 }
