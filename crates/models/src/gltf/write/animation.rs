@@ -156,7 +156,7 @@ impl Builder<'_> {
         if channels.is_empty() {
             // Not a repair: glTF has no empty animation, so it is left out (and said).
             self.warn(
-                &label,
+                label,
                 "no channel with keys; glTF cannot hold an empty animation, not written",
             );
             return Ok(());

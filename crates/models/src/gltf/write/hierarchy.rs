@@ -10,6 +10,7 @@ use crate::scene::{normalize_quat, Scene, Transform};
 use gltf_json as json;
 use json::Index;
 use std::collections::HashSet;
+use std::fmt::Display;
 
 /// The node forest as it will be written: the validated scene's (one parent per node, no
 /// cycles, the roots exactly the parentless nodes), plus synthetic common roots.
@@ -152,7 +153,7 @@ pub(super) fn number_forest(
 impl Builder<'_> {
     /// A node's transform as TRS. Validation made it finite with a unit rotation; a matrix
     /// is written as its nearest TRS (a glTF-only choice), with a warning when it is not one.
-    pub(super) fn node_transform(&mut self, label: &str, t: &Transform) -> json::Node {
+    pub(super) fn node_transform(&mut self, label: &dyn Display, t: &Transform) -> json::Node {
         let (tr, q, s, err) = t.to_trs();
         let q = match err {
             None => q,
@@ -196,18 +197,18 @@ impl Builder<'_> {
                             Some(s) if *skinned && matches!(skins.get(s), Some(Some(_))) => {
                                 out.skin = Some(Index::new(u32_of(s, "skins")?));
                             }
-                            Some(s) => self.warn(&label, format!(
+                            Some(s) => self.warn(label, format!(
                                 "skin {s} not written (it is invalid, or mesh {m} has no joints and weights)"
                             )),
                             None => {}
                         }
                     }
                     Some(None) => self.warn(
-                        &label,
+                        label,
                         format!("mesh {m} has no drawable triangles and is not written"),
                     ),
                     None => self.warn(
-                        &label,
+                        label,
                         format!(
                             "mesh index {m} out of range ({} meshes); dropped",
                             scene.meshes.len()
@@ -215,7 +216,7 @@ impl Builder<'_> {
                     ),
                 }
             } else if node.skin.is_some() {
-                self.warn(&label, "a skin without a mesh; dropped");
+                self.warn(label, "a skin without a mesh; dropped");
             }
             push(&mut self.root.nodes, out)?;
         }

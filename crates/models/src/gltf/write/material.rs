@@ -10,6 +10,7 @@ use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::Index;
 use serde_json::Value;
+use std::fmt::Display;
 
 /// Which textures a written material uses (its primitives need TEXCOORD_0, and TANGENT for a
 /// normal map).
@@ -32,7 +33,7 @@ impl Builder<'_> {
     pub(super) fn texture(
         &mut self,
         raw: &str,
-        owner: &str,
+        owner: &dyn Display,
     ) -> Result<Option<Index<json::Texture>>, Error> {
         if let Some(t) = self.textures.get(raw) {
             return Ok(*t);
@@ -52,7 +53,7 @@ impl Builder<'_> {
     /// The real file `raw` names and its image as PNG or JPEG, with the texture already made
     /// for that file if any. `None` (with a warning, or listed as missing) when it is not
     /// found, refused by the path policy, too large or not an image.
-    pub(super) fn found_image(&mut self, raw: &str, owner: &str) -> Option<FoundImage> {
+    pub(super) fn found_image(&mut self, raw: &str, owner: &dyn Display) -> Option<FoundImage> {
         let base = self.options.texture_base();
         let located = textures::locate_in(
             &base,
@@ -117,7 +118,7 @@ impl Builder<'_> {
     pub(super) fn file_texture(
         &mut self,
         raw: &str,
-        owner: &str,
+        owner: &dyn Display,
         folder: Option<&str>,
     ) -> Result<Option<Index<json::Texture>>, Error> {
         let (file, bytes, mime) = match self.found_image(raw, owner) {
@@ -184,7 +185,7 @@ impl Builder<'_> {
     pub(super) fn referenced_texture(
         &mut self,
         raw: &str,
-        owner: &str,
+        owner: &dyn Display,
     ) -> Result<Option<Index<json::Texture>>, Error> {
         let Some((uri, absolute)) = textures::relative_uri(raw) else {
             self.warn(

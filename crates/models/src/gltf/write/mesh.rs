@@ -18,6 +18,7 @@ use json::validation::Checked::Valid;
 use json::Index;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt::Display;
 use std::sync::Arc;
 
 /// A mesh as written: its index and whether it carries JOINTS_0/WEIGHTS_0; `None` when it is
@@ -44,7 +45,7 @@ impl<'a> Builder<'a> {
         if n == 0 {
             if total_indices > 0 {
                 self.warn(
-                    &label,
+                    label,
                     format!("{total_indices} indices but no vertices; not written"),
                 );
             }
@@ -62,7 +63,7 @@ impl<'a> Builder<'a> {
             }
         }
         if plan.prims.is_empty() {
-            self.warn(&label, "no drawable triangles; not written");
+            self.warn(label, "no drawable triangles; not written");
             return Ok(None);
         }
 
@@ -165,7 +166,7 @@ impl<'a> Builder<'a> {
     /// first, or drawn with a textured material, gets a `TEXCOORD_0` of zeros (with a warning).
     fn uvs(
         &mut self,
-        label: &str,
+        label: &dyn Display,
         v: &'a Vertices,
         needs_uv: bool,
         attributes: &mut Attributes,
@@ -236,7 +237,7 @@ impl<'a> Builder<'a> {
     /// `joint_count` joints; whether they were written.
     fn skinning(
         &mut self,
-        label: &str,
+        label: &dyn Display,
         v: &'a Vertices,
         joint_count: Option<usize>,
         attributes: &mut Attributes,

@@ -164,8 +164,8 @@ impl Builder<'_> {
 impl Builder<'_> {
     /// A warning at `place` (the mesh, node, material, … with its index and name; empty for
     /// the whole scene).
-    fn warn(&mut self, place: &str, message: impl Into<String>) {
-        self.warnings.push(warning(place, message));
+    fn warn(&mut self, place: impl std::fmt::Display, message: impl Into<String>) {
+        self.warnings.push(warning(&place.to_string(), message));
     }
 }
 

@@ -27,7 +27,7 @@ impl Builder<'_> {
         for (i, skin) in scene.skins.iter().enumerate() {
             let label = label("skin", i, &skin.name);
             if let Some(why) = crate::scene::validate::why_unusable(skin, n) {
-                self.warn(&label, format!("{why}; skin not written"));
+                self.warn(label, format!("{why}; skin not written"));
                 plans.push(None);
                 continue;
             }
@@ -51,7 +51,7 @@ impl Builder<'_> {
                         &skin.name
                     }
                 );
-                self.warn(&label, format!(
+                self.warn(label, format!(
                     "its joints lie in {} separate trees; a common root node {name:?} was added above them",
                     roots.len()
                 ));
@@ -63,7 +63,7 @@ impl Builder<'_> {
                 }
                 Some(s) => {
                     self.warn(
-                        &label,
+                        label,
                         format!("skeleton node {s} is not a common root of the joints; omitted"),
                     );
                     None

@@ -50,7 +50,7 @@ fn animation(
         c += 1;
         if ch.node >= node_count {
             let message = format!("target node {} out of range; channel dropped", ch.node);
-            warn(warnings, &place(), message);
+            warn(warnings, place(), message);
             return false;
         }
         if !targets.insert((ch.node, ch.path)) {
@@ -58,7 +58,7 @@ fn animation(
                 "node {} {:?} is already animated by an earlier channel; dropped",
                 ch.node, ch.path
             );
-            warn(warnings, &place(), message);
+            warn(warnings, place(), message);
             return false;
         }
         let id = (
@@ -80,7 +80,7 @@ fn animation(
         match clean_channel(ch) {
             Ok((times, values, interpolation, notes)) => {
                 for note in notes {
-                    warn(warnings, &place(), note);
+                    warn(warnings, place(), note);
                 }
                 keep_or_replace(ch, times, values, interpolation);
                 let done = (ch.times.clone(), ch.values.clone(), ch.interpolation);
@@ -88,7 +88,7 @@ fn animation(
                 true
             }
             Err(reason) => {
-                warn(warnings, &place(), format!("{reason}; channel dropped"));
+                warn(warnings, place(), format!("{reason}; channel dropped"));
                 false
             }
         }

@@ -16,7 +16,7 @@ pub(super) fn forest(scene: &mut Scene, warnings: &mut Vec<SceneWarning>) {
             None => {
                 warn(
                     warnings,
-                    &place,
+                    place,
                     format!("child index {c} out of range ({n} nodes); dropped"),
                 );
                 false
@@ -24,7 +24,7 @@ pub(super) fn forest(scene: &mut Scene, warnings: &mut Vec<SceneWarning>) {
             Some(p) if c == i || p.is_some() => {
                 warn(
                     warnings,
-                    &place,
+                    place,
                     format!(
                         "node {c} is already a child of node {}; second link dropped",
                         p.unwrap_or(c)
@@ -80,7 +80,7 @@ fn cut_cycles(scene: &mut Scene, parent: &mut [Option<usize>], warnings: &mut Ve
             let name = scene.nodes.get(i).map_or("", |node| node.name.as_str());
             warn(
                 warnings,
-                &label("node", i, name),
+                label("node", i, name),
                 format!("the hierarchy has a cycle through node {p}; link from node {p} cut"),
             );
         }

@@ -37,7 +37,7 @@ pub(super) fn mesh_indices(
         if whole != len {
             warn(
                 warnings,
-                &format!("{label} primitive {p}"),
+                format!("{label} primitive {p}"),
                 format!(
                     "{len} indices is not a multiple of 3; the last {} dropped",
                     len - whole
@@ -86,14 +86,14 @@ pub(super) fn mesh_indices(
         if bad > 0 {
             warn(
                 warnings,
-                &format!("{label} primitive {p}"),
+                format!("{label} primitive {p}"),
                 format!("{bad} triangles refer to vertices beyond the {n} vertices; dropped"),
             );
         }
         if let Some(m) = prim.material.filter(|&m| m >= material_count) {
             warn(
                 warnings,
-                &format!("{label} primitive {p}"),
+                format!("{label} primitive {p}"),
                 format!(
                     "material {m} out of range ({material_count} materials); default material used"
                 ),

@@ -19,7 +19,7 @@ pub(super) fn material_factors(i: usize, m: &mut Material, warnings: &mut Vec<Sc
     }
     warn_count(
         warnings,
-        &label("material", i, &m.name),
+        label("material", i, &m.name),
         n,
         "colour factors outside 0..1 or not finite clamped (a non-finite base colour \
          component becomes 1, an emissive one 0; the source values are in extras)",

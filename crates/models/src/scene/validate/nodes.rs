@@ -38,7 +38,7 @@ fn transform(i: usize, node: &mut Node, animated: bool, warnings: &mut Vec<Scene
                 return;
             }
             if !matrix_is_trs(&m, err) {
-                warn(warnings, &place, not_trs_message(err));
+                warn(warnings, place, not_trs_message(err));
             }
             // `decompose` gives a unit quaternion; the writer normalised it once more.
             (tr, normalize_quat(q), s)
@@ -48,7 +48,7 @@ fn transform(i: usize, node: &mut Node, animated: bool, warnings: &mut Vec<Scene
     if tr.iter().chain(&s).chain(&q).any(|v| !v.is_finite()) {
         warn(
             warnings,
-            &place,
+            place,
             "non-finite transform values replaced by the identity's".into(),
         );
         tr = tr.map(|v| if v.is_finite() { v } else { 0.0 });
@@ -59,7 +59,7 @@ fn transform(i: usize, node: &mut Node, animated: bool, warnings: &mut Vec<Scene
             if q.iter().all(|v| v.is_finite()) && super::animation::far_from_unit(q) {
                 let length = q.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
                 let message = format!("a rotation of length {length:.3e} normalised");
-                warn(warnings, &place, message);
+                warn(warnings, place, message);
             }
             normalize_quat(q)
         }

@@ -19,6 +19,14 @@ pub(crate) fn why_unusable(skin: &Skin, node_count: usize) -> Option<String> {
     if let Some(&j) = skin.joints.iter().find(|&&j| j >= node_count) {
         return Some(format!("joint node {j} out of range ({node_count} nodes)"));
     }
+    // Sorted first: no hashing for the usual skin, which lists each joint once (validation
+    // and the glTF writer both ask, per skin; SipHash on a 72-joint skeleton was 2 % of a
+    // character's export). Only a skin with a repeat is scanned for its first one.
+    let mut sorted = skin.joints.clone();
+    sorted.sort_unstable();
+    if !sorted.windows(2).any(|w| w.first() == w.get(1)) {
+        return None;
+    }
     let mut seen = HashSet::with_capacity(skin.joints.len());
     let twice = skin.joints.iter().find(|&&j| !seen.insert(j));
     twice.map(|j| format!("joint node {j} listed twice"))
@@ -48,7 +56,10 @@ pub(super) fn detach_unusable(scene: &mut Scene, warnings: &mut Vec<SceneWarning
             "skin dropped"
         };
         let place = label("node", i, &node.name);
-        warnings.push(SceneWarning::other(&place, format!("{reason}; {what}")));
+        warnings.push(SceneWarning::other(
+            place.to_string(),
+            format!("{reason}; {what}"),
+        ));
     }
 }
 
@@ -83,7 +94,7 @@ pub(super) fn inverse_bind_matrices(i: usize, skin: &mut Skin, warnings: &mut Ve
     if !ibm.is_empty() && ibm.len() != skin.joints.len() {
         warn(
             warnings,
-            &label,
+            label,
             format!(
                 "{} inverse bind matrices for {} joints; {} with identities",
                 ibm.len(),
@@ -111,8 +122,39 @@ pub(super) fn inverse_bind_matrices(i: usize, skin: &mut Skin, warnings: &mut Ve
         }
     }
     if fixed > 0 {
-        warn(warnings, &label, format!(
+        warn(warnings, label, format!(
             "{fixed} inverse bind matrices were not affine (or not finite); their last row was set to 0 0 0 1"
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::why_unusable;
+    use crate::scene::Skin;
+
+    fn skin(joints: &[usize]) -> Skin {
+        Skin {
+            name: String::new(),
+            joints: joints.to_vec(),
+            inverse_bind_matrices: Vec::new(),
+            skeleton: None,
+        }
+    }
+
+    /// The reason names the first joint listed again in the skin's order (not the smallest
+    /// repeated one, which the sorted check alone would find).
+    #[test]
+    fn a_repeated_joint_is_named_in_list_order() {
+        assert_eq!(why_unusable(&skin(&[0, 4, 2]), 5), None);
+        assert_eq!(
+            why_unusable(&skin(&[4, 3, 4, 3]), 5).as_deref(),
+            Some("joint node 4 listed twice")
+        );
+        assert_eq!(
+            why_unusable(&skin(&[1, 5]), 5).as_deref(),
+            Some("joint node 5 out of range (5 nodes)")
+        );
+        assert_eq!(why_unusable(&skin(&[]), 5).as_deref(), Some("no joints"));
     }
 }

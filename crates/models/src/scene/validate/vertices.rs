@@ -6,6 +6,7 @@ use super::bounds::{finite_bounds, position_bounds, Bounds};
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
 use super::{finite_or, label, near_unit, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
 use crate::scene::{Colors, Mesh, SceneWarning, Vertices};
+use std::fmt::Display;
 
 /// An attribute's entry count.
 trait Entries {
@@ -27,7 +28,7 @@ impl Entries for Colors {
 /// Drops an attribute without one entry per vertex (`n`), with a warning.
 fn same_len<A: Entries>(
     attr: &mut Option<A>,
-    label: &str,
+    label: &dyn Display,
     what: &str,
     n: usize,
     warnings: &mut Vec<SceneWarning>,
@@ -69,7 +70,7 @@ pub(super) fn mesh_vertices(
     if bad > 0 {
         warn(
             warnings,
-            &label,
+            label,
             format!("{bad} positions had non-finite coordinates, set to 0"),
         );
     }
@@ -81,7 +82,7 @@ pub(super) fn mesh_vertices(
         if bad > 0 {
             warn(
                 warnings,
-                &label,
+                label,
                 format!("{bad} texture coordinates of set {set} were not finite; set to 0"),
             );
         }
@@ -113,7 +114,7 @@ pub(super) fn mesh_vertices(
     }
     warn_count(
         warnings,
-        &label,
+        label,
         clamped,
         "vertex colours outside 0..1 (or not finite) clamped",
     );
@@ -144,7 +145,7 @@ fn fill_non_finite<const N: usize>(items: &mut [[f32; N]]) -> usize {
 const NEARLY_UNIT_SQUARE: std::ops::RangeInclusive<f64> =
     (1.0 - 1e-3) * (1.0 - 1e-3)..=(1.0 + 1e-3) * (1.0 + 1e-3);
 
-fn normals_and_tangents(label: &str, v: &mut Vertices, warnings: &mut Vec<SceneWarning>) {
+fn normals_and_tangents(label: &dyn Display, v: &mut Vertices, warnings: &mut Vec<SceneWarning>) {
     let n = v.positions.len();
     same_len(&mut v.normals, label, "normals", n, warnings);
     let Some(normals) = &mut v.normals else {
@@ -238,7 +239,7 @@ pub(crate) fn unit_tangent(t: [f32; 4], zero: &mut usize) -> [f32; 4] {
 /// Joints and weights: both or neither, one per vertex; with a skin of `joint_count` joints,
 /// every vertex fixed by [`normalize_weights`].
 fn skinning(
-    label: &str,
+    label: &dyn Display,
     v: &mut Vertices,
     joint_count: Option<usize>,
     warnings: &mut Vec<SceneWarning>,
@@ -333,7 +334,7 @@ impl SkinStats {
         self.renormalised += usize::from(fixes.renormalized) * vertices;
     }
 
-    fn report(&self, label: &str, count: usize, warnings: &mut Vec<SceneWarning>) {
+    fn report(&self, label: &dyn Display, count: usize, warnings: &mut Vec<SceneWarning>) {
         let mut say = |n: usize, what: String| warn_count(warnings, label, n, &what);
         say(
             self.bad_weights,
