@@ -152,8 +152,11 @@ fn fill(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 /// The first `n` bytes (fewer if the file is shorter) of the regular file `path`.
 pub fn read_head(path: &Path, n: u64) -> Result<Vec<u8>, Error> {
     let (file, len) = open_regular(path)?;
-    let mut head = Vec::new();
-    file.take(n.min(len))
+    let n = n.min(len);
+    // Room for a head of up to 64 KiB up front: one `read` (an empty vector made
+    // `read_to_end` probe with 32 bytes and then double, four reads for a 256-byte head).
+    let mut head = Vec::with_capacity(usize::try_from(n.min(1 << 16)).unwrap_or(0));
+    file.take(n)
         .read_to_end(&mut head)
         .map_err(|e| Error::Io(e).at(path))?;
     Ok(head)
