@@ -1,7 +1,7 @@
 //! Animation channels: each targets a node, at most one channel per node and property, key
 //! times finite, ≥ 0 and strictly increasing, values finite, rotations of unit length.
 
-use super::{label, warn};
+use super::{all_finite, label, warn};
 use crate::hash::{address_map, AddressMap};
 use crate::scene::math::normalize_quat_and_square;
 use crate::scene::{normalize_quat, Animation, Channel, ChannelPath, Interpolation, Keys};
@@ -114,6 +114,23 @@ fn keep_or_replace(
     ch.interpolation = interpolation;
 }
 
+/// Whether `times` are what the cleaning keeps as they are: at least one, finite, ≥ 0 and
+/// strictly increasing. Increasing from a finite first time to a finite last one makes every
+/// time finite (a NaN fails its comparisons). The comparisons are folded without an early
+/// exit, so that they vectorise.
+fn times_are_clean(times: &[f32]) -> bool {
+    let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
+        return false;
+    };
+    first.is_finite()
+        && first >= 0.0
+        && last.is_finite()
+        && times
+            .iter()
+            .zip(times.get(1..).unwrap_or_default())
+            .fold(true, |ok, (a, b)| ok & (b > a))
+}
+
 /// Whether [`clean_channel`] would keep `ch` as it is: as many values as keys need, times
 /// finite, ≥ 0 and strictly increasing, values finite, every rotation value of unit length to
 /// the bit (as [`normalize_quat`] leaves it), and a cubic spline of at least two keys. One pass
@@ -131,11 +148,8 @@ fn keys_are_clean(ch: &Channel) -> bool {
     {
         return false;
     }
-    let times_ok = ch.times.first().is_some_and(|&t| t.is_finite() && t >= 0.0)
-        && ch.times.windows(2).all(|w| matches!(w, [a, b] if b > a))
-        && ch.times.last().is_some_and(|t| t.is_finite());
-    // A sum of `x · 0` is NaN exactly when some `x` is not finite, and it vectorises.
-    let values_ok = ch.values.iter().fold(0.0f32, |sum, &x| sum + x * 0.0) == 0.0;
+    let times_ok = times_are_clean(&ch.times);
+    let values_ok = all_finite(&ch.values);
     if !times_ok || !values_ok {
         return false;
     }
@@ -189,14 +203,7 @@ fn clean_channel(ch: &Channel) -> Result<(Vec<f32>, Vec<f32>, Interpolation, Vec
 /// for any other channel. The same values, bit for bit, as [`clean_channel_by_key`], and how
 /// many rotation values were not of unit length ([`far_from_unit`]).
 fn values_cleaned_in_bulk(ch: &Channel, comps: usize, cubic: bool) -> Option<(Vec<f32>, usize)> {
-    let mut last = -0.0f32;
-    let times_kept = ch.times.iter().enumerate().all(|(i, &t)| {
-        let ok = t.is_finite() && t >= 0.0 && (i == 0 || t > last);
-        last = t;
-        ok
-    });
-    let finite = ch.values.iter().all(|v| v.is_finite());
-    if !times_kept || !finite || ch.times.is_empty() || (cubic && ch.times.len() < 2) {
+    if !times_are_clean(&ch.times) || !all_finite(&ch.values) || (cubic && ch.times.len() < 2) {
         return None;
     }
     if ch.path != ChannelPath::Rotation {
@@ -310,6 +317,40 @@ fn clean_channel_by_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The folded checks agree with the plain definitions on the cases that matter: empty,
+    /// one key, a NaN or an infinity anywhere, a repeated or decreasing time, −0 first.
+    #[test]
+    fn folded_checks_match_their_definitions() {
+        let (nan, inf) = (f32::NAN, f32::INFINITY);
+        let lists: [&[f32]; 11] = [
+            &[],
+            &[0.0],
+            &[-0.0, 1.0],
+            &[-1.0, 1.0],
+            &[0.0, nan, 2.0],
+            &[0.0, 1.0, inf],
+            &[-inf, 1.0],
+            &[0.0, 1.0, 1.0],
+            &[0.0, 2.0, 1.0],
+            &[nan],
+            &[0.5, 0.75, 1.0, 3.0],
+        ];
+        for times in lists {
+            let plain = !times.is_empty()
+                && times.iter().all(|t| t.is_finite() && *t >= 0.0)
+                && times.windows(2).all(|w| w[1] > w[0]);
+            assert_eq!(times_are_clean(times), plain, "{times:?}");
+            let finite = times.iter().all(|t| t.is_finite());
+            assert_eq!(all_finite(times), finite, "{times:?}");
+        }
+        // Every position of a long list, where a vectorised fold works in lanes.
+        for at in 0..67 {
+            let mut values = vec![1.0f32; 67];
+            values[at] = f32::NEG_INFINITY;
+            assert!(!all_finite(&values), "{at}");
+        }
+    }
 
     #[test]
     fn channel_keys_are_cleaned() {

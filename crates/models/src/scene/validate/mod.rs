@@ -238,6 +238,18 @@ pub(crate) fn warn_count(
     }
 }
 
+/// Whether every value of `values` is finite. One OR over the exponent bits with no early
+/// exit, which vectorises: `all(is_finite)` stops to branch at each value, and a sum of `x · 0`
+/// adds one value after another (floating-point addition keeps its order), about two
+/// instructions a value over a clip's keys.
+pub(crate) fn all_finite(values: &[f32]) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    let bits: &[u32] = bytemuck::cast_slice(values);
+    bits.iter()
+        .fold(0u32, |bad, &b| bad | u32::from(b & EXPONENT == EXPONENT))
+        == 0
+}
+
 /// `v` with every non-finite component set to `fill`, and whether any was.
 pub(crate) fn finite_or<const N: usize>(v: [f32; N], fill: f32) -> ([f32; N], bool) {
     if v.iter().all(|c| c.is_finite()) {
