@@ -1244,11 +1244,13 @@ fn every_key_kept<const M: usize>(keys: &[impl bytemuck::Pod]) -> bool {
         .iter()
         .zip(rows.get(1..).unwrap_or_default())
         .fold(true, |ok, (a, b)| ok & (time(b) > time(a)));
-    let non_finite = rows.iter().fold(0u32, |bad, row| {
-        row.iter()
-            .skip(1)
-            .fold(bad, |bad, &v| bad | u32::from(v & EXPONENT == EXPONENT))
-    });
+    // Over every word, times too, in one flat pass: a time whose bits look like an infinity
+    // or a NaN (negative, or from 2³¹ − 2²³ ticks) only sends the clip down the key-by-key
+    // path, which gives the same keys.
+    let words: &[u32] = rows.as_flattened();
+    let non_finite = words
+        .iter()
+        .fold(0u32, |bad, &w| bad | u32::from(w & EXPONENT == EXPONENT));
     rows.first().is_none_or(|first| time(first) >= 0) && increasing && non_finite == 0
 }
 
@@ -1322,8 +1324,8 @@ mod key_tests {
     use super::{clean_keys, every_key_kept};
     use selene_smf::{RotationKey, VectorKey};
 
-    /// `every_key_kept` is true exactly where the key-by-key cleaning drops nothing, and then
-    /// the fast path gives the same times and values.
+    /// `every_key_kept` is true exactly where the key-by-key cleaning drops nothing (for times
+    /// below 2³¹ − 2²³ ticks), and then the fast path gives the same times and values.
     #[test]
     fn every_key_kept_agrees_with_the_key_by_key_cleaning() {
         let (nan, inf) = (f32::NAN, f32::INFINITY);
@@ -1365,5 +1367,14 @@ mod key_tests {
         ];
         assert!(!every_key_kept::<5>(&rotations));
         assert!(every_key_kept::<5>(&rotations[..1]));
+        // A time whose bits look like an infinity (2³¹ − 2²³ ticks) only takes the
+        // key-by-key path, which keeps it.
+        let far = [(0, [1.0; 3]), (0x7f80_0000, [1.0; 3])];
+        let keys: Vec<VectorKey> = far
+            .iter()
+            .map(|&(time, value)| VectorKey { time, value })
+            .collect();
+        assert!(!every_key_kept::<4>(&keys));
+        assert_eq!(clean_keys(far.iter().copied(), false, 4800.0).2.dropped, 0);
     }
 }
