@@ -89,6 +89,11 @@ pub(crate) struct Bin<'a> {
 }
 
 impl<'a> Bin<'a> {
+    /// Room for `n` more chunks.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.chunks.reserve(n);
+    }
+
     /// Places `chunk` at the next 4-byte boundary; its offset.
     fn push(&mut self, chunk: Chunk<'a>) -> Result<usize, Error> {
         let offset = self.end.next_multiple_of(4);
