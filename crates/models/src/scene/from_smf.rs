@@ -1128,15 +1128,19 @@ fn convert_animation(
         let lists = [
             (
                 ChannelPath::Scale,
-                clean_keys(scale, every_key_kept::<4>(&ani.scale_keys), tps),
+                clean_keys(scale, every_key_kept::<4, _>(&ani.scale_keys), tps),
             ),
             (
                 ChannelPath::Rotation,
-                clean_keys(rotation, every_key_kept::<5>(&ani.rotation_keys), tps),
+                clean_keys(rotation, every_key_kept::<5, _>(&ani.rotation_keys), tps),
             ),
             (
                 ChannelPath::Translation,
-                clean_keys(translation, every_key_kept::<4>(&ani.translation_keys), tps),
+                clean_keys(
+                    translation,
+                    every_key_kept::<4, _>(&ani.translation_keys),
+                    tps,
+                ),
             ),
         ];
         for (path, (times, mut values, kept)) in lists {
@@ -1234,9 +1238,13 @@ struct Kept {
 /// 4 % of an animated character's export. Finite file values stay finite through the
 /// normalising and mirroring `clean_keys` sees them after, so this is never `true` where it
 /// would drop a key.
-fn every_key_kept<const M: usize>(keys: &[impl bytemuck::Pod]) -> bool {
+fn every_key_kept<const M: usize, K: bytemuck::Pod>(keys: &[K]) -> bool {
     const EXPONENT: u32 = 0x7f80_0000;
-    let Ok(rows) = bytemuck::try_cast_slice::<_, [u32; M]>(keys) else {
+    // One row a key, or the words would be read across keys.
+    if std::mem::size_of::<K>() != 4 * M {
+        return false;
+    }
+    let Ok(rows) = bytemuck::try_cast_slice::<K, [u32; M]>(keys) else {
         return false;
     };
     let time = |row: &[u32; M]| row.first().map_or(-1, |&t| t as i32);
@@ -1346,7 +1354,7 @@ mod key_tests {
                 .map(|&(time, value)| VectorKey { time, value })
                 .collect();
             let slow = clean_keys(list.iter().copied(), false, 4800.0);
-            let all = every_key_kept::<4>(&keys);
+            let all = every_key_kept::<4, _>(&keys);
             assert_eq!(all, slow.2.dropped == 0, "{list:?}");
             if all {
                 let fast = clean_keys(list.iter().copied(), true, 4800.0);
@@ -1365,8 +1373,20 @@ mod key_tests {
                 value: [0.0, 0.0, 0.0, nan],
             },
         ];
-        assert!(!every_key_kept::<5>(&rotations));
-        assert!(every_key_kept::<5>(&rotations[..1]));
+        assert!(!every_key_kept::<5, _>(&rotations));
+        assert!(every_key_kept::<5, _>(&rotations[..1]));
+        // Rows of another size than a key's are never read. These four rotation keys repeat a
+        // time; read as five four-word rows, the rows' first words (a time, then values)
+        // would increase and pass.
+        let key = |time, value| RotationKey { time, value };
+        let mixed = [
+            key(0, [0.0, 0.0, 0.0, 1.0]),
+            key(0, [0.0, 0.0, 2.0, 0.0]),
+            key(2, [0.0, 4.0, 0.0, 0.0]),
+            key(3, [8.0, 0.0, 0.0, 0.0]),
+        ];
+        assert!(!every_key_kept::<5, _>(&mixed));
+        assert!(!every_key_kept::<4, _>(&mixed));
         // A time whose bits look like an infinity (2³¹ − 2²³ ticks) only takes the
         // key-by-key path, which keeps it.
         let far = [(0, [1.0; 3]), (0x7f80_0000, [1.0; 3])];
@@ -1374,7 +1394,7 @@ mod key_tests {
             .iter()
             .map(|&(time, value)| VectorKey { time, value })
             .collect();
-        assert!(!every_key_kept::<4>(&keys));
+        assert!(!every_key_kept::<4, _>(&keys));
         assert_eq!(clean_keys(far.iter().copied(), false, 4800.0).2.dropped, 0);
     }
 }
