@@ -20,8 +20,16 @@ enum Edit {
     Scene(fn(&mut Scene) -> bool),
 }
 
-const EDITS: [(&str, Edit); 6] = [
+const EDITS: [(&str, Edit); 8] = [
     ("a skin lists a joint twice", Edit::Scene(joint_twice)),
+    (
+        "an SMF material's stored vertex range passes the mesh's vertices",
+        Edit::Scene(smf_vertex_range_past_vertices),
+    ),
+    (
+        "an SMF material's stored triangle range passes the mesh's triangles",
+        Edit::Scene(smf_triangle_range_past_triangles),
+    ),
     (
         "a joint is a node the export made to hold a mesh",
         Edit::Scene(joint_on_mesh_holder),
@@ -111,6 +119,45 @@ fn joint_twice(scene: &mut Scene) -> bool {
         edited = true;
     }
     edited
+}
+
+/// Found by `import_gltf` (fourteenth session): `smf_vertices` of `[0, n]` edited to
+/// `[5, n]` was written as it was.
+fn smf_vertex_range_past_vertices(scene: &mut Scene) -> bool {
+    let mut edited = false;
+    for material in &mut scene.materials {
+        let range = material
+            .extras
+            .get("smf_vertices")
+            .and_then(|v| v.as_array());
+        if let Some([_, count]) = range.map(Vec::as_slice) {
+            let count = count.clone();
+            material
+                .extras
+                .insert("smf_vertices".into(), serde_json::json!([5, count]));
+            edited = true;
+        }
+    }
+    edited
+}
+
+/// The same for a triangle range, on a material of the mesh that no primitive uses any more
+/// (its range is not matched with triangles): `smf_polygons` past the mesh's triangles.
+fn smf_triangle_range_past_triangles(scene: &mut Scene) -> bool {
+    let Some(m) = scene
+        .materials
+        .iter()
+        .position(|m| m.extras.contains_key("smf_polygons"))
+    else {
+        return false;
+    };
+    let mut unused = scene.materials[m].clone();
+    unused.name = format!("{} unused", unused.name);
+    unused
+        .extras
+        .insert("smf_polygons".into(), serde_json::json!([1_000_000, 3]));
+    scene.materials.push(unused);
+    true
 }
 
 fn joint_on_mesh_holder(scene: &mut Scene) -> bool {

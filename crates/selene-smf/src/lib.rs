@@ -67,7 +67,7 @@ pub use binio::Model;
 pub use chunk::{ChunkId, MAX_DEPTH};
 pub use error::{Error, SizeProblem, Warning, WarningKind, GUID, GUID_0100};
 pub use model::*;
-pub use rules::{collision_fault, CollisionFault};
+pub use rules::{collision_fault, mtrl_range_fits, CollisionFault};
 
 /// True when `bytes` starts like a Selene SMF file: the chunk id `FMS\0` followed by at least
 /// a size and a GUID (12 bytes). Any GUID is accepted, so that reading an older Selene

@@ -976,8 +976,7 @@ fn check_range(
     limit: usize,
     unit: &str,
 ) -> Result<(), Error> {
-    let end = i64::from(start) + i64::from(count);
-    if start < 0 || count < 0 || end > count_i64(limit) {
+    if !crate::mtrl_range_fits(start, count, limit) {
         return Err(Error::IndexOutOfRange {
             offset,
             what: format!(

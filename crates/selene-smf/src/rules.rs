@@ -66,3 +66,23 @@ pub fn collision_fault(
     }
     None
 }
+
+/// Whether an MTRL range fits rule 18: `start` and `count` not negative and `start + count` at
+/// most `limit` (the mesh's triangles for a polygon range, its vertices for a vertex range).
+/// Selene draws `count` triangles from `start`, and tells Direct3D the vertices it may read,
+/// unchecked.
+///
+/// ```
+/// // A 12-vertex mesh: all of it, none of it, and ranges past it or negative.
+/// assert!(selene_smf::mtrl_range_fits(0, 12, 12));
+/// assert!(selene_smf::mtrl_range_fits(12, 0, 12));
+/// assert!(!selene_smf::mtrl_range_fits(5, 12, 12));
+/// assert!(!selene_smf::mtrl_range_fits(-1, 1, 12));
+/// // The sum is taken without overflow.
+/// assert!(selene_smf::mtrl_range_fits(i32::MAX, i32::MAX, usize::MAX));
+/// assert!(!selene_smf::mtrl_range_fits(i32::MAX, i32::MAX, i32::MAX as usize));
+/// ```
+pub fn mtrl_range_fits(start: i32, count: i32, limit: usize) -> bool {
+    let end = i64::from(start) + i64::from(count);
+    start >= 0 && count >= 0 && end <= i64::try_from(limit).unwrap_or(i64::MAX)
+}

@@ -732,8 +732,9 @@ fn smf_layout(
         );
         return Ok(None);
     }
+    let vertex_count = mesh.vertices.positions.len();
     if let Some(indices) = tiled(scene, &own, prims, total) {
-        return smf_mtrls(place, scene, &own, indices, ctx).map(Some);
+        return smf_mtrls(place, scene, &own, (indices, vertex_count), ctx).map(Some);
     }
     let mut slots: Vec<Option<[u32; 3]>> = vec![None; total];
     let mut loose: Vec<[u32; 3]> = Vec::new();
@@ -773,7 +774,7 @@ fn smf_layout(
     for t in slots.into_iter().flatten() {
         indices.extend_from_slice(&t);
     }
-    smf_mtrls(place, scene, &own, indices, ctx).map(Some)
+    smf_mtrls(place, scene, &own, (indices, vertex_count), ctx).map(Some)
 }
 
 /// The common case of [`smf_layout`] in one pass, without its slots: every primitive has a
@@ -812,14 +813,20 @@ fn tiled(
     Some(indices)
 }
 
-/// The mesh's own MTRLs in order, with their stored ranges, over `indices`.
+/// The mesh's own MTRLs in order, with their stored ranges, over `indices` and
+/// `vertex_count` vertices. A stored range the written mesh cannot hold (rule 18,
+/// [`smf::mtrl_range_fits`]: an edited file, or a material kept for a mesh that lost
+/// triangles or vertices) is not written as it is: Selene would draw or read past the mesh's
+/// lists. An MTRL's triangle range is then empty, and its vertex range the span its triangles
+/// use, each with a warning.
 fn smf_mtrls(
     place: &str,
     scene: &ValidScene,
     own: &[usize],
-    indices: Vec<u32>,
+    (indices, vertex_count): (Vec<u32>, usize),
     ctx: &mut Ctx<'_>,
 ) -> Result<Layout, Error> {
+    let triangles = indices.len() / 3;
     let mut mtrls = Vec::with_capacity(own.len());
     for (k, &m) in own.iter().enumerate() {
         let Some(material) = scene.materials.get(m) else {
@@ -827,15 +834,49 @@ fn smf_mtrls(
         };
         let mplace = format!("{place} material {k}");
         let mut mtrl = build_material(material, &mplace, ctx)?;
-        let [s, c] = i32_pair(material.extras.get("smf_polygons")).unwrap_or([0, 0]);
+        let [mut s, mut c] = i32_pair(material.extras.get("smf_polygons")).unwrap_or([0, 0]);
+        if !smf::mtrl_range_fits(s, c, triangles) {
+            ctx.warn(
+                &format!("smf {mplace}"),
+                format!(
+                    "triangle range start {s} count {c} is outside the mesh's {triangles} \
+                     triangles; an empty range is written"
+                ),
+            );
+            [s, c] = [0, 0];
+        }
         mtrl.polygon_start = s;
         mtrl.polygon_count = c;
-        let [vs, vc] = i32_pair(material.extras.get("smf_vertices")).unwrap_or([0, 0]);
+        let [mut vs, mut vc] = i32_pair(material.extras.get("smf_vertices")).unwrap_or([0, 0]);
+        if !smf::mtrl_range_fits(vs, vc, vertex_count) {
+            let used = polygon_span(&indices, s, c);
+            ctx.warn(
+                &format!("smf {mplace}"),
+                format!(
+                    "vertex range start {vs} count {vc} is outside the mesh's {vertex_count} \
+                     vertices; the span its triangles use is written (start {} count {})",
+                    used[0], used[1]
+                ),
+            );
+            [vs, vc] = used;
+        }
         mtrl.vertex_start = vs;
         mtrl.vertex_count = vc;
         mtrls.push(mtrl);
     }
     Ok((indices, mtrls))
+}
+
+/// The vertices triangles `start..start + count` of `indices` use, as an MTRL vertex range
+/// (start, count): from the least index to the greatest; `[0, 0]` for no triangle.
+fn polygon_span(indices: &[u32], start: i32, count: i32) -> [i32; 2] {
+    let from = usize::try_from(start).unwrap_or(0).saturating_mul(3);
+    let to = from.saturating_add(usize::try_from(count).unwrap_or(0).saturating_mul(3));
+    let used = indices.get(from..to.min(indices.len())).unwrap_or_default();
+    match (used.iter().min(), used.iter().max()) {
+        (Some(&lo), Some(&hi)) => [to_i32(lo as usize), to_i32((hi - lo) as usize + 1)],
+        _ => [0, 0],
+    }
 }
 
 fn u32_at(m: &serde_json::Map<String, Value>, key: &str) -> Option<u32> {
