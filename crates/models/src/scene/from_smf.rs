@@ -1239,7 +1239,6 @@ struct Kept {
 /// normalising and mirroring `clean_keys` sees them after, so this is never `true` where it
 /// would drop a key.
 fn every_key_kept<const M: usize, K: bytemuck::Pod>(keys: &[K]) -> bool {
-    const EXPONENT: u32 = 0x7f80_0000;
     // One row a key, or the words would be read across keys.
     if std::mem::size_of::<K>() != 4 * M {
         return false;
@@ -1256,10 +1255,8 @@ fn every_key_kept<const M: usize, K: bytemuck::Pod>(keys: &[K]) -> bool {
     // or a NaN (negative, or from 2³¹ − 2²³ ticks) only sends the clip down the key-by-key
     // path, which gives the same keys.
     let words: &[u32] = rows.as_flattened();
-    let non_finite = words
-        .iter()
-        .fold(0u32, |bad, &w| bad | u32::from(w & EXPONENT == EXPONENT));
-    rows.first().is_none_or(|first| time(first) >= 0) && increasing && non_finite == 0
+    let finite = super::validate::all_finite(bytemuck::cast_slice(words));
+    rows.first().is_none_or(|first| time(first) >= 0) && increasing && finite
 }
 
 /// Keys with times in seconds, strictly increasing and non-negative, with finite values. A key
