@@ -656,10 +656,6 @@ impl Tris<'_> {
         self.0.len() / 3
     }
 
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// The triangles in file winding (the glTF export swapped the last two corners).
     fn iter(&self) -> impl Iterator<Item = [u32; 3]> + '_ {
         self.0.chunks_exact(3).map(|t| match *t {
@@ -683,15 +679,7 @@ impl Tris<'_> {
 fn set_ranges(mtrl: &mut smf::Material, start: usize, tris: &Tris<'_>, stored: Option<[i32; 2]>) {
     mtrl.polygon_start = to_i32(start);
     mtrl.polygon_count = to_i32(tris.len());
-    let (lo, hi) = tris
-        .0
-        .iter()
-        .fold((u32::MAX, 0u32), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-    let [vs, vc] = stored.unwrap_or(if tris.is_empty() {
-        [0, 0]
-    } else {
-        [lo as i32, (hi - lo + 1) as i32]
-    });
+    let [vs, vc] = stored.unwrap_or_else(|| used_span(&tris.0));
     mtrl.vertex_start = vs;
     mtrl.vertex_count = vc;
 }
@@ -867,16 +855,24 @@ fn smf_mtrls(
     Ok((indices, mtrls))
 }
 
-/// The vertices triangles `start..start + count` of `indices` use, as an MTRL vertex range
-/// (start, count): from the least index to the greatest; `[0, 0]` for no triangle.
+/// The vertices triangles `start..start + count` of `indices` use, as an MTRL vertex range:
+/// [`used_span`] of those triangles.
 fn polygon_span(indices: &[u32], start: i32, count: i32) -> [i32; 2] {
     let from = usize::try_from(start).unwrap_or(0).saturating_mul(3);
     let to = from.saturating_add(usize::try_from(count).unwrap_or(0).saturating_mul(3));
-    let used = indices.get(from..to.min(indices.len())).unwrap_or_default();
-    match (used.iter().min(), used.iter().max()) {
-        (Some(&lo), Some(&hi)) => [to_i32(lo as usize), to_i32((hi - lo) as usize + 1)],
-        _ => [0, 0],
+    used_span(indices.get(from..to.min(indices.len())).unwrap_or_default())
+}
+
+/// The vertices `indices` use, as an MTRL vertex range (start, count): from the least index
+/// to the greatest; `[0, 0]` for none.
+fn used_span(indices: &[u32]) -> [i32; 2] {
+    let (lo, hi) = indices
+        .iter()
+        .fold((u32::MAX, 0u32), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    if indices.is_empty() {
+        return [0, 0];
     }
+    [to_i32(lo as usize), to_i32((hi - lo) as usize + 1)]
 }
 
 fn u32_at(m: &serde_json::Map<String, Value>, key: &str) -> Option<u32> {
