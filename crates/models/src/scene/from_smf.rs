@@ -115,10 +115,14 @@ pub(crate) fn convert(doc: Cow<'_, smf::Smf>, options: &SceneOptions) -> Convers
         ));
         4800.0
     };
-    for (a, set) in doc.animation_sets.iter().enumerate() {
+    // Likewise each clip, and in it each frame's keys: freed once converted, their memory
+    // holds the next frame's channels instead of fresh pages (issue 18).
+    let (doc, owned_sets) = take_list(doc, |d| &mut d.animation_sets);
+    let set_count = owned_sets.len().max(doc.animation_sets.len());
+    for (a, set) in items(owned_sets, &doc.animation_sets).enumerate() {
         convert_animation(a, set, frame_count, tps, &mut scene, &mut warnings);
     }
-    if !doc.animation_sets.is_empty() {
+    if set_count > 0 {
         warnings.push(note(
             SMF_RATE_GUESS,
             format!(" and the file stores no rate; {tps} ticks per second is a guess"),
@@ -1076,7 +1080,7 @@ fn convert_material(
 
 fn convert_animation(
     a: usize,
-    set: &smf::AnimationSet,
+    set: Cow<'_, smf::AnimationSet>,
     frame_count: usize,
     tps: f32,
     scene: &mut Scene,
@@ -1099,7 +1103,8 @@ fn convert_animation(
     let mut dropped = 0usize;
     // Per animated node, the file's rotation keys where glTF's do not hold their bits.
     let mut raw_rotations_of = Map::new();
-    for (k, ani) in set.animations.iter().enumerate() {
+    let (set, owned_animations) = take_list(set, |s| &mut s.animations);
+    for (k, ani) in items(owned_animations, &set.animations).enumerate() {
         let Some(node) = index(ani.target_frame, frame_count) else {
             warnings.push(warning(
                 &format!("smf animation {a} ANI {k}"),
@@ -1150,15 +1155,14 @@ fn convert_animation(
             }
             if path == ChannelPath::Rotation {
                 make_quats_continuous(&mut values);
-                let raw: Vec<[f32; 4]> = match &kept.indices {
-                    None => ani.rotation_keys.iter().map(|k| k.value).collect(),
-                    Some(indices) => indices
-                        .iter()
-                        .filter_map(|&k| ani.rotation_keys.get(k))
-                        .map(|k| k.value)
-                        .collect(),
+                let raw = match &kept.indices {
+                    None => raw_rotations(ani.rotation_keys.iter(), &values),
+                    Some(indices) => raw_rotations(
+                        indices.iter().filter_map(|&k| ani.rotation_keys.get(k)),
+                        &values,
+                    ),
                 };
-                if let Some(bytes) = raw_rotations(&raw, &values) {
+                if let Some(bytes) = raw {
                     // A clip's keys are mostly beyond `blob::SMALL` (a 100-key channel is
                     // 1 600 bytes): as views of the `.glb` they cost half the bytes of hex and
                     // are neither spelt, escaped nor parsed as JSON text.
@@ -1210,19 +1214,31 @@ fn convert_animation(
 
 /// The bytes of the file's rotation keys `raw` (those kept, in order) when the glTF values
 /// `values` (normalised, `z` mirrored, made continuous, and normalised again by the writer) do
-/// not give back their bits; `None` when they do.
-fn raw_rotations(raw: &[[f32; 4]], values: &[f32]) -> Option<Vec<u8>> {
-    let exact = raw.len() * 4 == values.len()
-        && raw.iter().zip(values.chunks_exact(4)).all(|(r, v)| {
-            let q = match *v {
-                [x, y, z, w] => [x, y, z, w],
-                _ => return false,
-            };
-            let back = [q[0], q[1], -q[2], q[3]];
-            normalize_quat(q).map(f32::to_bits) == q.map(f32::to_bits)
-                && back.map(f32::to_bits) == r.map(f32::to_bits)
-        });
-    (!exact).then(|| binio::pod::as_bytes(raw).to_vec())
+/// not give back their bits; `None` when they do. The keys are read twice rather than
+/// gathered into a list first: the bytes are made only when they are needed.
+fn raw_rotations<'k>(
+    raw: impl Iterator<Item = &'k smf::RotationKey> + Clone,
+    values: &[f32],
+) -> Option<Vec<u8>> {
+    let mut count = 0usize;
+    let exact = raw.clone().zip(values.chunks_exact(4)).all(|(r, v)| {
+        count += 1;
+        let q = match *v {
+            [x, y, z, w] => [x, y, z, w],
+            _ => return false,
+        };
+        let back = [q[0], q[1], -q[2], q[3]];
+        normalize_quat(q).map(f32::to_bits) == q.map(f32::to_bits)
+            && back.map(f32::to_bits) == r.value.map(f32::to_bits)
+    });
+    if exact && count * 4 == values.len() && raw.clone().nth(count).is_none() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(values.len() * 4);
+    for key in raw {
+        bytes.extend_from_slice(binio::pod::as_bytes(&key.value));
+    }
+    Some(bytes)
 }
 
 /// Which keys [`clean_keys`] kept (their indices in its input; `None` when it kept every
