@@ -43,11 +43,11 @@ impl WrittenTimes {
     }
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// The input accessor of `times`, written once per distinct list of times.
     pub(super) fn times_accessor(
         &mut self,
-        times: &[f32],
+        times: &'a [f32],
         written: &mut WrittenTimes,
     ) -> Result<Index<json::Accessor>, Error> {
         let bits: &[u32] = bytemuck::cast_slice(times);
@@ -62,7 +62,7 @@ impl Builder<'_> {
                 let first = times.first().copied().unwrap_or_default();
                 let last = times.last().copied().unwrap_or_default();
                 let a = self.accessor(
-                    Chunk::owned(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(times))),
+                    Chunk::Bytes(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(times))),
                     times.len(),
                     ComponentType::F32,
                     Type::Scalar,
@@ -81,7 +81,7 @@ impl Builder<'_> {
     pub(super) fn animation(
         &mut self,
         i: usize,
-        anim: &Animation,
+        anim: &'a Animation,
         written: &mut WrittenKeys,
     ) -> Result<(), Error> {
         let label = label("animation", i, &anim.name);
@@ -114,7 +114,7 @@ impl Builder<'_> {
                         3
                     };
                     let output = self.accessor(
-                        Chunk::owned(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(values))),
+                        Chunk::Bytes(f32_bytes(bytemuck::cast_slice::<f32, [f32; 1]>(values))),
                         values.len() / comps,
                         ComponentType::F32,
                         type_,
@@ -177,9 +177,9 @@ impl Builder<'_> {
     }
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// Writes every animation that has a usable channel.
-    pub(super) fn animations(&mut self, scene: &Scene) -> Result<(), Error> {
+    pub(super) fn animations(&mut self, scene: &'a Scene) -> Result<(), Error> {
         let mut written = WrittenKeys::default();
         for (i, anim) in scene.animations.iter().enumerate() {
             self.animation(i, anim, &mut written)?;
