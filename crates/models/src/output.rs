@@ -629,8 +629,20 @@ fn without_path(e: std::io::Error) -> std::io::Error {
     }
 }
 
-/// True when both paths name the same existing file (through links or `..` too).
+/// True when both paths name the same existing file: through `..`, symbolic links or hard
+/// links. On Unix that is the same device and inode, two `stat` calls (the output is looked at
+/// first: it usually does not exist yet). Comparing canonical paths, as elsewhere, costs a
+/// `readlink` per component of each path and misses hard links.
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(b) = std::fs::metadata(b) else {
+            return false;
+        };
+        std::fs::metadata(a).is_ok_and(|a| a.dev() == b.dev() && a.ino() == b.ino())
+    }
+    #[cfg(not(unix))]
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
@@ -647,6 +659,31 @@ mod tests {
             .map(|e| e.unwrap().path())
             .filter(|p| p.to_string_lossy().ends_with(".tmp"))
             .collect()
+    }
+
+    /// The same file through `..`, a symbolic link and a hard link; another file with the
+    /// same content, or a path that does not exist, is not.
+    #[cfg(unix)]
+    #[test]
+    fn same_file_follows_every_kind_of_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.smf");
+        std::fs::write(&input, b"model").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let dotted = dir.path().join("sub").join("..").join("in.smf");
+        let symlink = dir.path().join("link.smf");
+        std::os::unix::fs::symlink(&input, &symlink).unwrap();
+        let hard = dir.path().join("hard.smf");
+        std::fs::hard_link(&input, &hard).unwrap();
+        for same in [&input, &dotted, &symlink, &hard] {
+            assert!(same_file(&input, same), "{}", same.display());
+            assert!(same_file(same, &input), "{}", same.display());
+        }
+        let copy = dir.path().join("copy.smf");
+        std::fs::write(&copy, b"model").unwrap();
+        assert!(!same_file(&input, &copy));
+        assert!(!same_file(&input, &dir.path().join("absent.smf")));
+        assert!(!same_file(&dir.path().join("absent.smf"), &input));
     }
 
     #[cfg(unix)]
