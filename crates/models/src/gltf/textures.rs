@@ -251,7 +251,10 @@ fn locate_from(
         }
     };
     let mut depth = 0usize;
+    // Why the last component, matched in any case, is absent (then so is the file).
+    let mut absent = None;
     for part in parts {
+        absent = None;
         if part == ".." {
             if depth == 0 && root == Root::Relative && !allow_outside {
                 return Err(refused(format!(
@@ -267,8 +270,12 @@ fn locate_from(
             }
         } else {
             depth += 1;
-            path = component_any_case(path, part, listings);
+            (path, absent) = component_any_case(path, part, listings);
         }
+    }
+    if let Some(e) = absent {
+        // What resolving the whole path would say, without its `readlink` per component.
+        return Err(not_found(&path, raw, &e));
     }
     let real = regular_file(&path, raw)?;
     if root == Root::Relative && !allow_outside {
@@ -285,27 +292,38 @@ fn locate_from(
 }
 
 /// `dir/part`, or the entry of `dir` whose name equals `part` ignoring ASCII case when
-/// `dir/part` does not exist (the first in name order, so the choice is stable).
-fn component_any_case(dir: PathBuf, part: &str, listings: &mut Listings) -> PathBuf {
+/// `dir/part` does not exist (the first in name order, so the choice is stable). With
+/// `dir/part` and why it could not be read when neither exists.
+fn component_any_case(
+    dir: PathBuf,
+    part: &str,
+    listings: &mut Listings,
+) -> (PathBuf, Option<std::io::Error>) {
     let exact = dir.join(part);
-    if exact.symlink_metadata().is_ok() {
-        return exact;
-    }
+    let e = match exact.symlink_metadata() {
+        Ok(_) => return (exact, None),
+        Err(e) => e,
+    };
     match listings.any_case(&dir, part) {
-        Some(name) => dir.join(name),
-        None => exact,
+        Some(name) => (dir.join(name), None),
+        None => (exact, Some(e)),
     }
 }
 
-/// The canonical path of `path` if it is (or links to) a regular file.
-fn regular_file(path: &Path, raw: &str) -> Result<PathBuf, NotUsed> {
-    let real = path.canonicalize().map_err(|e| NotUsed {
+/// Why the texture `raw`, looked for at `path`, is not used: `e`, from reading `path`.
+fn not_found(path: &Path, raw: &str, e: &std::io::Error) -> NotUsed {
+    NotUsed {
         missing: e.kind() == std::io::ErrorKind::NotFound,
         reason: format!(
             "texture {raw:?} not found: cannot read {}: {e}",
             path.display()
         ),
-    })?;
+    }
+}
+
+/// The canonical path of `path` if it is (or links to) a regular file.
+fn regular_file(path: &Path, raw: &str) -> Result<PathBuf, NotUsed> {
+    let real = path.canonicalize().map_err(|e| not_found(path, raw, &e))?;
     let meta = std::fs::metadata(&real).map_err(|e| NotUsed {
         missing: false,
         reason: format!("texture {raw:?}: cannot read {}: {e}", real.display()),
@@ -414,6 +432,34 @@ fn to_png(img: image::DynamicImage, path: &Path, raw: &str) -> Result<Embedded, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A texture whose last component is absent is refused with what resolving its whole
+    /// path says (the reason, and whether it is simply missing), without resolving it: through
+    /// an absent folder, beside the model, and through a file taken for a folder.
+    #[test]
+    fn an_absent_texture_is_refused_as_resolving_its_path_would() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file.png"), b"x").unwrap();
+        for raw in [
+            "absent.png",
+            "nodir/absent.png",
+            "file.png/absent.png",
+            "a/../b.png",
+        ] {
+            let listings = &mut Listings::default();
+            let got = locate_from(dir.path(), raw, false, listings).unwrap_err();
+            let path = raw
+                .split('/')
+                .fold(dir.path().to_path_buf(), |p, c| match c {
+                    ".." => p.parent().unwrap().to_path_buf(),
+                    c => p.join(c),
+                });
+            let resolved = regular_file(&path, raw).unwrap_err();
+            assert_eq!(got.reason, resolved.reason, "{raw}");
+            assert_eq!(got.missing, resolved.missing, "{raw}");
+            assert_eq!(got.missing, raw != "file.png/absent.png", "{raw}");
+        }
+    }
 
     /// Names looked up ignoring case in one folder read it once, and give what a scan of the
     /// folder gives: the least name in name order of those that match; a folder over the
