@@ -55,7 +55,7 @@ use super::{Known, SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
 use selene_smf as smf;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Largest decomposition error accepted silently.
 const DECOMPOSE_TOLERANCE: f32 = 1e-4;
@@ -1099,7 +1099,8 @@ fn convert_animation(
         anim.extras
             .insert("smf_unknown".into(), unknown_json(&set.unknown));
     }
-    let mut seen: HashSet<usize> = HashSet::new();
+    // Frames already animated in this set (a flag per frame: no hashing per ANI).
+    let mut seen = vec![false; frame_count];
     let mut dropped = 0usize;
     // Per animated node, the file's rotation keys where glTF's do not hold their bits.
     let mut raw_rotations_of = Map::new();
@@ -1112,7 +1113,10 @@ fn convert_animation(
             ));
             continue;
         };
-        if !seen.insert(node) {
+        if seen
+            .get_mut(node)
+            .is_none_or(|seen| std::mem::replace(seen, true))
+        {
             warnings.push(warning(
                 &format!("smf animation {a} ANI {k}"),
                 format!("frame {node} already animated in this set; skipped"),
@@ -1409,5 +1413,92 @@ mod key_tests {
             .collect();
         assert!(!every_key_kept::<4, _>(&keys));
         assert_eq!(clean_keys(far.iter().copied(), false, 4800.0).2.dropped, 0);
+    }
+}
+
+#[cfg(test)]
+mod animation_tests {
+    use super::convert;
+    use crate::scene::SceneOptions;
+    use selene_smf::{self as smf, RotationKey, VectorKey};
+    use std::borrow::Cow;
+
+    /// A set whose frames are animated twice or do not exist: the repeat and the missing
+    /// frame are skipped with a warning each, and an owned document (whose sets and keys are
+    /// freed as they are converted) gives the same scene and warnings as a borrowed one.
+    #[test]
+    fn repeated_and_missing_frames_are_skipped_owned_or_borrowed() {
+        let frame = |name| smf::Frame::new(name, -1, -1).unwrap();
+        let ani = |target_frame, x| smf::Animation {
+            target_frame,
+            scale_keys: vec![VectorKey {
+                time: 0,
+                value: [1.0; 3],
+            }],
+            rotation_keys: vec![RotationKey {
+                time: 0,
+                value: [0.0, 0.0, 0.6, 0.8],
+            }],
+            translation_keys: vec![
+                VectorKey {
+                    time: 0,
+                    value: [x, 0.0, 1.0],
+                },
+                VectorKey {
+                    time: 4800,
+                    value: [x, 2.0, 3.0],
+                },
+            ],
+        };
+        let set = |name: &str, animations| smf::AnimationSet {
+            name: smf::name(name).unwrap(),
+            last_time: 4800,
+            animations,
+            unknown: Vec::new(),
+        };
+        let doc = smf::Smf {
+            frames: vec![frame("root"), frame("arm")],
+            animation_sets: vec![
+                set(
+                    "walk",
+                    vec![ani(1, 1.0), ani(1, 2.0), ani(7, 3.0), ani(0, 4.0)],
+                ),
+                set("idle", vec![ani(0, 5.0)]),
+            ],
+            ..smf::Smf::default()
+        };
+        let options = SceneOptions::default();
+        let borrowed = convert(Cow::Borrowed(&doc), &options);
+        let owned = convert(Cow::Owned(doc.clone()), &options);
+        assert_eq!(
+            format!("{:?}", owned.scene),
+            format!("{:?}", borrowed.scene)
+        );
+        assert_eq!(owned.warnings, borrowed.warnings);
+        let said: Vec<String> = owned.warnings.iter().map(ToString::to_string).collect();
+        let count = |needle: &str| said.iter().filter(|w| w.contains(needle)).count();
+        assert_eq!(
+            count("frame 1 already animated in this set; skipped"),
+            1,
+            "{said:?}"
+        );
+        assert_eq!(
+            count("target frame 7 does not exist; skipped"),
+            1,
+            "{said:?}"
+        );
+        let clips = &owned.scene.animations;
+        assert_eq!(clips.len(), 2);
+        // walk: frames 1 (its first ANI) and 0, three channels each; idle: frame 0.
+        assert_eq!(clips[0].channels.len(), 6);
+        assert_eq!(clips[1].channels.len(), 3);
+        let x = |c: &crate::scene::Channel| c.values.first().copied();
+        let walk_moves: Vec<_> = clips[0]
+            .channels
+            .iter()
+            .filter(|c| c.values.len() == 6)
+            .map(x)
+            .collect();
+        assert_eq!(walk_moves, [Some(1.0), Some(4.0)]);
     }
 }
