@@ -137,6 +137,10 @@ pub(crate) struct Args {
     merge_clips: bool,
     #[command(flatten)]
     password: crate::pack::PasswordArg,
+    /// The folder listings of texture lookups, shared by all the conversions of a run: a batch
+    /// over one folder reads it once, not once per model (not an option).
+    #[arg(skip)]
+    texture_listings: gltf::TextureListings,
 }
 
 /// A parser for a rate option: a finite number in `min..=max`. The bounds keep the rate
@@ -417,6 +421,7 @@ fn write_gltf(args: &Args, scene: Scene, input: &Path, output: &Path) -> Outcome
         embed_textures: args.embed_textures || texture_folder(args, output).is_none(),
         allow_outside_textures: args.allow_outside_textures,
         texture_dirs: args.texture_dir.clone(),
+        texture_listings: args.texture_listings.clone(),
         ..GltfOptions::for_source(crate::pack::source_file(input))
     };
     // An error naming its own file (the output exists, is the input, …) is said as it is;

@@ -33,6 +33,8 @@ mod read;
 mod textures;
 mod write;
 
+pub use textures::TextureListings;
+
 use crate::output::{write_new_contents, Content, Overwrite};
 use crate::scene::{SceneWarning, ValidScene};
 use std::io::Write;
@@ -77,6 +79,10 @@ pub struct GltfOptions {
     /// names a format glTF does not allow; each file is written once. [`Gltf::images`] holds
     /// them; [`write_file`] writes them.
     pub texture_folder: Option<String>,
+    /// The folder listings used to match texture names ignoring case: a new, empty one by
+    /// default; a clone of one handle in the options of several conversions (a batch) makes
+    /// them read each folder once.
+    pub texture_listings: TextureListings,
 }
 
 impl GltfOptions {

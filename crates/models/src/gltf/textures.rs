@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// The result of looking a texture path up for embedding.
 pub(crate) enum Embedded {
@@ -98,20 +99,75 @@ pub(crate) fn locate(base: &Path, raw: &str, allow_outside: bool) -> Result<Path
 /// stays bounded whatever the folder).
 const MAX_LISTED_NAMES: usize = 1 << 14;
 
-/// The folders listed while one model's textures are looked up (a component not found as
-/// written is matched ignoring ASCII case): each folder is read once, however many texture
-/// names are looked up in it. A Windows-made model in a game folder of thousands of files may
-/// name hundreds of textures in another case; reading the folder for each one made that
-/// quadratic.
-#[derive(Default)]
+/// The most names [`Listings`] keeps over all its folders: 65 536 (a few MiB). A listing that
+/// would go beyond it empties the others first, so a batch over many folders keeps the recent
+/// ones and its memory stays bounded.
+const MAX_KEPT_NAMES: usize = 1 << 16;
+
+/// The folders listed while textures are looked up (a component not found as written is
+/// matched ignoring ASCII case): each folder is read once, however many texture names are
+/// looked up in it, for one model or, through [`TextureListings`], for a whole batch. A
+/// Windows-made model in a game folder of thousands of files may name hundreds of textures in
+/// another case; reading the folder for each one made that quadratic, and so did reading it
+/// again for each model of a batch converted from that folder.
+#[derive(Debug, Default)]
 pub(crate) struct Listings {
     /// A folder's UTF-8 names by their ASCII lowercase form, each the least in name order of
     /// those that share it; `None` for a folder that cannot be read or has more than
     /// [`MAX_LISTED_NAMES`] entries.
     folders: HashMap<PathBuf, Option<HashMap<String, OsString>>>,
+    /// The names kept in `folders`, at most [`MAX_KEPT_NAMES`].
+    names: usize,
     /// How many times a folder was read (for tests).
     reads: usize,
 }
+
+/// Folder listings shared by every conversion whose [`GltfOptions`](super::GltfOptions) hold a
+/// clone of this handle: the texture lookups of a batch read each folder once, not once per
+/// model (`models convert --out-dir` shares one). A folder is listed when a texture name is
+/// first matched in it ignoring case, and that listing is used while the handle lives: a file
+/// added to the folder later is found under its exact name (always looked for first), not in
+/// another case. A handle is a cache and changes no result, so any two compare equal.
+///
+/// ```
+/// use models::gltf::{GltfOptions, TextureListings};
+/// let shared = TextureListings::default();
+/// let first = GltfOptions {
+///     texture_listings: shared.clone(),
+///     ..GltfOptions::for_source("models/a.smf")
+/// };
+/// let second = GltfOptions {
+///     texture_listings: shared,
+///     ..GltfOptions::for_source("models/b.smf")
+/// };
+/// # let _ = (first, second);
+/// ```
+#[derive(Clone, Default)]
+pub struct TextureListings(Arc<Mutex<Listings>>);
+
+impl TextureListings {
+    /// The listings, locked for one lookup (a lookup that panicked left them consistent:
+    /// each change is a single insert).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Listings> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for TextureListings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextureListings")
+            .field("folders", &self.lock().folders.len())
+            .finish()
+    }
+}
+
+impl PartialEq for TextureListings {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for TextureListings {}
 
 impl Listings {
     /// The entry of `dir` whose name equals `part` ignoring ASCII case (the least in name
@@ -120,6 +176,12 @@ impl Listings {
         if !self.folders.contains_key(dir) {
             self.reads += 1;
             let listing = list_folder(dir, MAX_LISTED_NAMES);
+            let names = listing.as_ref().map_or(0, HashMap::len);
+            if self.names + names > MAX_KEPT_NAMES {
+                self.folders.clear();
+                self.names = 0;
+            }
+            self.names += names;
             self.folders.insert(dir.to_path_buf(), listing);
         }
         match self.folders.get(dir) {
@@ -459,6 +521,38 @@ mod tests {
             assert_eq!(got.missing, resolved.missing, "{raw}");
             assert_eq!(got.missing, raw != "file.png/absent.png", "{raw}");
         }
+    }
+
+    /// Clones of one handle share its listings (a batch reads a folder once); another handle
+    /// reads the folder again; a listing that would keep more than `MAX_KEPT_NAMES` names
+    /// empties the others first.
+    #[test]
+    fn a_shared_handle_lists_each_folder_once_for_all_its_users() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Tex.PNG"), b"x").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join("A.png"), b"x").unwrap();
+        let lookup = |raw: &str, handle: &TextureListings| {
+            let found = locate_in(dir.path(), &[], raw, false, &mut handle.lock()).unwrap();
+            found.file_name().unwrap().to_owned()
+        };
+        let shared = TextureListings::default();
+        let clone = shared.clone();
+        assert_eq!(lookup("tex.png", &shared), "Tex.PNG");
+        assert_eq!(lookup("TEX.png", &clone), "Tex.PNG");
+        assert_eq!(shared.lock().reads, 1);
+        let other = TextureListings::default();
+        assert_eq!(lookup("tex.PNG", &other), "Tex.PNG");
+        assert_eq!((other.lock().reads, shared.lock().reads), (1, 1));
+        assert_eq!(shared, other); // a cache: equal whatever it holds
+
+        // `SUB` is matched in the kept listing; listing `sub` then empties it.
+        shared.lock().names = MAX_KEPT_NAMES;
+        assert_eq!(lookup("SUB/a.png", &shared), "A.png");
+        let kept = shared.lock();
+        assert_eq!((kept.folders.len(), kept.names, kept.reads), (1, 1, 2));
+        assert!(kept.folders.contains_key(&sub));
     }
 
     /// Names looked up ignoring case in one folder read it once, and give what a scan of the

@@ -60,7 +60,7 @@ impl Builder<'_> {
             &self.options.texture_dirs,
             raw,
             self.options.allow_outside_textures,
-            &mut self.listings,
+            &mut self.options.texture_listings.lock(),
         );
         let file = match located {
             Ok(file) => file,

@@ -44,8 +44,6 @@ struct Builder<'a> {
     texture_files: HashMap<std::path::PathBuf, Index<json::Texture>>,
     /// Texture paths not found (one warning per model lists them).
     missing_textures: Vec<String>,
-    /// The folders read to match texture names ignoring case, each read once.
-    listings: super::textures::Listings,
     /// Image files to write beside the output ([`GltfOptions::texture_folder`]).
     image_files: Vec<(String, Vec<u8>)>,
     /// Each written animation's small extras, copied into the scene's
@@ -86,7 +84,6 @@ pub(crate) fn build<'a>(
         textures: HashMap::new(),
         texture_files: HashMap::new(),
         missing_textures: Vec::new(),
-        listings: super::textures::Listings::default(),
         image_files: Vec::new(),
         animation_copies: Vec::new(),
     };
