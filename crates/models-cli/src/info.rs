@@ -37,6 +37,10 @@ pub(crate) struct Args {
     mdl_fps: f32,
     #[command(flatten)]
     password: crate::pack::PasswordArg,
+    /// The folder listings of texture lookups, shared by every file of the run (not an
+    /// option).
+    #[arg(skip)]
+    texture_listings: models::gltf::TextureListings,
 }
 
 pub(crate) fn run(args: &Args) -> bool {
@@ -105,6 +109,7 @@ fn is_gltf(path: &Path) -> bool {
 fn lookup(args: &Args, path: &Path) -> TextureLookup {
     TextureLookup {
         dirs: args.texture_dir.clone(),
+        listings: args.texture_listings.clone(),
         ..TextureLookup::beside(crate::pack::source_file(path))
     }
 }

@@ -33,6 +33,10 @@ pub struct TextureLookup {
     pub dirs: Vec<PathBuf>,
     /// Also accept absolute paths and paths leading out of `base`.
     pub allow_outside: bool,
+    /// The folder listings used to match names ignoring case: a cache, read once per folder
+    /// by all the lookups that share this handle (see [`crate::gltf::TextureListings`]).
+    #[cfg(feature = "gltf")]
+    pub listings: crate::gltf::TextureListings,
 }
 
 impl TextureLookup {
@@ -52,7 +56,14 @@ impl TextureLookup {
     fn status(&self, raw: &str) -> TextureStatus {
         #[cfg(feature = "gltf")]
         {
-            match crate::gltf::locate_texture(&self.base, &self.dirs, raw, self.allow_outside) {
+            let located = crate::gltf::locate_texture(
+                &self.base,
+                &self.dirs,
+                raw,
+                self.allow_outside,
+                &self.listings,
+            );
+            match located {
                 Ok(path) => TextureStatus::Found(path),
                 Err((true, _)) => TextureStatus::Missing,
                 Err((false, reason)) => TextureStatus::Refused(reason),

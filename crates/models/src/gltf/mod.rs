@@ -53,9 +53,10 @@ pub(crate) fn locate_texture(
     dirs: &[PathBuf],
     raw: &str,
     allow_outside: bool,
+    listings: &TextureListings,
 ) -> Result<PathBuf, (bool, String)> {
-    let listings = &mut textures::Listings::default();
-    textures::locate_in(base, dirs, raw, allow_outside, listings).map_err(|e| (e.missing, e.reason))
+    textures::locate_in(base, dirs, raw, allow_outside, &mut listings.lock())
+        .map_err(|e| (e.missing, e.reason))
 }
 
 /// Options of the glTF writer.
