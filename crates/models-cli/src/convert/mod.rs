@@ -322,6 +322,7 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
             let lookup = models::inspect::TextureLookup {
                 dirs: args.texture_dir.clone(),
                 allow_outside: args.allow_outside_textures,
+                listings: args.texture_listings.clone(),
                 ..models::inspect::TextureLookup::beside(crate::pack::source_file(input))
             };
             models::inspect::Report::from_scene(&conversion.scene, false, &lookup)
