@@ -1418,7 +1418,7 @@ mod key_tests {
 
 #[cfg(test)]
 mod animation_tests {
-    use super::convert;
+    use super::{convert, raw_rotations};
     use crate::scene::SceneOptions;
     use selene_smf::{self as smf, RotationKey, VectorKey};
     use std::borrow::Cow;
@@ -1500,5 +1500,36 @@ mod animation_tests {
             .map(x)
             .collect();
         assert_eq!(walk_moves, [Some(1.0), Some(4.0)]);
+    }
+
+    /// The file's rotation bits are kept exactly when glTF's values do not give them back:
+    /// none for unit quaternions whose values are the keys with `z` mirrored; the keys' bytes,
+    /// in order, for a key that is not of unit length, for values of another count, or for
+    /// values that are not the keys'.
+    #[test]
+    fn raw_rotations_are_kept_only_when_the_values_lose_their_bits() {
+        let key = |value| RotationKey { time: 0, value };
+        let unit = [key([0.0, 0.0, 0.6, 0.8]), key([0.0, 1.0, 0.0, 0.0])];
+        let mirrored = [0.0, 0.0, -0.6, 0.8, 0.0, 1.0, -0.0, 0.0];
+        assert_eq!(raw_rotations(unit.iter(), &mirrored), None);
+        let bytes_of = |keys: &[RotationKey]| -> Vec<u8> {
+            keys.iter()
+                .flat_map(|k| k.value)
+                .flat_map(f32::to_ne_bytes)
+                .collect()
+        };
+        assert_eq!(
+            raw_rotations(unit.iter(), &mirrored[..4]),
+            Some(bytes_of(&unit))
+        );
+        assert_eq!(
+            raw_rotations(unit[..1].iter(), &mirrored),
+            Some(bytes_of(&unit[..1]))
+        );
+        let long = [key([0.0, 0.0, 1.2, 1.6]), unit[1]];
+        assert_eq!(raw_rotations(long.iter(), &mirrored), Some(bytes_of(&long)));
+        let mut other = mirrored;
+        other[5] = 0.5;
+        assert_eq!(raw_rotations(unit.iter(), &other), Some(bytes_of(&unit)));
     }
 }
