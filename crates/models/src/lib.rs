@@ -72,6 +72,7 @@ pub mod gltf;
 mod hash;
 pub mod input;
 pub mod inspect;
+mod json_path;
 pub mod output;
 pub mod scene;
 mod summary;

@@ -16,8 +16,10 @@
 )]
 
 use super::Scene;
+use crate::json_path::At;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
+use std::fmt::Display;
 
 /// The key of a blob reference.
 pub(crate) const KEY: &str = "bufferView";
@@ -65,44 +67,46 @@ pub(crate) fn bytes_or<'a>(
 }
 
 /// Every blob reference in `scene`'s extras (at any depth), in a fixed order: the scene's,
-/// then nodes', meshes', materials' and animations'. `visit` may rewrite each.
-pub(crate) fn for_each_ref(scene: &mut Scene, mut visit: impl FnMut(&str, &mut Value)) {
-    let mut walk = |at: String, map: &mut Map<String, Value>| {
+/// then nodes', meshes', materials' and animations'. `visit` may rewrite each; it gets the
+/// reference's place, spelt only if it is displayed.
+pub(crate) fn for_each_ref(scene: &mut Scene, mut visit: impl FnMut(&dyn Display, &mut Value)) {
+    let mut walk = |owner: At<'_>, map: &mut Map<String, Value>| {
+        let extras = At::Field(&owner, "extras");
         for (key, value) in map.iter_mut() {
-            refs_in(&format!("{at}.extras.{key}"), value, &mut visit);
+            refs_in(&At::Field(&extras, key), value, &mut visit);
         }
     };
-    walk("scene".into(), &mut scene.extras);
+    walk(At::Top("scene"), &mut scene.extras);
     for (i, n) in scene.nodes.iter_mut().enumerate() {
-        walk(format!("nodes[{i}]"), &mut n.extras);
+        walk(At::Item("nodes", i), &mut n.extras);
     }
     for (i, m) in scene.meshes.iter_mut().enumerate() {
-        walk(format!("meshes[{i}]"), &mut m.extras);
+        walk(At::Item("meshes", i), &mut m.extras);
     }
     for (i, m) in scene.materials.iter_mut().enumerate() {
-        walk(format!("materials[{i}]"), &mut m.extras);
+        walk(At::Item("materials", i), &mut m.extras);
     }
     for (i, a) in scene.animations.iter_mut().enumerate() {
-        walk(format!("animations[{i}]"), &mut a.extras);
+        walk(At::Item("animations", i), &mut a.extras);
     }
 }
 
 /// The references in one extras value: objects with an integer `bufferView` key.
-fn refs_in(at: &str, value: &mut Value, visit: &mut impl FnMut(&str, &mut Value)) {
+fn refs_in(at: &dyn Display, value: &mut Value, visit: &mut impl FnMut(&dyn Display, &mut Value)) {
     match value {
         Value::Object(o) => {
             if o.get(KEY).is_some_and(Value::is_u64) {
                 visit(at, value);
                 return;
             }
-            // Places are spelt only for containers: long arrays of numbers cost no text.
+            // Only containers can hold a reference: long arrays of numbers are not walked.
             for (key, v) in o.iter_mut().filter(|(_, v)| is_container(v)) {
-                refs_in(&format!("{at}.{key}"), v, visit);
+                refs_in(&At::Field(at, key), v, visit);
             }
         }
         Value::Array(a) => {
             for (i, v) in a.iter_mut().enumerate().filter(|(_, v)| is_container(v)) {
-                refs_in(&format!("{at}[{i}]"), v, visit);
+                refs_in(&At::Index(at, i), v, visit);
             }
         }
         _ => {}

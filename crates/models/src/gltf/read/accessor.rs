@@ -4,11 +4,12 @@
 //! before anything is allocated.
 
 use super::buffers::Loaded;
-use super::{reading_limit, ReadError};
+use super::{reading_limit, At, ReadError};
 use crate::gltf::json;
 use crate::scene::Colors;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::validation::Checked::Valid;
+use std::fmt::Display;
 
 /// Reads accessors of one document, within one allocation budget.
 pub(crate) struct Reader<'a> {
@@ -55,7 +56,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Charges `bytes` of decoded data to the budget.
-    pub fn charge(&mut self, at: &str, bytes: u64) -> Result<(), ReadError> {
+    pub fn charge(&mut self, at: &dyn Display, bytes: u64) -> Result<(), ReadError> {
         self.used = self.used.saturating_add(bytes);
         if self.used > self.limit {
             return Err(ReadError::TooLarge {
@@ -72,7 +73,7 @@ impl<'a> Reader<'a> {
     pub fn floats(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
         types: &[Type],
     ) -> Result<(Vec<f32>, usize), ReadError> {
         let layout = self.layout(index, at, types)?;
@@ -93,7 +94,7 @@ impl<'a> Reader<'a> {
     pub fn float_arrays<const N: usize>(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
         types: &[Type],
     ) -> Result<Vec<[f32; N]>, ReadError> {
         let layout = self.layout(index, at, types)?;
@@ -116,7 +117,7 @@ impl<'a> Reader<'a> {
     pub fn colors(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
     ) -> Result<Colors, ReadError> {
         let layout = self.layout(index, at, &[Type::Vec3, Type::Vec4])?;
         let opaque3 = |c: &[u8]| std::array::from_fn(|k| c.get(k).copied().unwrap_or(u8::MAX));
@@ -150,7 +151,7 @@ impl<'a> Reader<'a> {
     pub fn uints(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
         types: &[Type],
     ) -> Result<(Vec<u32>, usize), ReadError> {
         let layout = self.unsigned_layout(index, at, types)?;
@@ -165,7 +166,7 @@ impl<'a> Reader<'a> {
     pub fn joints(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
     ) -> Result<Joints, ReadError> {
         let layout = self.unsigned_layout(index, at, &[Type::Vec4])?;
         let size = layout.component.size();
@@ -192,7 +193,7 @@ impl<'a> Reader<'a> {
     fn unsigned_layout(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
         types: &[Type],
     ) -> Result<Layout<'a>, ReadError> {
         let layout = self.layout(index, at, types)?;
@@ -212,10 +213,10 @@ impl<'a> Reader<'a> {
     fn layout(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
         types: &[Type],
     ) -> Result<Layout<'a>, ReadError> {
-        let here = accessor_at(index);
+        let here = At::Item("accessors", index.value());
         let acc = self
             .root
             .accessors
@@ -241,7 +242,7 @@ impl<'a> Reader<'a> {
         }
         let elem = comps * size;
         let count = usize::try_from(acc.count.0)
-            .map_err(|_| ReadError::invalid(&here, "count beyond this machine's memory"))?;
+            .map_err(|_| ReadError::invalid(here, "count beyond this machine's memory"))?;
         let base = match acc.buffer_view {
             Some(view) => {
                 let offset = acc.byte_offset.map_or(0, |o| o.0);
@@ -266,15 +267,19 @@ impl<'a> Reader<'a> {
     }
 
     /// Buffer view `i` and its bytes, checked to fit its buffer (`here`: who refers to it).
-    fn view(&self, i: usize, here: &str) -> Result<(&'a json::buffer::View, &'a [u8]), ReadError> {
-        let view_at = format!("bufferViews[{i}]");
+    fn view(
+        &self,
+        i: usize,
+        here: &dyn Display,
+    ) -> Result<(&'a json::buffer::View, &'a [u8]), ReadError> {
+        let view_at = At::Item("bufferViews", i);
         let view = self
             .root
             .buffer_views
             .get(i)
             .ok_or_else(|| ReadError::invalid(here, format!("no {view_at}")))?;
         let buffer = self.loaded.buffer(view.buffer.value()).ok_or_else(|| {
-            ReadError::invalid(&view_at, format!("no buffers[{}]", view.buffer.value()))
+            ReadError::invalid(view_at, format!("no buffers[{}]", view.buffer.value()))
         })?;
         let start = view.byte_offset.map_or(0, |o| o.0);
         let bytes = start
@@ -282,7 +287,7 @@ impl<'a> Reader<'a> {
             .and_then(|end| buffer.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?))
             .ok_or_else(|| {
                 ReadError::invalid(
-                    &view_at,
+                    view_at,
                     format!(
                         "byteOffset {start} + byteLength {} runs past the buffer's {} bytes",
                         view.byte_length.0,
@@ -332,7 +337,7 @@ impl<'a> Reader<'a> {
         &mut self,
         view: usize,
         component: ComponentType,
-        here: &str,
+        here: &dyn Display,
     ) -> Result<Vec<u32>, ReadError> {
         let (_, data) = self.view(view, here)?;
         let elem = component.size();
@@ -359,7 +364,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The bytes of buffer view `i` (an extras blob), copied and charged to the budget.
-    pub fn view_bytes(&mut self, i: usize, here: &str) -> Result<Vec<u8>, ReadError> {
+    pub fn view_bytes(&mut self, i: usize, here: &dyn Display) -> Result<Vec<u8>, ReadError> {
         let (_, bytes) = self.view(i, here)?;
         self.charge(here, bytes.len() as u64)?;
         Ok(bytes.to_vec())
@@ -373,10 +378,10 @@ impl<'a> Reader<'a> {
         offset: u64,
         count: usize,
         elem: usize,
-        here: &str,
+        here: &dyn Display,
     ) -> Result<(&'a [u8], usize), ReadError> {
         let (view, bytes) = self.view(view_index.value(), here)?;
-        let view_at = format!("bufferViews[{}]", view_index.value());
+        let view_at = At::Item("bufferViews", view_index.value());
         let stride = view.byte_stride.map_or(elem, |s| s.0);
         if stride < elem {
             return Err(ReadError::invalid(
@@ -412,7 +417,7 @@ impl<'a> Reader<'a> {
         sparse: &json::accessor::sparse::Sparse,
         count: usize,
         elem: usize,
-        here: &str,
+        here: &dyn Display,
     ) -> Result<(Vec<usize>, &'a [u8]), ReadError> {
         let at = format!("{here}.sparse");
         let n = usize::try_from(sparse.count.0)

@@ -3,7 +3,7 @@
 
 use super::accessor::Reader;
 use super::buffers::{percent_decode, Asset, Loaded};
-use super::{mesh, Import, ReadError, ReadWarning, ReadWarningKind, MAX_NODE_DEPTH};
+use super::{mesh, At, Import, ReadError, ReadWarning, ReadWarningKind, MAX_NODE_DEPTH};
 use crate::gltf::json;
 use crate::scene::lenient;
 use crate::scene::{blob, Keys};
@@ -15,6 +15,7 @@ use json::accessor::Type;
 use json::validation::Checked::{self, Valid};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+use std::fmt::Display;
 
 struct Converter<'a> {
     root: &'a json::Root,
@@ -26,14 +27,14 @@ struct Converter<'a> {
 }
 
 impl Converter<'_> {
-    fn warn(&mut self, at: impl Into<String>, kind: ReadWarningKind) {
+    fn warn(&mut self, at: impl Display, kind: ReadWarningKind) {
         self.warnings.push(ReadWarning {
-            at: at.into(),
+            at: at.to_string(),
             kind,
         });
     }
 
-    fn not_carried(&mut self, at: impl Into<String>, what: impl Into<String>) {
+    fn not_carried(&mut self, at: impl Display, what: impl Into<String>) {
         self.warn(at, ReadWarningKind::NotCarried { what: what.into() });
     }
 }
@@ -99,12 +100,12 @@ pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, R
 impl Converter<'_> {
     fn node(&mut self, i: usize, n: &json::Node) -> Result<Node, ReadError> {
         let root = self.root;
-        let at = format!("nodes[{i}]");
+        let at = At::Item("nodes", i);
         if n.camera.is_some() {
-            self.not_carried(&at, "a camera");
+            self.not_carried(at, "a camera");
         }
         if n.weights.as_ref().is_some_and(|w| !w.is_empty()) {
-            self.not_carried(&at, "morph target weights");
+            self.not_carried(at, "morph target weights");
         }
         let transform = match n.matrix {
             Some(m) => Transform::Matrix(m),
@@ -137,7 +138,7 @@ impl Converter<'_> {
 
     /// An object's `extras` as a map (where the export put what glTF has no place for); extras
     /// that are not a JSON object are named in a warning and left out.
-    fn extras(&mut self, at: &str, extras: &json::Extras) -> Map<String, Value> {
+    fn extras(&mut self, at: &dyn Display, extras: &json::Extras) -> Map<String, Value> {
         extras_map(extras).unwrap_or_else(|| {
             self.not_carried(at, "extras that are not a JSON object");
             Map::new()
@@ -152,7 +153,7 @@ impl Converter<'_> {
             .map(|s| s.value())
             .or((!root.scenes.is_empty()).then_some(0));
         if let Some(s) = chosen {
-            in_range("", "scene", s, root.scenes.len())?;
+            in_range(&"", "scene", s, root.scenes.len())?;
         }
         match chosen.and_then(|s| root.scenes.get(s).map(|x| (s, x))) {
             Some((s, chosen)) => {
@@ -342,7 +343,7 @@ impl Converter<'_> {
     fn keys(
         &mut self,
         index: json::Index<json::Accessor>,
-        at: &str,
+        at: &dyn Display,
         ty: Type,
     ) -> Result<Keys, ReadError> {
         let key = (index.value(), ty.multiplicity());
@@ -356,20 +357,20 @@ impl Converter<'_> {
     }
 
     fn animation(&mut self, i: usize, a: &json::Animation) -> Result<Animation, ReadError> {
-        let at = format!("animations[{i}]");
+        let at = At::Item("animations", i);
         let mut out = Animation {
             name: a.name.clone().unwrap_or_default(),
             extras: self.extras(&at, &a.extras),
             ..Animation::default()
         };
         for (k, ch) in a.channels.iter().enumerate() {
-            let ch_at = format!("{at}.channels[{k}]");
+            let ch_at = At::Nested(&at, "channels", k);
             let (path, comps) = match ch.target.path {
                 Valid(json::animation::Property::Translation) => (ChannelPath::Translation, 3),
                 Valid(json::animation::Property::Rotation) => (ChannelPath::Rotation, 4),
                 Valid(json::animation::Property::Scale) => (ChannelPath::Scale, 3),
                 Valid(json::animation::Property::MorphTargetWeights) => {
-                    self.not_carried(&ch_at, "a morph target weights channel");
+                    self.not_carried(ch_at, "a morph target weights channel");
                     continue;
                 }
                 Checked::Invalid => return Err(ReadError::invalid(ch_at, "unknown target path")),
@@ -377,16 +378,16 @@ impl Converter<'_> {
             let sampler = a
                 .samplers
                 .get(ch.sampler.value())
-                .ok_or_else(|| ReadError::invalid(&ch_at, "sampler out of range"))?;
+                .ok_or_else(|| ReadError::invalid(ch_at, "sampler out of range"))?;
             let interpolation = match sampler.interpolation {
                 Valid(json::animation::Interpolation::Step) => Interpolation::Step,
                 Valid(json::animation::Interpolation::CubicSpline) => Interpolation::CubicSpline,
                 _ => Interpolation::Linear,
             };
-            let s_at = format!("{at}.samplers[{}]", ch.sampler.value());
-            let times = self.keys(sampler.input, &format!("{s_at}.input"), Type::Scalar)?;
+            let s_at = At::Nested(&at, "samplers", ch.sampler.value());
+            let times = self.keys(sampler.input, &At::Field(&s_at, "input"), Type::Scalar)?;
             let ty = if comps == 3 { Type::Vec3 } else { Type::Vec4 };
-            let values = self.keys(sampler.output, &format!("{s_at}.output"), ty)?;
+            let values = self.keys(sampler.output, &At::Field(&s_at, "output"), ty)?;
             let per_key = comps
                 * if interpolation == Interpolation::CubicSpline {
                     3
@@ -560,10 +561,11 @@ fn check_hierarchy(nodes: &[Node]) -> Result<(), ReadError> {
 }
 
 /// `i` if it is below `len`, else an error at `{at}.{field}`.
-fn in_range(at: &str, field: &str, i: usize, len: usize) -> Result<usize, ReadError> {
+fn in_range(at: &dyn Display, field: &str, i: usize, len: usize) -> Result<usize, ReadError> {
     if i < len {
         Ok(i)
     } else {
+        let at = at.to_string();
         let at = if at.is_empty() {
             field.to_string()
         } else {

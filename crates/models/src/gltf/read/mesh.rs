@@ -185,7 +185,7 @@ fn primitive_indices(
                 .0
         }
         None => {
-            reader.charge(prim_at, u64::from(count) * 4)?;
+            reader.charge(&prim_at, u64::from(count) * 4)?;
             (0..count).collect()
         }
     };
@@ -213,7 +213,7 @@ fn triangles_of(
     w: &mut MeshWarnings<'_>,
 ) -> Result<Vec<u32>, ReadError> {
     // A strip or fan of n indices makes at most 3 n.
-    reader.charge(prim_at, local.len() as u64 * 12)?;
+    reader.charge(&prim_at, local.len() as u64 * 12)?;
     if mode == Mode::Triangles {
         warn_partial_triangle(w, prim_at, local.len());
     }

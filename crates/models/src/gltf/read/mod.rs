@@ -145,13 +145,15 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    pub(crate) fn invalid(at: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn invalid(at: impl std::fmt::Display, message: impl Into<String>) -> Self {
         ReadError::Invalid {
-            at: at.into(),
+            at: at.to_string(),
             message: message.into(),
         }
     }
 }
+
+pub(crate) use crate::json_path::At;
 
 /// Something the reader left out or changed, and where (a JSON path).
 #[derive(Debug, Clone, PartialEq, Eq)]
