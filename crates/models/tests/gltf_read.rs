@@ -689,6 +689,96 @@ fn extras_blobs_are_read_once_and_bad_ones_warned() {
     );
 }
 
+/// The places named in errors and warnings, which the reader spells only when it needs them:
+/// a channel's, a sampler's output accessor's, an accessor's buffer view's, and a blob nested
+/// in an animation's extras.
+#[test]
+fn errors_and_warnings_name_their_json_place() {
+    let with = |animation: serde_json::Value, views: serde_json::Value| {
+        serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 24}],
+            "bufferViews": views,
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR"},
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR"},
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "VEC3"}
+            ],
+            "nodes": [{}],
+            "animations": [animation]
+        })
+    };
+    let view = serde_json::json!([{"buffer": 0, "byteLength": 24}]);
+    let sampler = |output| serde_json::json!({"input": 0, "output": output});
+    let error = |json: serde_json::Value| {
+        gltf::read_glb(&glb(&json, &[0; 24]))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let weights = serde_json::json!({"sampler": 0, "target": {"node": 0, "path": "weights"}});
+    // An output accessor of the wrong type, and a missing one, named from their sampler.
+    let json = with(
+        serde_json::json!({
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "scale"}}],
+            "samplers": [sampler(1)]
+        }),
+        view.clone(),
+    );
+    let e = error(json);
+    assert_eq!(
+        e,
+        "accessors[1]: type Scalar where [Vec3] is required (animations[0].samplers[0].output)"
+    );
+    let json = with(
+        serde_json::json!({
+            "channels": [weights, {"sampler": 1, "target": {"node": 0, "path": "rotation"}}],
+            "samplers": [sampler(2), sampler(7)]
+        }),
+        view.clone(),
+    );
+    let e = error(json);
+    assert!(
+        e.starts_with("animations[0].samplers[1].output: no accessors[7]"),
+        "{e}"
+    );
+    // A channel's target out of range, after a skipped channel.
+    let json = with(
+        serde_json::json!({
+            "channels": [weights, {"sampler": 0, "target": {"node": 3, "path": "scale"}}],
+            "samplers": [sampler(2)]
+        }),
+        view.clone(),
+    );
+    let e = error(json);
+    assert!(
+        e.starts_with("animations[0].channels[1].target.node: index 3 out of range"),
+        "{e}"
+    );
+    // A buffer view past its buffer, named as the view.
+    let json = with(
+        serde_json::json!({
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "scale"}}],
+            "samplers": [{"input": 0, "output": 0}]
+        }),
+        serde_json::json!([{"buffer": 0, "byteOffset": 4, "byteLength": 24}]),
+    );
+    let e = error(json);
+    assert!(e.starts_with("bufferViews[0]:"), "{e}");
+    // A blob reference deep in an animation's extras that names no readable view.
+    let json = r#"{"asset":{"version":"2.0"},"nodes":[{}],
+        "animations":[{"channels":[],"samplers":[],
+            "extras":{"smf":{"keys":[{"n":1},{"bufferView":5}]}}}]}"#;
+    let read = gltf::read_glb(json.as_bytes()).expect("reads");
+    let warned: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.starts_with("animations[0].extras.smf.keys[1]")),
+        "{warned:?}"
+    );
+}
+
 /// Primitives whose index accessors overlap in one buffer view share one decoded list (each a
 /// range of it, a trailing partial triangle left out with a warning); when that view holds an
 /// index past the vertices, each accessor is read on its own, and the one that holds it is
