@@ -65,7 +65,7 @@ use binio::sjis::SjisField;
 use selene_smf as smf;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 mod base;
 mod extras;
@@ -1062,7 +1062,9 @@ fn animation_set(
     ctx: &mut Ctx<'_>,
 ) -> Result<smf::AnimationSet, Error> {
     let mut anis: Vec<smf::Animation> = Vec::new();
-    let mut of_frame: HashMap<usize, usize> = HashMap::new();
+    // The ANI of each frame so far, by frame index (every channel's frame is one of these).
+    let frames = node_frame.iter().flatten().max().map_or(0, |&f| f + 1);
+    let mut of_frame: Vec<Option<usize>> = vec![None; frames];
     let (mut cubic, mut clamped, mut skipped) = (0usize, 0usize, 0usize);
     let mut last = 0i32;
     for c in &anim.channels {
@@ -1070,7 +1072,10 @@ fn animation_set(
             skipped += 1;
             continue;
         };
-        let k = *of_frame.entry(frame).or_insert_with(|| {
+        let Some(slot) = of_frame.get_mut(frame) else {
+            continue; // not reached: `frames` is past every frame of `node_frame`
+        };
+        let k = *slot.get_or_insert_with(|| {
             anis.push(smf::Animation {
                 target_frame: to_i32(frame),
                 ..smf::Animation::default()
@@ -1110,6 +1115,13 @@ fn animation_set(
             }
             _ => None,
         };
+        // Room for every key at once (their bytes were charged above), not a copy per doubling.
+        let keys = c.times.len();
+        match c.path {
+            ChannelPath::Rotation => ani.rotation_keys.reserve(keys),
+            ChannelPath::Translation => ani.translation_keys.reserve(keys),
+            ChannelPath::Scale => ani.scale_keys.reserve(keys),
+        }
         for (i, &t) in c.times.iter().enumerate() {
             let ticks = (f64::from(t) * f64::from(tps)).round();
             let time = if (0.0..=f64::from(i32::MAX)).contains(&ticks) {

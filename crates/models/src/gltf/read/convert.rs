@@ -41,11 +41,14 @@ impl Converter<'_> {
 
 pub(crate) fn convert(asset: &Asset<'_>, loaded: Loaded<'_>) -> Result<Import, ReadError> {
     let root = &asset.root;
+    // At most an input and an output per sampler, and no more than there are accessors: sized
+    // once rather than rehashed (SipHash) at each doubling.
+    let samplers: usize = root.animations.iter().map(|a| a.samplers.len()).sum();
     let mut c = Converter {
         root,
         reader: Reader::new(root, &loaded),
         warnings: asset.warnings.clone(),
-        keys: HashMap::new(),
+        keys: HashMap::with_capacity(samplers.saturating_mul(2).min(root.accessors.len())),
     };
     let mut scene = Scene::default();
     for (i, m) in root.materials.iter().enumerate() {
