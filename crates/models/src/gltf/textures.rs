@@ -155,8 +155,10 @@ impl TextureListings {
 
 impl std::fmt::Debug for TextureListings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `try_lock`: printing options while a lookup holds the lock must not wait for it.
+        let folders = self.0.try_lock().ok().map(|l| l.folders.len());
         f.debug_struct("TextureListings")
-            .field("folders", &self.lock().folders.len())
+            .field("folders", &folders)
             .finish()
     }
 }
