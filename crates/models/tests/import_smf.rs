@@ -431,6 +431,76 @@ fn skins_with_more_than_40_bones_are_split() {
     selene_smf::Smf::from_bytes(&smf.to_bytes().unwrap()).unwrap();
 }
 
+/// A vertex with more than two influences keeps its two largest, in their slot order, a tie
+/// going to the earlier slot, their weights renormalised; a zero weight is no influence; one
+/// influence is both slots at full weight.
+#[test]
+fn more_than_two_influences_keep_the_two_largest_in_slot_order() {
+    let joints = 6usize;
+    let mut nodes: Vec<scene::Node> = (0..joints)
+        .map(|j| scene::Node {
+            name: format!("bone{j}"),
+            ..Default::default()
+        })
+        .collect();
+    nodes.push(scene::Node {
+        name: "body".into(),
+        mesh: Some(0),
+        skin: Some(0),
+        ..Default::default()
+    });
+    // (joints, weights) per vertex, and the (indices, weight) expected in V_A.
+    type Case = ([u16; 4], [f32; 4], [u8; 2], f32);
+    let cases: [Case; 6] = [
+        ([1, 2, 3, 4], [0.125, 0.5, 0.125, 0.25], [2, 4], 0.5 / 0.75),
+        ([1, 2, 3, 4], [0.375, 0.125, 0.375, 0.125], [1, 3], 0.5),
+        ([5, 1, 2, 0], [0.25, 0.0, 0.5, 0.25], [5, 2], 0.25 / 0.75),
+        ([3, 2, 1, 0], [0.25, 0.25, 0.25, 0.25], [3, 2], 0.5),
+        ([4, 0, 0, 0], [1.0, 0.0, 0.0, 0.0], [4, 4], 1.0),
+        ([1, 3, 0, 0], [0.75, 0.25, 0.0, 0.0], [1, 3], 0.75),
+    ];
+    let scene = Scene {
+        nodes,
+        roots: (0..=joints).collect(),
+        meshes: vec![scene::Mesh {
+            name: "body".into(),
+            vertices: scene::Vertices {
+                positions: (0..cases.len()).map(|v| [v as f32, 0.0, 0.0]).collect(),
+                joints: Some(cases.iter().map(|c| c.0).collect()),
+                weights: Some(cases.iter().map(|c| c.1).collect()),
+                ..Default::default()
+            },
+            primitives: vec![scene::Primitive {
+                indices: (0..cases.len() as u32).collect::<Vec<_>>().into(),
+                material: None,
+            }],
+            extras: Default::default(),
+        }],
+        skins: vec![scene::Skin {
+            name: "skin".into(),
+            joints: (0..joints).collect(),
+            inverse_bind_matrices: vec![scene::IDENTITY; joints],
+            skeleton: None,
+        }],
+        ..Default::default()
+    };
+    let scene = scene::validate(scene).scene;
+    let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
+    let smf = smf_of(&out.document);
+    let blend = smf.meshes[0].blend.as_ref().unwrap();
+    for (k, (b, c)) in blend.iter().zip(&cases).enumerate() {
+        assert_eq!([b.indices[0], b.indices[1]], c.2, "vertex {k}");
+        assert_eq!(b.weight, c.3, "vertex {k}");
+    }
+    assert!(
+        out.warnings.iter().any(|w| w
+            .to_string()
+            .contains("4 vertices had more than two influences")),
+        "{:?}",
+        out.warnings
+    );
+}
+
 /// Whatever `read_glb` makes of damaged bytes, the import gives a document or an error.
 #[test]
 fn damaged_gltf_never_panics_the_import() {

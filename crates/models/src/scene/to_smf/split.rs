@@ -88,27 +88,39 @@ fn influences(
             .and_then(|w| w.get(k))
             .copied()
             .unwrap_or_default();
-        let mut list: Vec<(u16, f32)> = j
-            .iter()
-            .zip(w)
-            .filter(|&(&j, w)| w > 0.0 && usize::from(j) < joint_count)
-            .map(|(&j, w)| (j, w))
-            .collect();
-        if list.len() > 2 {
-            reduced += 1;
-            let mut order: Vec<usize> = (0..list.len()).collect();
-            order.sort_by(|&a, &b| {
-                let wa = list.get(a).map_or(0.0, |x| x.1);
-                let wb = list.get(b).map_or(0.0, |x| x.1);
-                wb.total_cmp(&wa)
-            });
-            let keep: BTreeSet<usize> = order.into_iter().take(2).collect();
-            list = keep
-                .into_iter()
-                .filter_map(|i| list.get(i).copied())
-                .collect();
+        // Up to four influences on the stack: no allocation per vertex.
+        let mut all = [(0u16, 0f32); 4];
+        let mut len = 0usize;
+        for (&j, &w) in j.iter().zip(&w) {
+            if w > 0.0 && usize::from(j) < joint_count {
+                if let Some(slot) = all.get_mut(len) {
+                    *slot = (j, w);
+                    len += 1;
+                }
+            }
         }
-        let (ids, weight) = match list.as_slice() {
+        let two: [(u16, f32); 2];
+        let list: &[(u16, f32)] = if len > 2 {
+            reduced += 1;
+            // The two largest weights (a tie keeps the earlier slot: the sort is stable), in
+            // their slot order.
+            let mut order = [0usize, 1, 2, 3];
+            let order = order.get_mut(..len).unwrap_or_default();
+            let weight = |i: usize| all.get(i).map_or(0.0, |x| x.1);
+            order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)));
+            let (a, b) = match *order {
+                [a, b, ..] => (a.min(b), a.max(b)),
+                _ => (0, 1),
+            };
+            two = [
+                all.get(a).copied().unwrap_or_default(),
+                all.get(b).copied().unwrap_or_default(),
+            ];
+            &two
+        } else {
+            all.get(..len).unwrap_or_default()
+        };
+        let (ids, weight) = match list {
             [] => ([0, 0], 1.0),
             [(a, _)] => ([*a, *a], 1.0),
             [(a, wa), (b, wb), ..] => {
@@ -168,35 +180,45 @@ fn raw(
         }
     }
     let frame_of = |list: &[smf::Bone], i: usize| list.get(i).map_or(i32::MIN, |b| b.frame);
+    // A vertex's weight per frame, by frame: at most two, on the stack (no allocation per
+    // vertex), with how many there are.
     let per_frame = |pairs: [(i32, f32); 2]| {
-        let mut m: Vec<(i32, f32)> = Vec::with_capacity(2);
+        let mut m = [(0i32, 0f32); 2];
+        let mut n = 0usize;
         for (f, w) in pairs {
             if w == 0.0 {
                 continue;
             }
-            match m.iter_mut().find(|(g, _)| *g == f) {
+            let kept = m.get_mut(..n).unwrap_or_default();
+            match kept.iter_mut().find(|(g, _)| *g == f) {
                 Some(slot) => slot.1 += w,
-                None => m.push((f, w)),
+                None => {
+                    if let Some(slot) = m.get_mut(n) {
+                        *slot = (f, w);
+                        n += 1;
+                    }
+                }
             }
         }
-        m.sort_by_key(|x| x.0);
-        m
+        m.get_mut(..n).unwrap_or_default().sort_by_key(|x| x.0);
+        (m, n)
     };
     for ((r, ids), &w) in raw_blend.iter().zip(&inf.ids).zip(&inf.weights) {
-        let a = per_frame([
+        let (a, na) = per_frame([
             (frame_of(&raw_bones, usize::from(r.indices[0])), r.weight),
             (
                 frame_of(&raw_bones, usize::from(r.indices[1])),
                 1.0 - r.weight,
             ),
         ]);
-        let b = per_frame([
+        let (b, nb) = per_frame([
             (frame_of(bones, usize::from(ids[0])), w),
             (frame_of(bones, usize::from(ids[1])), 1.0 - w),
         ]);
-        let same = a.len() == b.len()
+        let same = na == nb
             && a.iter()
                 .zip(&b)
+                .take(na)
                 .all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() <= 1e-5);
         if !same {
             return None;
