@@ -230,24 +230,6 @@ fn matrix(t: &scene::Transform) -> [f32; 16] {
 #[test]
 fn skins_beyond_32_connectors_are_divided() {
     let joints = 60usize;
-    let mut nodes: Vec<scene::Node> = (0..joints)
-        .map(|j| scene::Node {
-            name: format!("bone{j}"),
-            children: if j + 1 < joints { vec![j + 1] } else { vec![] },
-            transform: scene::Transform::Trs {
-                translation: [0.0, 1.0, 0.0],
-                rotation: [0.0, 0.0, 0.0, 1.0],
-                scale: [1.0; 3],
-            },
-            ..Default::default()
-        })
-        .collect();
-    nodes.push(scene::Node {
-        name: "body".into(),
-        mesh: Some(0),
-        skin: Some(0),
-        ..Default::default()
-    });
     let triangles = joints - 1;
     let (mut positions, mut js, mut ws) = (Vec::new(), Vec::new(), Vec::new());
     for t in 0..triangles {
@@ -257,31 +239,17 @@ fn skins_beyond_32_connectors_are_divided() {
             ws.push([0.75, 0.25, 0.0, 0.0]);
         }
     }
-    let scene = Scene {
-        nodes,
-        roots: vec![0, joints],
-        meshes: vec![scene::Mesh {
-            name: "body".into(),
-            vertices: scene::Vertices {
-                positions,
-                joints: Some(js),
-                weights: Some(ws),
-                ..Default::default()
-            },
-            primitives: vec![scene::Primitive {
-                indices: (0..(triangles * 3) as u32).collect::<Vec<_>>().into(),
-                material: None,
-            }],
-            extras: Default::default(),
-        }],
-        skins: vec![scene::Skin {
-            name: "skin".into(),
-            joints: (0..joints).collect(),
-            inverse_bind_matrices: vec![scene::translation_matrix([0.0, -1.0, 0.0]); joints],
-            skeleton: Some(0),
-        }],
-        ..Default::default()
-    };
+    let mut scene = common::skinned_chain(joints, positions, js, ws);
+    // Each bone one unit above its parent, bound where it stands.
+    for bone in scene.nodes.iter_mut().take(joints) {
+        bone.transform = scene::Transform::Trs {
+            translation: [0.0, 1.0, 0.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        };
+    }
+    scene.skins[0].inverse_bind_matrices =
+        vec![scene::translation_matrix([0.0, -1.0, 0.0]); joints];
     let (m, warnings) = import(&scene::validate(scene).scene, None);
     // Every node is a bone, the mesh's too.
     assert_eq!(m.bones.len(), joints + 1);

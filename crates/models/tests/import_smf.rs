@@ -343,19 +343,6 @@ fn idx2_up_to_65535_vertices_idx4_above() {
 #[test]
 fn skins_with_more_than_40_bones_are_split() {
     let joints = 100usize;
-    let mut nodes: Vec<scene::Node> = (0..joints)
-        .map(|j| scene::Node {
-            name: format!("bone{j}"),
-            children: if j + 1 < joints { vec![j + 1] } else { vec![] },
-            ..Default::default()
-        })
-        .collect();
-    nodes.push(scene::Node {
-        name: "body".into(),
-        mesh: Some(0),
-        skin: Some(0),
-        ..Default::default()
-    });
     let triangles = joints - 1;
     let mut positions = Vec::new();
     let mut js = Vec::new();
@@ -367,31 +354,7 @@ fn skins_with_more_than_40_bones_are_split() {
             ws.push([0.75, 0.25, 0.0, 0.0]);
         }
     }
-    let scene = Scene {
-        nodes,
-        roots: vec![0, joints],
-        meshes: vec![scene::Mesh {
-            name: "body".into(),
-            vertices: scene::Vertices {
-                positions,
-                joints: Some(js),
-                weights: Some(ws),
-                ..Default::default()
-            },
-            primitives: vec![scene::Primitive {
-                indices: (0..(triangles * 3) as u32).collect::<Vec<_>>().into(),
-                material: None,
-            }],
-            extras: Default::default(),
-        }],
-        skins: vec![scene::Skin {
-            name: "skin".into(),
-            joints: (0..joints).collect(),
-            inverse_bind_matrices: vec![scene::IDENTITY; joints],
-            skeleton: Some(0),
-        }],
-        ..Default::default()
-    };
+    let scene = common::skinned_chain(joints, positions, js, ws);
     let scene = scene::validate(scene).scene;
     let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
     let smf = smf_of(&out.document);
@@ -437,18 +400,6 @@ fn skins_with_more_than_40_bones_are_split() {
 #[test]
 fn more_than_two_influences_keep_the_two_largest_in_slot_order() {
     let joints = 6usize;
-    let mut nodes: Vec<scene::Node> = (0..joints)
-        .map(|j| scene::Node {
-            name: format!("bone{j}"),
-            ..Default::default()
-        })
-        .collect();
-    nodes.push(scene::Node {
-        name: "body".into(),
-        mesh: Some(0),
-        skin: Some(0),
-        ..Default::default()
-    });
     // (joints, weights) per vertex, and the (indices, weight) expected in V_A.
     type Case = ([u16; 4], [f32; 4], [u8; 2], f32);
     let cases: [Case; 6] = [
@@ -459,31 +410,12 @@ fn more_than_two_influences_keep_the_two_largest_in_slot_order() {
         ([4, 0, 0, 0], [1.0, 0.0, 0.0, 0.0], [4, 4], 1.0),
         ([1, 3, 0, 0], [0.75, 0.25, 0.0, 0.0], [1, 3], 0.75),
     ];
-    let scene = Scene {
-        nodes,
-        roots: (0..=joints).collect(),
-        meshes: vec![scene::Mesh {
-            name: "body".into(),
-            vertices: scene::Vertices {
-                positions: (0..cases.len()).map(|v| [v as f32, 0.0, 0.0]).collect(),
-                joints: Some(cases.iter().map(|c| c.0).collect()),
-                weights: Some(cases.iter().map(|c| c.1).collect()),
-                ..Default::default()
-            },
-            primitives: vec![scene::Primitive {
-                indices: (0..cases.len() as u32).collect::<Vec<_>>().into(),
-                material: None,
-            }],
-            extras: Default::default(),
-        }],
-        skins: vec![scene::Skin {
-            name: "skin".into(),
-            joints: (0..joints).collect(),
-            inverse_bind_matrices: vec![scene::IDENTITY; joints],
-            skeleton: None,
-        }],
-        ..Default::default()
-    };
+    let scene = common::skinned_chain(
+        joints,
+        (0..cases.len()).map(|v| [v as f32, 0.0, 0.0]).collect(),
+        cases.iter().map(|c| c.0).collect(),
+        cases.iter().map(|c| c.1).collect(),
+    );
     let scene = scene::validate(scene).scene;
     let out = Document::from_scene(Format::Smf, &scene, None, &ImportOptions::default()).unwrap();
     let smf = smf_of(&out.document);

@@ -112,3 +112,55 @@ pub fn plain_material(start_index: u32, index_count: u32) -> bmf::Material {
         texture: bmf::TextureName::new(""),
     }
 }
+
+/// A skinned test scene: `joints` bone nodes (`bone0`, `bone1`, …) in a chain, each the parent
+/// of the next, and a `body` node carrying mesh 0 with skin 0. The mesh holds `positions`, their
+/// `joints` and `weights`, one triangle list over them in order; the skin binds every bone with
+/// an identity inverse bind matrix, from bone 0.
+#[allow(dead_code)] // not every test crate that shares this module builds skinned scenes
+pub fn skinned_chain(
+    joints: usize,
+    positions: Vec<[f32; 3]>,
+    vertex_joints: Vec<[u16; 4]>,
+    weights: Vec<[f32; 4]>,
+) -> Scene {
+    let mut nodes: Vec<scene::Node> = (0..joints)
+        .map(|j| scene::Node {
+            name: format!("bone{j}"),
+            children: if j + 1 < joints { vec![j + 1] } else { vec![] },
+            ..Default::default()
+        })
+        .collect();
+    nodes.push(scene::Node {
+        name: "body".into(),
+        mesh: Some(0),
+        skin: Some(0),
+        ..Default::default()
+    });
+    let indices: Vec<u32> = (0..positions.len() as u32).collect();
+    Scene {
+        nodes,
+        roots: vec![0, joints],
+        meshes: vec![scene::Mesh {
+            name: "body".into(),
+            vertices: scene::Vertices {
+                positions,
+                joints: Some(vertex_joints),
+                weights: Some(weights),
+                ..Default::default()
+            },
+            primitives: vec![scene::Primitive {
+                indices: indices.into(),
+                material: None,
+            }],
+            extras: Default::default(),
+        }],
+        skins: vec![scene::Skin {
+            name: "skin".into(),
+            joints: (0..joints).collect(),
+            inverse_bind_matrices: vec![scene::IDENTITY; joints],
+            skeleton: Some(0),
+        }],
+        ..Default::default()
+    }
+}
