@@ -43,6 +43,13 @@ pub(crate) struct Args {
     texture_listings: models::gltf::TextureListings,
 }
 
+impl Args {
+    /// The files and folders to read, as named.
+    pub(crate) fn named_inputs(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(PathBuf::as_path)
+    }
+}
+
 pub(crate) fn run(args: &Args) -> bool {
     let mut ok = true;
     for path in &args.files {

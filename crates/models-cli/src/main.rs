@@ -33,6 +33,7 @@ macro_rules! outln {
 
 mod convert;
 mod gather;
+mod huge_pages;
 mod info;
 mod pack;
 mod said;
@@ -172,8 +173,12 @@ fn main() -> ExitCode {
     });
     let ok = match cli.command {
         Command::Detect(Deferred(DetectArgs { files, password })) => detect(&files, &password),
-        Command::Info(Deferred(args)) => info::run(&args),
+        Command::Info(Deferred(args)) => {
+            huge_pages::run_again_if_large(args.named_inputs());
+            info::run(&args)
+        }
         Command::Convert(Deferred(args)) => {
+            huge_pages::run_again_if_large(args.named_inputs());
             remove_temporaries_on_interruption(if args.is_batch() {
                 Writers::Several
             } else {

@@ -29,6 +29,11 @@ fn verbosity() -> Verbosity {
     VERBOSITY.get().copied().unwrap_or_default()
 }
 
+/// Whether `-v` was given: every warning and note is printed.
+pub(crate) fn is_verbose() -> bool {
+    verbosity() == Verbosity::Verbose
+}
+
 /// One warning: its text, the key of its kind (warnings of one kind differ only in numbers
 /// and quoted names), and whether it is a note.
 #[derive(Debug, Clone)]

@@ -164,6 +164,16 @@ impl Args {
     pub(crate) fn is_batch(&self) -> bool {
         self.out_dir.is_some()
     }
+
+    /// The paths given as inputs (all of a batch's; all but the last, the output, otherwise)
+    /// and `--base`: files or folders, as named.
+    pub(crate) fn named_inputs(&self) -> impl Iterator<Item = &Path> {
+        let inputs = match self.out_dir {
+            Some(_) => &self.paths[..],
+            None => &self.paths[..self.paths.len().saturating_sub(1)],
+        };
+        inputs.iter().chain(&self.base).map(PathBuf::as_path)
+    }
 }
 
 pub(crate) fn run(args: &Args) -> bool {
