@@ -33,11 +33,18 @@ const HUGE_PAGES: &str = "glibc.malloc.hugetlb=1";
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) fn run_again_if_large<'a>(inputs: impl IntoIterator<Item = &'a Path>) {
     use std::os::unix::process::CommandExt;
+    let file_size = |path: &Path| {
+        std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    };
+    // One `stat` for a file; a `PACK::NAME` (not a file itself) takes a second, its pack's.
     let largest = inputs
         .into_iter()
-        .filter_map(|path| std::fs::metadata(crate::pack::source_file(path)).ok())
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| m.len())
+        .filter_map(|path| {
+            file_size(path).or_else(|| file_size(&crate::pack::split_inner(path)?.0))
+        })
         .max();
     if largest.is_none_or(|size| size < LARGE_INPUT) {
         return;

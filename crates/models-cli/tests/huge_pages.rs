@@ -136,6 +136,27 @@ fn what_counts_is_the_largest_named_input() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(notes(&out), 0, "{}", stderr(&out));
 
+    // A model in a pack counts as its pack.
+    let packed = dir.path().join("packed");
+    std::fs::create_dir(&packed).unwrap();
+    std::fs::copy(&big, packed.join("big.smf")).unwrap();
+    let pack = dir.path().join("big.Pack");
+    let out = run(
+        &[
+            "pack".as_ref(),
+            "create".as_ref(),
+            pack.as_ref(),
+            packed.as_ref(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let inside = format!("{}::big.smf", pack.display());
+    let out = run(&[OsStr::new("info"), inside.as_ref()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(notes(&out), 1, "{}", stderr(&out));
+    std::fs::remove_dir_all(&packed).unwrap();
+
     // A batch: each input named counts; folders are not looked into.
     let outs = dir.path().join("outs");
     let batch = |inputs: &[&Path]| {
