@@ -22,6 +22,23 @@ pub(crate) struct Gathered {
     /// Folder entries passed over (each reported with a note): not regular files, links to
     /// folders.
     pub(crate) skipped: usize,
+    /// Pack arguments opened (which may print warnings of their own).
+    pub(crate) packs: usize,
+    /// The size of the largest file input (not counting models inside packs).
+    pub(crate) largest: u64,
+}
+
+impl Gathered {
+    /// Whether gathering printed nothing: no error, no note, no pack opened.
+    pub(crate) fn said_nothing(&self) -> bool {
+        self.failed == 0 && self.skipped == 0 && self.packs == 0
+    }
+
+    /// Adds a file input of `len` bytes.
+    fn push(&mut self, input: Input, len: u64) {
+        self.largest = self.largest.max(len);
+        self.inputs.push(input);
+    }
 }
 
 /// The inputs named on the command line: files as they are, folders walked. Several folder
@@ -47,6 +64,7 @@ pub(crate) fn gather(
                 }
             },
             Ok(m) if m.is_file() && crate::pack::is_pack(path) => {
+                gathered.packs += 1;
                 match crate::pack::models_inside(path, password) {
                     Ok(models) => gathered
                         .inputs
@@ -60,10 +78,11 @@ pub(crate) fn gather(
             Ok(m) => match models::input::not_regular_kind(&m) {
                 None => {
                     let name = path.file_name().map(PathBuf::from).unwrap_or_default();
-                    gathered.inputs.push(Input {
+                    let input = Input {
                         path: path.clone(),
                         rel: name,
-                    });
+                    };
+                    gathered.push(input, m.len());
                 }
                 Some(kind) => {
                     crate::report(Err(models::Error::NotRegularFile(kind).at(path)));
@@ -168,15 +187,16 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
         if Format::from_path(&path).is_none() && !is_gltf {
             continue;
         }
-        match target.map(|m| models::input::not_regular_kind(&m)) {
-            Ok(None) => {
+        match target.map(|m| (models::input::not_regular_kind(&m), m.len())) {
+            Ok((None, len)) => {
                 let rel = path.strip_prefix(walk.top).unwrap_or(&path);
-                found.inputs.push(Input {
+                let input = Input {
                     rel: walk.prefix.join(rel),
                     path,
-                });
+                };
+                found.push(input, len);
             }
-            Ok(Some(kind)) => {
+            Ok((Some(kind), _)) => {
                 eprintln!(
                     "note: {}: {kind}, not a regular file; skipped",
                     path.display()

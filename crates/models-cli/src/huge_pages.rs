@@ -4,11 +4,16 @@
 //! buffers), and glibc hands them out in 4 KiB pages, each faulted in and cleared on its own:
 //! on a 68 MB SMF that is most of the CPU time. glibc can put its memory in 2 MiB pages instead
 //! (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`), but reads that setting only when a program starts,
-//! and a program cannot change it without `unsafe` code. So a run whose largest named input is
-//! [`LARGE_INPUT`] or more executes itself again at once, with the setting added: the same
-//! process (same id, arguments and files), started anew, which costs about 0.5 ms. A smaller
-//! run does not: a small conversion gains nothing from huge pages, and clearing a whole 2 MiB
-//! page would cost it more than the pages it saves (BENCHMARKS.md).
+//! and a program cannot change it without `unsafe` code. So a run whose largest input is
+//! [`LARGE_INPUT`] or more executes itself again, with the setting added: the same process
+//! (same id, arguments and files), started anew, which costs about 0.5 ms. A smaller run does
+//! not: a small conversion gains nothing from huge pages, and clearing a whole 2 MiB page would
+//! cost it more than the pages it saves (BENCHMARKS.md).
+//!
+//! `convert` and `info` look at the files named on the command line first thing. A batch
+//! (`convert --out-dir`) also looks at the files it found in folders, once it has gathered
+//! them, if gathering printed nothing (else that would be printed twice); it catches
+//! interruptions only after that. `info` does not look into folders: it prints as it goes.
 //!
 //! `GLIBC_TUNABLES` naming `glibc.malloc.hugetlb` already, with any value, is left as it is:
 //! that is how the executed process knows not to do it again, and how a user opts out
@@ -28,11 +33,8 @@ const HUGE_PAGES: &str = "glibc.malloc.hugetlb=1";
 
 /// Executes the program again with glibc's `malloc` in huge pages when the largest of `inputs`
 /// (files on disk; a `PACK::NAME` counts as its pack; folders and missing files as nothing) is
-/// [`LARGE_INPUT`] or more. Returns only when it does not, or when executing fails (said with
-/// `-v`): the run then goes on as it is. Call it before any thread, signal handler or output.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+/// [`LARGE_INPUT`] or more: see [`run_again_for`].
 pub(crate) fn run_again_if_large<'a>(inputs: impl IntoIterator<Item = &'a Path>) {
-    use std::os::unix::process::CommandExt;
     let file_size = |path: &Path| {
         std::fs::metadata(path)
             .ok()
@@ -46,7 +48,17 @@ pub(crate) fn run_again_if_large<'a>(inputs: impl IntoIterator<Item = &'a Path>)
             file_size(path).or_else(|| file_size(&crate::pack::split_inner(path)?.0))
         })
         .max();
-    if largest.is_none_or(|size| size < LARGE_INPUT) {
+    run_again_for(largest.unwrap_or(0));
+}
+
+/// Executes the program again with glibc's `malloc` in huge pages when `largest` (the size of
+/// the largest input, in bytes) is [`LARGE_INPUT`] or more. Returns only when it does not, or
+/// when executing fails (said with `-v`): the run then goes on as it is. Call it before any
+/// output, signal handler or thread of the run: the new start does all again.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) fn run_again_for(largest: u64) {
+    use std::os::unix::process::CommandExt;
+    if largest < LARGE_INPUT {
         return;
     }
     let Some(tunables) = with_huge_pages(std::env::var_os("GLIBC_TUNABLES").as_deref()) else {
@@ -62,7 +74,7 @@ pub(crate) fn run_again_if_large<'a>(inputs: impl IntoIterator<Item = &'a Path>)
     if crate::said::is_verbose() {
         eprintln!(
             "note: a large input ({:.1} MiB): running again with GLIBC_TUNABLES={}, glibc's memory in huge pages",
-            largest.unwrap_or(0) as f64 / f64::from(1 << 20),
+            largest as f64 / f64::from(1 << 20),
             tunables.to_string_lossy()
         );
     }
@@ -78,7 +90,7 @@ pub(crate) fn run_again_if_large<'a>(inputs: impl IntoIterator<Item = &'a Path>)
 
 /// Elsewhere glibc's tunables do not exist.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub(crate) fn run_again_if_large<'a>(_: impl IntoIterator<Item = &'a Path>) {}
+pub(crate) fn run_again_for(_: u64) {}
 
 /// `GLIBC_TUNABLES` with the huge-page setting added (tunables are `name=value` pairs joined
 /// by `:`), or `None` when it names that setting already.

@@ -179,11 +179,11 @@ fn main() -> ExitCode {
         }
         Command::Convert(Deferred(args)) => {
             huge_pages::run_again_if_large(args.named_inputs());
-            remove_temporaries_on_interruption(if args.is_batch() {
-                Writers::Several
-            } else {
-                Writers::One
-            });
+            // A batch catches them once its inputs are gathered: a large file found in a
+            // folder may still make it start again (`huge_pages`).
+            if !args.is_batch() {
+                remove_temporaries_on_interruption(Writers::One);
+            }
             convert::run(&args)
         }
         Command::Pack(Deferred(PackArgs { command })) => {
@@ -200,7 +200,7 @@ fn main() -> ExitCode {
 
 /// How many threads of a command write outputs: what catching interruptions may cost.
 #[derive(Clone, Copy)]
-enum Writers {
+pub(crate) enum Writers {
     /// Only the main thread: signals are caught without a thread (`models::output`'s flags).
     One,
     /// A batch's threads: a handler thread, which takes the temporaries' lock.
@@ -215,7 +215,7 @@ enum Writers {
 /// instead: the handler ends the process at once while no temporary exists, and otherwise
 /// `models::output` removes them and exits at its next step (a write, a sync, a rename).
 #[cfg(unix)]
-fn remove_temporaries_on_interruption(writers: Writers) {
+pub(crate) fn remove_temporaries_on_interruption(writers: Writers) {
     let caught = match writers {
         Writers::Several => catch_on_a_thread(),
         Writers::One => catch_without_a_thread(),
@@ -261,7 +261,7 @@ fn catch_without_a_thread() -> std::io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn remove_temporaries_on_interruption(_: Writers) {}
+pub(crate) fn remove_temporaries_on_interruption(_: Writers) {}
 
 /// Prints an error on stderr; returns whether the result was Ok.
 fn report(result: Result<(), models::Error>) -> bool {

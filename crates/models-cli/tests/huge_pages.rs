@@ -157,14 +157,41 @@ fn what_counts_is_the_largest_named_input() {
     assert_eq!(notes(&out), 1, "{}", stderr(&out));
     std::fs::remove_dir_all(&packed).unwrap();
 
-    // A batch: each input named counts; folders are not looked into.
+    // A batch: each input named counts, and each file found in a folder, unless finding them
+    // printed something (it would be printed twice).
     let outs = dir.path().join("outs");
-    let batch = |inputs: &[&Path]| {
+    let batch = |inputs: &[&Path], more: &[&str]| {
         let mut args: Vec<&OsStr> = vec!["convert".as_ref(), "--out-dir".as_ref(), outs.as_ref()];
         args.extend(inputs.iter().map(|p| p.as_os_str()));
+        args.extend(more.iter().map(OsStr::new));
         args.push("--force".as_ref());
         run(&args, None)
     };
-    assert_eq!(notes(&batch(&[&small, &big])), 1);
-    assert_eq!(notes(&batch(&[dir.path()])), 0);
+    assert_eq!(notes(&batch(&[&small, &big], &[])), 1);
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::rename(&big, folder.join("big.smf")).unwrap();
+    let out = batch(&[&folder], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(notes(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("converted").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    std::fs::rename(&small, folder.join("small.smf")).unwrap();
+    let out = batch(&[&folder], &["--dry-run"]);
+    assert_eq!(notes(&out), 1, "{}", stderr(&out));
+    // A link to a folder is passed over with a note: no second start.
+    std::os::unix::fs::symlink(&outs, folder.join("linked")).unwrap();
+    let out = batch(&[&folder], &["--recursive"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("a link to a folder").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(notes(&out), 0, "{}", stderr(&out));
 }

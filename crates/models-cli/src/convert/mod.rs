@@ -577,6 +577,12 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         &args.password,
         matches!(target, Target::Model(_)),
     );
+    // The named files were checked at start; a large one found in a folder counts too, if
+    // starting again would print nothing twice.
+    if gathered.said_nothing() {
+        crate::huge_pages::run_again_for(gathered.largest);
+    }
+    crate::remove_temporaries_on_interruption(crate::Writers::Several);
     let failed = gathered.failed;
     let skipped = gathered.skipped;
     let base = match import::base_for(args, target) {
