@@ -10,10 +10,10 @@
 //! not: a small conversion gains nothing from huge pages, and clearing a whole 2 MiB page would
 //! cost it more than the pages it saves (BENCHMARKS.md).
 //!
-//! `convert` and `info` look at the files named on the command line first thing. A batch
-//! (`convert --out-dir`) also looks at the files it found in folders, once it has gathered
-//! them, if gathering printed nothing (else that would be printed twice); it catches
-//! interruptions only after that. `info` does not look into folders: it prints as it goes.
+//! `convert` and `info` look at the files named on the command line first thing. Then a batch
+//! (`convert --out-dir`) and `info` look at the files they found in folders, once gathered, if
+//! gathering printed nothing (else that would be printed twice); a batch catches interruptions
+//! only after that.
 //!
 //! `GLIBC_TUNABLES` naming `glibc.malloc.hugetlb` already, with any value, is left as it is:
 //! that is how the executed process knows not to do it again, and how a user opts out

@@ -51,16 +51,34 @@ impl Args {
 }
 
 pub(crate) fn run(args: &Args) -> bool {
+    // The folders are walked first (the walk of `convert --out-dir`: the same files, the same
+    // notes), before anything is printed: a large model found in one may make the run start
+    // again in huge pages (`huge_pages`), if the walks printed nothing.
+    let walked: Vec<Option<crate::gather::Gathered>> = args
+        .files
+        .iter()
+        .map(|path| {
+            path.is_dir().then(|| {
+                crate::gather::gather(
+                    std::slice::from_ref(path),
+                    args.recursive,
+                    &args.password,
+                    false,
+                )
+            })
+        })
+        .collect();
+    if walked
+        .iter()
+        .flatten()
+        .all(crate::gather::Gathered::said_nothing)
+    {
+        let largest = walked.iter().flatten().map(|g| g.largest).max();
+        crate::huge_pages::run_again_for(largest.unwrap_or(0));
+    }
     let mut ok = true;
-    for path in &args.files {
-        if path.is_dir() {
-            // The folder walk of `convert --out-dir`: the same files, the same notes.
-            let gathered = crate::gather::gather(
-                std::slice::from_ref(path),
-                args.recursive,
-                &args.password,
-                false,
-            );
+    for (path, walked) in args.files.iter().zip(walked) {
+        if let Some(gathered) = walked {
             ok &= gathered.failed == 0;
             for input in gathered.inputs {
                 ok &= one_file(args, &input.path);

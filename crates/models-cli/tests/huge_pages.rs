@@ -183,6 +183,16 @@ fn what_counts_is_the_largest_named_input() {
     std::fs::rename(&small, folder.join("small.smf")).unwrap();
     let out = batch(&[&folder], &["--dry-run"]);
     assert_eq!(notes(&out), 1, "{}", stderr(&out));
+    // `info` walks its folders first, then reports each model once.
+    let out = run(&[OsStr::new("info"), folder.as_ref()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(notes(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).matches("big.smf").count(),
+        1,
+        "{}",
+        stdout(&out)
+    );
     // A link to a folder is passed over with a note: no second start.
     std::os::unix::fs::symlink(&outs, folder.join("linked")).unwrap();
     let out = batch(&[&folder], &["--recursive"]);
@@ -194,4 +204,11 @@ fn what_counts_is_the_largest_named_input() {
         stderr(&out)
     );
     assert_eq!(notes(&out), 0, "{}", stderr(&out));
+    let out = run(
+        &[OsStr::new("info"), "--recursive".as_ref(), folder.as_ref()],
+        None,
+    );
+    let said = stderr(&out);
+    assert_eq!(said.matches("a link to a folder").count(), 1, "{said}");
+    assert_eq!(notes(&out), 0, "{said}");
 }
