@@ -27,6 +27,11 @@ fn notes(out: &Output) -> usize {
     stderr(out).matches(NOTE).count()
 }
 
+/// Fails unless `what` stands exactly once in `text`.
+fn once(text: &str, what: &str) {
+    assert_eq!(text.matches(what).count(), 1, "{what:?} in:\n{text}");
+}
+
 /// A static SMF of `tori` tori (about 245 KB each).
 fn write_model(path: &Path, tori: u32) {
     let geometry = large_models::geometry::tori(tori, 60, 60, 0.0);
@@ -57,12 +62,7 @@ fn a_large_input_runs_again_once_and_converts_the_same() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(
-        stderr(&out).matches("wrote ").count(),
-        1,
-        "{}",
-        stderr(&out)
-    );
+    once(&stderr(&out), "wrote ");
 
     // Other tunables are kept, the setting added after them.
     let kept = dir.path().join("kept.glb");
@@ -174,12 +174,7 @@ fn what_counts_is_the_largest_named_input() {
     let out = batch(&[&folder], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(notes(&out), 1, "{}", stderr(&out));
-    assert_eq!(
-        stderr(&out).matches("converted").count(),
-        1,
-        "{}",
-        stderr(&out)
-    );
+    once(&stderr(&out), "converted");
     std::fs::rename(&small, folder.join("small.smf")).unwrap();
     let out = batch(&[&folder], &["--dry-run"]);
     assert_eq!(notes(&out), 1, "{}", stderr(&out));
@@ -187,28 +182,17 @@ fn what_counts_is_the_largest_named_input() {
     let out = run(&[OsStr::new("info"), folder.as_ref()], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(notes(&out), 1, "{}", stderr(&out));
-    assert_eq!(
-        stdout(&out).matches("big.smf").count(),
-        1,
-        "{}",
-        stdout(&out)
-    );
+    once(&stdout(&out), "big.smf");
     // A link to a folder is passed over with a note: no second start.
     std::os::unix::fs::symlink(&outs, folder.join("linked")).unwrap();
     let out = batch(&[&folder], &["--recursive"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(
-        stderr(&out).matches("a link to a folder").count(),
-        1,
-        "{}",
-        stderr(&out)
-    );
+    once(&stderr(&out), "a link to a folder");
     assert_eq!(notes(&out), 0, "{}", stderr(&out));
     let out = run(
         &[OsStr::new("info"), "--recursive".as_ref(), folder.as_ref()],
         None,
     );
-    let said = stderr(&out);
-    assert_eq!(said.matches("a link to a folder").count(), 1, "{said}");
-    assert_eq!(notes(&out), 0, "{said}");
+    once(&stderr(&out), "a link to a folder");
+    assert_eq!(notes(&out), 0, "{}", stderr(&out));
 }
