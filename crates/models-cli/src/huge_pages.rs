@@ -22,7 +22,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-/// The size from which the largest named input makes the run execute itself again: where the
+/// The size from which the largest input makes the run execute itself again: where the
 /// saved page faults outweigh starting anew. Measured on generated SMF models (CPU time, 30
 /// alternating runs): 3.9 MB gains 0.7 ms, 5.9 MB 1.8 ms, 8.3 MB 3.7 ms, against 0.5 ms for the
 /// new start.
