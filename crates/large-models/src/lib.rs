@@ -20,6 +20,7 @@
 pub mod bench;
 pub mod bmf;
 pub mod elem;
+mod filter;
 pub mod geometry;
 pub mod mdl;
 pub mod obj;
@@ -28,6 +29,8 @@ pub mod smf;
 
 /// Any generator failure (a writer refusing the model, a count that does not fit).
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+pub use filter::bench_filter;
 
 /// A named generator of one file.
 #[derive(Clone, Copy)]

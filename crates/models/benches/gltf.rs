@@ -25,9 +25,13 @@ fn bench(c: &mut Criterion) {
         ("elem", large_models::elem::large_static),
         ("skm", large_models::skm::large_static),
     ];
+    // Generating a large model takes seconds: a filter that names formats generates only those.
+    let filter =
+        large_models::bench_filter().filter(|f| formats.iter().any(|(x, _)| f.contains(x)));
+    let wanted = |name: &str| filter.as_ref().is_none_or(|f| f.contains(name));
     let mut g = c.benchmark_group("gltf_export");
     g.sample_size(10);
-    for (name, generate) in formats {
+    for (name, generate) in formats.into_iter().filter(|(name, _)| wanted(name)) {
         let bytes = generate().expect("the large model generates");
         let doc = models::from_bytes(&bytes).expect("the large model reads");
         let glb = to_glb(
@@ -73,7 +77,7 @@ fn bench(c: &mut Criterion) {
     // output memory.
     let mut g = c.benchmark_group("gltf_export_stream");
     g.sample_size(10);
-    for (name, generate) in formats.into_iter().take(2) {
+    for (name, generate) in formats.into_iter().take(2).filter(|(name, _)| wanted(name)) {
         let bytes = generate().expect("the large model generates");
         let doc = models::from_bytes(&bytes).expect("the large model reads");
         g.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -92,7 +96,7 @@ fn bench(c: &mut Criterion) {
     // (huge pages), which `gltf_export` pays.
     let mut g = c.benchmark_group("gltf_export_into");
     g.sample_size(10);
-    for (name, generate) in formats.into_iter().take(3) {
+    for (name, generate) in formats.into_iter().take(3).filter(|(name, _)| wanted(name)) {
         let bytes = generate().expect("the large model generates");
         let doc = models::from_bytes(&bytes).expect("the large model reads");
         let mut glb = Vec::new();

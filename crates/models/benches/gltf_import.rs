@@ -27,7 +27,8 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("gltf_import");
     g.sample_size(10);
     let options = ImportOptions::default();
-    let filter = filter().filter(|f| formats.iter().any(|(x, _)| f.contains(x.name())));
+    let filter =
+        large_models::bench_filter().filter(|f| formats.iter().any(|(x, _)| f.contains(x.name())));
     for (format, generate) in formats {
         let name = format.name();
         // Generating a large model takes seconds: skip the formats the filter leaves out.
@@ -70,14 +71,6 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.finish();
-}
-
-/// The benchmark filter given on the command line (the first argument that is not an option),
-/// if any. When its text names formats (`'smf|bmf'`, `read_glb_smf`), only those are
-/// generated; a filter naming none (`parse`) keeps them all. An approximation of criterion's
-/// regex match that never skips a format the filter could select.
-fn filter() -> Option<String> {
-    std::env::args().skip(1).find(|a| !a.starts_with('-'))
 }
 
 criterion_group!(benches, bench);
