@@ -7,6 +7,7 @@
 //! `::` whose left side is an existing pack file, so a plain file whose name holds `::`
 //! still works.
 
+use crate::said::Said;
 use models::output::{write_new_file, Overwrite};
 use models::pack::{Entry, Key, Pack};
 use models::{Format, Parsed};
@@ -29,7 +30,7 @@ impl PasswordArg {
     /// The key, with a warning when the engine would replace the passphrase by its default.
     pub(crate) fn key(&self) -> Result<Key, String> {
         let key = Key::new(self.password.as_deref()).map_err(|e| format!("--password: {e}"))?;
-        if self.password.is_some() && key.is_default() {
+        if self.password.is_some() && key.is_default() && !crate::said::is_quiet() {
             eprintln!(
                 "warning: --password is shorter than 8 bytes in CP932: the engine uses its default passphrase instead, and so does models"
             );
@@ -117,14 +118,14 @@ pub(crate) fn is_pack(path: &Path) -> bool {
         .is_ok_and(|head| models::detect_container(&head) == Some(models::Container::Pack))
 }
 
-/// Reads a pack file and parses it with `key`, printing its reader warnings. The caller keeps
-/// the bytes; the pack borrows them.
+/// Reads a pack file and parses it with `key`, printing its reader warnings as every file's
+/// are (grouped by kind, each with `-v`, none with `-q`, names from the file escaped). The
+/// caller keeps the bytes; the pack borrows them.
 fn read_pack<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<Pack<'a>, String> {
     let (pack, warnings) = Pack::from_bytes_with_warnings(bytes, key.clone())
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    for w in warnings {
-        eprintln!("warning: {}: {w}", path.display());
-    }
+    let said: Vec<Said> = warnings.iter().map(Said::reader).collect();
+    crate::said::print(path, &said);
     Ok(pack)
 }
 
@@ -171,11 +172,11 @@ fn check_passphrase(path: &Path, pack: &Pack<'_>) {
         }
     }
     if let Some(first) = bad.first() {
-        eprintln!(
-            "warning: {}: {} of {checked} encrypted model or image entries do not start with their format's magic after decryption (first: `{first}`): wrong passphrase? (--password)",
-            path.display(),
+        let text = format!(
+            "{} of {checked} encrypted model or image entries do not start with their format's magic after decryption (first: `{first}`): wrong passphrase? (--password)",
             bad.len()
         );
+        crate::said::print(path, &[Said::cli(&text)]);
     }
 }
 
@@ -204,7 +205,11 @@ fn list(path: &Path, password: &PasswordArg, as_json: bool) -> Result<bool, Stri
             } else {
                 "plain"
             };
-            outln!("{:>10}  {flag:<9}  {}", entry.size(), entry.name());
+            outln!(
+                "{:>10}  {flag:<9}  {}",
+                entry.size(),
+                crate::said::escape(&entry.name())
+            );
         }
     }
     check_passphrase(path, &pack);
@@ -265,7 +270,8 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
         match outcome {
             Ok(()) => written += 1,
             Err(e) => {
-                eprintln!("error: {e}");
+                // The entry's name is the file's: escaped, as every name from a file is.
+                eprintln!("error: {}", crate::said::escape(&e));
                 failed += 1;
             }
         }
@@ -496,8 +502,9 @@ pub(crate) fn models_inside(
         match safe_relative_path(&name) {
             Ok(rel) => models.push((inner_path(path, &name), rel)),
             Err(why) => eprintln!(
-                "error: {}: entry `{name}` refused as an output path: {why}",
-                path.display()
+                "error: {}: entry `{}` refused as an output path: {why}",
+                path.display(),
+                crate::said::escape(&name)
             ),
         }
     }
@@ -513,7 +520,10 @@ pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> 
     for entry in by_name(&pack) {
         let name = entry.name();
         if let Some(format) = models::detect_with_hint(&entry.head(64), &*name) {
-            outln!("{}: {format}", inner_path(path, &name).display());
+            outln!(
+                "{}: {format}",
+                crate::said::escape(&inner_path(path, &name).display().to_string())
+            );
         }
     }
     check_passphrase(path, &pack);

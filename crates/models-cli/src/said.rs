@@ -34,6 +34,11 @@ pub(crate) fn is_verbose() -> bool {
     verbosity() == Verbosity::Verbose
 }
 
+/// Whether `-q` was given: no warning or note is printed.
+pub(crate) fn is_quiet() -> bool {
+    verbosity() == Verbosity::Quiet
+}
+
 /// One warning: its text, the key of its kind (warnings of one kind differ only in numbers
 /// and quoted names), and whether it is a note.
 #[derive(Debug, Clone)]
@@ -44,8 +49,9 @@ pub(crate) struct Said {
 }
 
 impl Said {
-    /// A reader's typed warning: its kind is its variant (`Mdl(CurveTarget…)`).
-    pub(crate) fn reader(w: &models::Warning) -> Self {
+    /// A reader's typed warning (a model reader's, or the pack reader's): its kind is its
+    /// variant (`Mdl(CurveTarget…)`, `DataCrcMismatch`).
+    pub(crate) fn reader(w: &(impl std::fmt::Debug + std::fmt::Display)) -> Self {
         // `Mdl(NonBoneCurve { .. })` → `Mdl(NonBoneCurve`; a crate whose warning is a struct
         // with a `kind` field (`Smf(Warning { offset: 24, kind: UnknownChunk { .. } })`) →
         // `Smf(UnknownChunk`.

@@ -385,3 +385,121 @@ fn models_in_a_pack_are_detected_summarised_and_converted() {
         stderr(&wrong)
     );
 }
+
+/// A pack's own warnings are said as every file's are: grouped by kind by default, each with
+/// `-v`, none with `-q` (the pack fixtures: three entries with a zero `DataCrc`, and entries
+/// under a passphrase read without it).
+#[test]
+fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
+    let zero_crc = fixture("pack", "zero_data_crc.Pack");
+    let passphrase = fixture("pack", "passphrase.Pack");
+    for command in ["list", "detect", "info"] {
+        let args = |flag: &'static str, pack: &Path| -> Vec<String> {
+            let mut v: Vec<String> = Vec::new();
+            if !flag.is_empty() {
+                v.push(flag.into());
+            }
+            if command == "list" {
+                v.push("pack".into());
+            }
+            v.push(command.into());
+            v.push(pack.display().to_string());
+            v
+        };
+        let run = |flag: &'static str, pack: &Path| {
+            let a = args(flag, pack);
+            let refs: Vec<&dyn AsRef<std::ffi::OsStr>> =
+                a.iter().map(|s| s as &dyn AsRef<std::ffi::OsStr>).collect();
+            let out = models(&refs);
+            assert_eq!(out.status.code(), Some(0), "{command}: {}", stderr(&out));
+            stderr(&out)
+        };
+        let grouped = run("", &zero_crc);
+        assert_eq!(
+            grouped.matches("DataCrc of").count(),
+            1,
+            "{command}: {grouped}"
+        );
+        assert!(
+            grouped.contains("(and 2 more like it; -v lists each)"),
+            "{command}: {grouped}"
+        );
+        let each = run("-v", &zero_crc);
+        assert_eq!(each.matches("DataCrc of").count(), 3, "{command}: {each}");
+        for flag in ["", "-v"] {
+            let doubt = run(flag, &passphrase);
+            assert_eq!(
+                doubt.matches("wrong passphrase?").count(),
+                1,
+                "{command} {flag}: {doubt}"
+            );
+        }
+        for pack in [&zero_crc, &passphrase] {
+            let quiet = run("-q", pack);
+            assert!(!quiet.contains("warning"), "{command} -q: {quiet}");
+        }
+    }
+    // The engine's fallback for a short passphrase is a warning too: silent with -q.
+    let short = |flag: &str| {
+        let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = Vec::new();
+        if !flag.is_empty() {
+            a.push(&flag);
+        }
+        a.extend([
+            &"pack" as &dyn AsRef<_>,
+            &"list",
+            &zero_crc,
+            &"--password",
+            &"short",
+        ]);
+        stderr(&models(&a))
+    };
+    assert!(short("").contains("--password is shorter than 8 bytes"));
+    assert!(!short("-q").contains("warning"), "{}", short("-q"));
+}
+
+/// Names from a pack reach the terminal escaped, as every name from a file does: a control
+/// sequence in an entry name cannot clear the screen of `pack list`, `detect`, `info` or
+/// `pack extract`.
+#[test]
+fn entry_names_with_control_characters_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let smf = test_support::read(&fixture("smf", "collision_box.smf"));
+    let mut pack = Pack::new(Key::new(None).unwrap());
+    for name in ["Model\\\u{1b}[2Jevil.smf", "..\\\u{1b}[2Jout.smf"] {
+        pack.push(Entry::new(name, smf.as_slice(), true).unwrap());
+    }
+    let path = dir.path().join("evil.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let out_dir = dir.path().join("out");
+    for args in [
+        vec!["pack", "list"],
+        vec!["detect"],
+        vec!["info"],
+        vec!["pack", "extract"],
+        vec!["convert", "--out-dir"],
+    ] {
+        let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = args
+            .iter()
+            .map(|s| s as &dyn AsRef<std::ffi::OsStr>)
+            .collect();
+        let extracting = args.contains(&"extract");
+        if args.contains(&"--out-dir") {
+            a.push(&out_dir);
+        }
+        a.push(&path);
+        if extracting {
+            a.push(&out_dir);
+        }
+        let out = models(&a);
+        let (o, e) = (stdout(&out), stderr(&out));
+        assert!(
+            !o.contains('\u{1b}') && !e.contains('\u{1b}'),
+            "{args:?}: {o:?} {e:?}"
+        );
+        assert!(
+            format!("{o}{e}").contains("\\u{1b}[2J"),
+            "{args:?}: the name is shown, escaped: {o:?} {e:?}"
+        );
+    }
+}
