@@ -6,8 +6,9 @@ mod common;
 use common::*;
 
 use models::pack::{Entry, Key, Pack};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 const PASS: &str = "電車でGO!パスワード";
 
@@ -386,6 +387,14 @@ fn models_in_a_pack_are_detected_summarised_and_converted() {
     );
 }
 
+/// `models` with these arguments, an empty one left out (no flag given).
+fn run_with(args: &[&OsStr]) -> Output {
+    Command::new(BIN)
+        .args(args.iter().filter(|a| !a.is_empty()))
+        .output()
+        .expect("the models binary runs")
+}
+
 /// A pack's own warnings are said as every file's are: grouped by kind by default, each with
 /// `-v`, none with `-q` (the pack fixtures: three entries with a zero `DataCrc`, and entries
 /// under a passphrase read without it).
@@ -393,74 +402,61 @@ fn models_in_a_pack_are_detected_summarised_and_converted() {
 fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
     let zero_crc = fixture("pack", "zero_data_crc.Pack");
     let passphrase = fixture("pack", "passphrase.Pack");
-    for command in ["list", "detect", "info"] {
-        let args = |flag: &'static str, pack: &Path| -> Vec<String> {
-            let mut v: Vec<String> = Vec::new();
-            if !flag.is_empty() {
-                v.push(flag.into());
-            }
-            if command == "list" {
-                v.push("pack".into());
-            }
-            v.push(command.into());
-            v.push(pack.display().to_string());
-            v
-        };
-        let run = |flag: &'static str, pack: &Path| {
-            let a = args(flag, pack);
-            let refs: Vec<&dyn AsRef<std::ffi::OsStr>> =
-                a.iter().map(|s| s as &dyn AsRef<std::ffi::OsStr>).collect();
-            let out = models(&refs);
-            assert_eq!(out.status.code(), Some(0), "{command}: {}", stderr(&out));
+    for command in [&["pack", "list"][..], &["detect"], &["info"]] {
+        let said = |flag: &str, pack: &Path| {
+            let mut args: Vec<&OsStr> = vec![flag.as_ref()];
+            args.extend(command.iter().map(OsStr::new));
+            args.push(pack.as_os_str());
+            let out = run_with(&args);
+            assert_eq!(out.status.code(), Some(0), "{command:?}: {}", stderr(&out));
             stderr(&out)
         };
-        let grouped = run("", &zero_crc);
+        let grouped = said("", &zero_crc);
         assert_eq!(
             grouped.matches("DataCrc of").count(),
             1,
-            "{command}: {grouped}"
+            "{command:?}: {grouped}"
         );
         assert!(
             grouped.contains("(and 2 more like it; -v lists each)"),
-            "{command}: {grouped}"
+            "{command:?}: {grouped}"
         );
-        let each = run("-v", &zero_crc);
-        assert_eq!(each.matches("DataCrc of").count(), 3, "{command}: {each}");
+        let each = said("-v", &zero_crc);
+        assert_eq!(each.matches("DataCrc of").count(), 3, "{command:?}: {each}");
         for flag in ["", "-v"] {
-            let doubt = run(flag, &passphrase);
+            let doubt = said(flag, &passphrase);
             assert_eq!(
                 doubt.matches("wrong passphrase?").count(),
                 1,
-                "{command} {flag}: {doubt}"
+                "{command:?} {flag}: {doubt}"
             );
         }
         for pack in [&zero_crc, &passphrase] {
-            let quiet = run("-q", pack);
-            assert!(!quiet.contains("warning"), "{command} -q: {quiet}");
+            let quiet = said("-q", pack);
+            assert!(!quiet.contains("warning"), "{command:?} -q: {quiet}");
         }
     }
     // The engine's fallback for a short passphrase is a warning too: silent with -q.
     let short = |flag: &str| {
-        let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = Vec::new();
-        if !flag.is_empty() {
-            a.push(&flag);
-        }
-        a.extend([
-            &"pack" as &dyn AsRef<_>,
-            &"list",
-            &zero_crc,
-            &"--password",
-            &"short",
-        ]);
-        stderr(&models(&a))
+        let list = ["pack", "list"].map(OsStr::new);
+        let password = ["--password", "short"].map(OsStr::new);
+        stderr(&run_with(
+            &[
+                &[OsStr::new(flag)][..],
+                &list,
+                &[zero_crc.as_os_str()],
+                &password,
+            ]
+            .concat(),
+        ))
     };
     assert!(short("").contains("--password is shorter than 8 bytes"));
     assert!(!short("-q").contains("warning"), "{}", short("-q"));
 }
 
 /// Names from a pack reach the terminal escaped, as every name from a file does: a control
-/// sequence in an entry name cannot clear the screen of `pack list`, `detect`, `info` or
-/// `pack extract`.
+/// sequence in an entry name cannot clear the screen through `pack list`, `detect`, `info`,
+/// `pack extract` or a batch.
 #[test]
 fn entry_names_with_control_characters_are_escaped() {
     let dir = tempfile::tempdir().unwrap();
@@ -471,28 +467,17 @@ fn entry_names_with_control_characters_are_escaped() {
     }
     let path = dir.path().join("evil.Pack");
     std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
-    let out_dir = dir.path().join("out");
+    let (pack, out) = (path.as_os_str(), dir.path().join("out"));
+    let out = out.as_os_str();
     for args in [
-        vec!["pack", "list"],
-        vec!["detect"],
-        vec!["info"],
-        vec!["pack", "extract"],
-        vec!["convert", "--out-dir"],
+        vec![OsStr::new("pack"), OsStr::new("list"), pack],
+        vec![OsStr::new("detect"), pack],
+        vec![OsStr::new("info"), pack],
+        vec![OsStr::new("pack"), OsStr::new("extract"), pack, out],
+        vec![OsStr::new("convert"), OsStr::new("--out-dir"), out, pack],
     ] {
-        let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = args
-            .iter()
-            .map(|s| s as &dyn AsRef<std::ffi::OsStr>)
-            .collect();
-        let extracting = args.contains(&"extract");
-        if args.contains(&"--out-dir") {
-            a.push(&out_dir);
-        }
-        a.push(&path);
-        if extracting {
-            a.push(&out_dir);
-        }
-        let out = models(&a);
-        let (o, e) = (stdout(&out), stderr(&out));
+        let run = run_with(&args);
+        let (o, e) = (stdout(&run), stderr(&run));
         assert!(
             !o.contains('\u{1b}') && !e.contains('\u{1b}'),
             "{args:?}: {o:?} {e:?}"
