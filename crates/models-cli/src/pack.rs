@@ -27,13 +27,17 @@ pub(crate) struct PasswordArg {
 }
 
 impl PasswordArg {
-    /// The key, with a warning when the engine would replace the passphrase by its default.
+    /// The key, with a warning when the engine would replace the passphrase by its default:
+    /// once a run, though a batch asks for the key for every pack and every model in it.
     pub(crate) fn key(&self) -> Result<Key, String> {
+        static SAID: std::sync::Once = std::sync::Once::new();
         let key = Key::new(self.password.as_deref()).map_err(|e| format!("--password: {e}"))?;
         if self.password.is_some() && key.is_default() && !crate::said::is_quiet() {
-            eprintln!(
-                "warning: --password is shorter than 8 bytes in CP932: the engine uses its default passphrase instead, and so does models"
-            );
+            SAID.call_once(|| {
+                eprintln!(
+                    "warning: --password is shorter than 8 bytes in CP932: the engine uses its default passphrase instead, and so does models"
+                );
+            });
         }
         Ok(key)
     }

@@ -452,6 +452,26 @@ fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
     };
     assert!(short("").contains("--password is shorter than 8 bytes"));
     assert!(!short("-q").contains("warning"), "{}", short("-q"));
+    // Once a run, though a batch asks for the key for the pack and for each model in it.
+    let dir = tempfile::tempdir().unwrap();
+    let batch = run_with(
+        &[
+            "convert",
+            "--out-dir",
+            dir.path().to_str().unwrap(),
+            fixture("pack", "models.Pack").to_str().unwrap(),
+            "--password",
+            "short",
+        ]
+        .map(OsStr::new),
+    );
+    assert_eq!(batch.status.code(), Some(0), "{}", stderr(&batch));
+    assert_eq!(
+        stderr(&batch).matches("--password is shorter").count(),
+        1,
+        "{}",
+        stderr(&batch)
+    );
 }
 
 /// Names from a pack reach the terminal escaped, as every name from a file does: a control
