@@ -13,6 +13,7 @@ use models::pack::{Entry, Key, Pack};
 use models::{Format, Parsed};
 use serde_json::json;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// The separator between a pack's path and an entry name.
 pub(crate) const INNER_SEPARATOR: &str = "::";
@@ -128,9 +129,24 @@ pub(crate) fn is_pack(path: &Path) -> bool {
 fn read_pack<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<Pack<'a>, String> {
     let (pack, warnings) = Pack::from_bytes_with_warnings(bytes, key.clone())
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let said: Vec<Said> = warnings.iter().map(Said::reader).collect();
-    crate::said::print(path, &said);
+    if !warnings.is_empty() && first_warnings_of(path) {
+        let said: Vec<Said> = warnings.iter().map(Said::reader).collect();
+        crate::said::print(path, &said);
+    }
     Ok(pack)
+}
+
+/// Whether this run has not yet said `path`'s own warnings (and now counts them as said). A
+/// batch reads a pack once to find its models, then again for each model it converts, on
+/// several threads: the pack's table is the same each time, so its warnings are said once.
+fn first_warnings_of(path: &Path) -> bool {
+    static SAID: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(PoisonError::into_inner);
+    if said.iter().any(|p| p == path) {
+        return false;
+    }
+    said.push(path.to_path_buf());
+    true
 }
 
 /// A whole file, read only if it is a regular one (no FIFO, device or folder), into a mapping

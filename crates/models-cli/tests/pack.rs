@@ -436,6 +436,24 @@ fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
             assert!(!quiet.contains("warning"), "{command:?} -q: {quiet}");
         }
     }
+    // A batch reads the pack once to find its models and again for each: said once.
+    let dir = tempfile::tempdir().unwrap();
+    let batch = run_with(
+        &[
+            "convert",
+            "--out-dir",
+            dir.path().to_str().unwrap(),
+            zero_crc.to_str().unwrap(),
+        ]
+        .map(OsStr::new),
+    );
+    assert_eq!(batch.status.code(), Some(0), "{}", stderr(&batch));
+    assert_eq!(
+        stderr(&batch).matches("DataCrc of").count(),
+        1,
+        "{}",
+        stderr(&batch)
+    );
     // The engine's fallback for a short passphrase is a warning too: silent with -q.
     let short = |flag: &str| {
         let list = ["pack", "list"].map(OsStr::new);
