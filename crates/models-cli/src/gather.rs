@@ -24,6 +24,12 @@ pub(crate) struct Gathered {
     pub(crate) skipped: usize,
     /// Pack arguments opened (which may print warnings of their own).
     pub(crate) packs: usize,
+    /// Packs found in folders, which a walk does not open (said in a note for each folder).
+    packs_in_folders: usize,
+    /// Folders in which nothing was found (each said in a note).
+    empty_folders: usize,
+    /// Sub-folders a walk without `--recursive` did not enter (named in the empty note).
+    folders_not_walked: usize,
     /// The size of the largest file input (not counting models inside packs).
     pub(crate) largest: u64,
 }
@@ -31,7 +37,7 @@ pub(crate) struct Gathered {
 impl Gathered {
     /// Whether gathering printed nothing: no error, no note, no pack opened.
     pub(crate) fn said_nothing(&self) -> bool {
-        self.failed == 0 && self.skipped == 0 && self.packs == 0
+        self.failed == 0 && self.skipped == 0 && self.packs == 0 && self.empty_folders == 0
     }
 
     /// Adds a file input of `len` bytes.
@@ -112,9 +118,42 @@ pub(crate) fn gather(
             recursive,
             with_gltf,
         };
+        let before = (
+            gathered.inputs.len(),
+            gathered.packs_in_folders,
+            gathered.folders_not_walked,
+        );
         walk_folder(&walk, folder, &mut gathered);
+        say_what_a_walk_left(&walk, before, &mut gathered);
     }
     gathered
+}
+
+/// The notes after walking one folder argument, so that nothing is passed over in silence:
+/// the packs in it, which a walk does not open (each would need its own output folder and
+/// passphrase), counted as skipped entries; or that it held no model file at all. `before`:
+/// the inputs, packs and sub-folders not walked counted before this walk.
+fn say_what_a_walk_left(
+    walk: &Walk<'_>,
+    (inputs, packs, folders): (usize, usize, usize),
+    found: &mut Gathered,
+) {
+    let packs = found.packs_in_folders - packs;
+    let top = said::escape(&walk.top.display().to_string());
+    if packs > 0 {
+        eprintln!(
+            "note: {top}: {packs} pack(s) not opened: a folder walk takes model files; name a pack to convert or list the models in it"
+        );
+        found.skipped += packs;
+    } else if found.inputs.len() == inputs {
+        let hint = if found.folders_not_walked > folders {
+            " (--recursive walks its sub-folders)"
+        } else {
+            ""
+        };
+        eprintln!("note: {top}: no model file found{hint}");
+        found.empty_folders += 1;
+    }
 }
 
 /// The deepest folder that contains every path given (all absolute).
@@ -169,6 +208,8 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
         if file_type.is_some_and(|t| t.is_dir()) {
             if walk.recursive {
                 walk_folder(walk, &path, found);
+            } else {
+                found.folders_not_walked += 1;
             }
             continue;
         }
@@ -185,6 +226,10 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
         }
         let is_gltf = walk.with_gltf && models::gltf::Container::from_path(&path).is_some();
         if Format::from_path(&path).is_none() && !is_gltf {
+            let is_pack = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("pack"));
+            found.packs_in_folders += usize::from(is_pack);
             continue;
         }
         match target.map(|m| (models::input::not_regular_kind(&m), m.len())) {

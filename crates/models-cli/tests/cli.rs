@@ -337,6 +337,55 @@ fn info_of_a_folder_lists_its_models() {
     assert_eq!(stdout(&o).lines().count(), files, "{}", stdout(&o));
 }
 
+/// A folder walk says what it passed over, for `info` and a batch alike: the packs in a folder
+/// (not opened: counted as skipped), and a folder with no model file (with a hint when it has
+/// sub-folders a walk without `--recursive` did not enter).
+#[test]
+fn a_folder_walk_says_which_packs_it_did_not_open_and_when_it_found_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (packs, empty, nested) = (
+        dir.path().join("packs"),
+        dir.path().join("empty"),
+        dir.path().join("nested"),
+    );
+    for d in [&packs, &empty, &nested.join("sub")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::copy(fixture("pack", "models.Pack"), packs.join("Data.PACK")).unwrap();
+    std::fs::copy(
+        fixture("bmf", "static_cube.bmf"),
+        nested.join("sub").join("cube.bmf"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let not_opened = "1 pack(s) not opened";
+    let info = models(&[&"info", &packs]);
+    assert!(info.status.success() && stderr(&info).contains(not_opened));
+    let batch = models(&[&"convert", &"--out-dir", &out, &packs]);
+    assert!(batch.status.success(), "{}", stderr(&batch));
+    assert!(stderr(&batch).contains(not_opened), "{}", stderr(&batch));
+    assert!(
+        stderr(&batch).contains("skipped 1 folder entries"),
+        "{}",
+        stderr(&batch)
+    );
+    let nothing = stderr(&models(&[&"info", &empty]));
+    assert!(nothing.contains("no model file found\n"), "{nothing}");
+    let hint = stderr(&models(&[&"info", &nested]));
+    assert!(
+        hint.contains("no model file found (--recursive walks its sub-folders)"),
+        "{hint}"
+    );
+    let walked = models(&[&"info", &"--recursive", &nested]);
+    assert!(walked.status.success());
+    assert!(
+        !stderr(&walked).contains("no model file"),
+        "{}",
+        stderr(&walked)
+    );
+    assert!(stdout(&walked).contains("cube.bmf"), "{}", stdout(&walked));
+}
+
 #[test]
 fn help_names_the_formats_and_wrote_names_every_file() {
     let help = stdout(&models(&[&"--help"]));
