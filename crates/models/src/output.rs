@@ -568,7 +568,7 @@ fn write_temporary(
     let dir = folder_of(path);
     // Errors name the folder or the final output, which the user chose, not the temporary
     // file (which is removed on every error path).
-    let temporary = Temporary::new_in(dir).map_err(|e| Error::Io(without_path(e)).at(dir))?;
+    let temporary = Temporary::new_in(dir).map_err(|e| Error::Io(folder_error(dir, e)).at(dir))?;
     let Some(file) = temporary.file.as_ref() else {
         return Err(Error::Io(std::io::Error::other("temporary file closed")).at(path));
     };
@@ -618,6 +618,21 @@ fn sync_folder(path: &Path) {
 /// The OS error alone: `tempfile` wraps its errors in one that adds the temporary file's path
 /// (and hides the OS error code), which would repeat or contradict the path the caller reports.
 /// Such an error is replaced by its kind ("permission denied"), unless the kind says nothing.
+/// Why no temporary file could be made in `dir`, in the system's words where it has them.
+/// tempfile wraps the system's error with the temporary's path, and [`without_path`] can keep
+/// only its kind ("entity not found"); the folder's own `stat` says plainly that it does not
+/// exist or cannot be reached ("No such file or directory", "Permission denied"), and a file
+/// in its place is "not a folder".
+fn folder_error(dir: &Path, e: std::io::Error) -> std::io::Error {
+    match std::fs::metadata(dir) {
+        Err(stat) => stat,
+        Ok(m) if !m.is_dir() => {
+            std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder")
+        }
+        Ok(_) => without_path(e),
+    }
+}
+
 fn without_path(e: std::io::Error) -> std::io::Error {
     if let Some(code) = e.raw_os_error() {
         return std::io::Error::from_raw_os_error(code);
