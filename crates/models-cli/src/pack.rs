@@ -581,7 +581,7 @@ pub(crate) fn info(
     }
     if found == 0 {
         eprintln!(
-            "{}: no model among its {} entries",
+            "note: {}: no model among its {} entries",
             path.display(),
             pack.entries.len()
         );

@@ -146,7 +146,11 @@ fn convert_into_a_missing_folder_fails_cleanly() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no/such/dir"), "{}", stderr(&out));
     // In the system's words, not the bare kind that tempfile's wrapping leaves.
-    assert!(!stderr(&out).contains("entity not found"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("entity not found"),
+        "{}",
+        stderr(&out)
+    );
     // A file where the folder should be.
     let file = dir.path().join("a_file");
     std::fs::write(&file, b"x").unwrap();

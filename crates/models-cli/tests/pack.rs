@@ -436,6 +436,14 @@ fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
             assert!(!quiet.contains("warning"), "{command:?} -q: {quiet}");
         }
     }
+    // Nothing to report in a pack is said in a note, as for a folder.
+    let info = stderr(&run_with(&[OsStr::new("info"), passphrase.as_os_str()]));
+    let last = info.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("note: ")
+            && last.ends_with("passphrase.Pack: no model among its 3 entries"),
+        "{info}"
+    );
     // A batch reads the pack once to find its models and again for each: said once.
     let dir = tempfile::tempdir().unwrap();
     let batch = run_with(
