@@ -40,10 +40,37 @@ impl Gathered {
         self.failed == 0 && self.skipped == 0 && self.packs == 0 && self.empty_folders == 0
     }
 
+    /// The counts a folder walk's notes compare before and after it.
+    fn tally(&self) -> Tally {
+        Tally {
+            inputs: self.inputs.len(),
+            said: self.failed + self.skipped,
+            packs: self.packs_in_folders,
+            folders_not_walked: self.folders_not_walked,
+        }
+    }
+
     /// Adds a file input of `len` bytes.
     fn push(&mut self, input: Input, len: u64) {
         self.largest = self.largest.max(len);
         self.inputs.push(input);
+    }
+}
+
+/// [`Gathered`]'s counts at one moment.
+#[derive(Clone, Copy)]
+struct Tally {
+    inputs: usize,
+    /// Errors and skip notes printed.
+    said: usize,
+    packs: usize,
+    folders_not_walked: usize,
+}
+
+impl Tally {
+    /// No input found and nothing printed since `before`.
+    fn found_nothing_since(self, before: Tally) -> bool {
+        self.inputs == before.inputs && self.said == before.said
     }
 }
 
@@ -118,11 +145,7 @@ pub(crate) fn gather(
             recursive,
             with_gltf,
         };
-        let before = (
-            gathered.inputs.len(),
-            gathered.packs_in_folders,
-            gathered.folders_not_walked,
-        );
+        let before = gathered.tally();
         walk_folder(&walk, folder, &mut gathered);
         say_what_a_walk_left(&walk, before, &mut gathered);
     }
@@ -131,22 +154,18 @@ pub(crate) fn gather(
 
 /// The notes after walking one folder argument, so that nothing is passed over in silence:
 /// the packs in it, which a walk does not open (each would need its own output folder and
-/// passphrase), counted as skipped entries; or that it held no model file at all. `before`:
-/// the inputs, packs and sub-folders not walked counted before this walk.
-fn say_what_a_walk_left(
-    walk: &Walk<'_>,
-    (inputs, packs, folders): (usize, usize, usize),
-    found: &mut Gathered,
-) {
-    let packs = found.packs_in_folders - packs;
+/// passphrase), counted as skipped entries; or, when the walk found, skipped and refused
+/// nothing, that it held no model file. `before`: the tally before this walk.
+fn say_what_a_walk_left(walk: &Walk<'_>, before: Tally, found: &mut Gathered) {
+    let packs = found.packs_in_folders - before.packs;
     let top = said::escape(&walk.top.display().to_string());
     if packs > 0 {
         eprintln!(
             "note: {top}: {packs} pack(s) not opened: a folder walk takes model files; name a pack to convert or list the models in it"
         );
         found.skipped += packs;
-    } else if found.inputs.len() == inputs {
-        let hint = if found.folders_not_walked > folders {
+    } else if found.tally().found_nothing_since(before) {
+        let hint = if found.folders_not_walked > before.folders_not_walked {
             " (--recursive walks its sub-folders)"
         } else {
             ""

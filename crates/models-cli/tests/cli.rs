@@ -396,6 +396,20 @@ fn a_folder_walk_says_which_packs_it_did_not_open_and_when_it_found_nothing() {
         hint.contains("no model file found (--recursive walks its sub-folders)"),
         "{hint}"
     );
+    // A folder whose only model entry was skipped (a FIFO) has that said, not "nothing".
+    #[cfg(target_os = "linux")]
+    {
+        let fifo_only = dir.path().join("fifo_only");
+        std::fs::create_dir(&fifo_only).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo_only.join("pipe.bmf"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let skipped = stderr(&models(&[&"info", &fifo_only]));
+        assert!(skipped.contains("not a regular file; skipped"), "{skipped}");
+        assert!(!skipped.contains("no model file"), "{skipped}");
+    }
     let walked = models(&[&"info", &"--recursive", &nested]);
     assert!(walked.status.success());
     assert!(
