@@ -395,6 +395,21 @@ fn run_with(args: &[&OsStr]) -> Output {
         .expect("the models binary runs")
 }
 
+/// The stderr of a successful `convert --out-dir` of `pack` (into a fresh folder) with `args`.
+fn batch_stderr(pack: &Path, args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = vec![
+        OsStr::new("convert"),
+        OsStr::new("--out-dir"),
+        dir.path().as_os_str(),
+    ];
+    all.push(pack.as_os_str());
+    all.extend(args.iter().map(OsStr::new));
+    let out = run_with(&all);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stderr(&out)
+}
+
 /// A pack's own warnings are said as every file's are: grouped by kind by default, each with
 /// `-v`, none with `-q` (the pack fixtures: three entries with a zero `DataCrc`, and entries
 /// under a passphrase read without it).
@@ -445,23 +460,8 @@ fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
         "{info}"
     );
     // A batch reads the pack once to find its models and again for each: said once.
-    let dir = tempfile::tempdir().unwrap();
-    let batch = run_with(
-        &[
-            "convert",
-            "--out-dir",
-            dir.path().to_str().unwrap(),
-            zero_crc.to_str().unwrap(),
-        ]
-        .map(OsStr::new),
-    );
-    assert_eq!(batch.status.code(), Some(0), "{}", stderr(&batch));
-    assert_eq!(
-        stderr(&batch).matches("DataCrc of").count(),
-        1,
-        "{}",
-        stderr(&batch)
-    );
+    let batch = batch_stderr(&zero_crc, &[]);
+    assert_eq!(batch.matches("DataCrc of").count(), 1, "{batch}");
     // The engine's fallback for a short passphrase is a warning too: silent with -q.
     let short = |flag: &str| {
         let list = ["pack", "list"].map(OsStr::new);
@@ -479,25 +479,8 @@ fn pack_warnings_are_grouped_listed_with_v_and_silent_with_q() {
     assert!(short("").contains("--password is shorter than 8 bytes"));
     assert!(!short("-q").contains("warning"), "{}", short("-q"));
     // Once a run, though a batch asks for the key for the pack and for each model in it.
-    let dir = tempfile::tempdir().unwrap();
-    let batch = run_with(
-        &[
-            "convert",
-            "--out-dir",
-            dir.path().to_str().unwrap(),
-            fixture("pack", "models.Pack").to_str().unwrap(),
-            "--password",
-            "short",
-        ]
-        .map(OsStr::new),
-    );
-    assert_eq!(batch.status.code(), Some(0), "{}", stderr(&batch));
-    assert_eq!(
-        stderr(&batch).matches("--password is shorter").count(),
-        1,
-        "{}",
-        stderr(&batch)
-    );
+    let batch = batch_stderr(&fixture("pack", "models.Pack"), &["--password", "short"]);
+    assert_eq!(batch.matches("--password is shorter").count(), 1, "{batch}");
 }
 
 /// Names from a pack reach the terminal escaped, as every name from a file does: a control
