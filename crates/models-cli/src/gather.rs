@@ -92,7 +92,7 @@ pub(crate) fn gather(
             Ok(m) if m.is_dir() => match path.canonicalize() {
                 Ok(canonical) => folders.push((path, canonical)),
                 Err(e) => {
-                    eprintln!("error: {}: {e}", path.display());
+                    eprintln!("error: {}: {e}", said::shown(path));
                     gathered.failed += 1;
                 }
             },
@@ -103,7 +103,7 @@ pub(crate) fn gather(
                         .inputs
                         .extend(models.into_iter().map(|(path, rel)| Input { path, rel })),
                     Err(e) => {
-                        eprintln!("error: {e}");
+                        eprintln!("{}", said::error_line(&e));
                         gathered.failed += 1;
                     }
                 }
@@ -158,7 +158,7 @@ pub(crate) fn gather(
 /// nothing, that it held no model file. `before`: the tally before this walk.
 fn say_what_a_walk_left(walk: &Walk<'_>, before: Tally, found: &mut Gathered) {
     let packs = found.packs_in_folders - before.packs;
-    let top = said::escape(&walk.top.display().to_string());
+    let top = said::shown(walk.top);
     if packs > 0 {
         eprintln!(
             "note: {top}: {packs} pack(s) not opened: a folder walk takes model files; name a pack to convert or list the models in it"
@@ -212,7 +212,7 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
-            eprintln!("error: {}: {e}", dir.display());
+            eprintln!("error: {}: {e}", said::shown(dir));
             found.failed += 1;
             return;
         }
@@ -237,7 +237,7 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
             if walk.recursive {
                 eprintln!(
                     "note: {}: a link to a folder; skipped (links to folders are not followed)",
-                    path.display()
+                    said::shown(&path)
                 );
                 found.skipped += 1;
             }
@@ -263,12 +263,12 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
             Ok((Some(kind), _)) => {
                 eprintln!(
                     "note: {}: {kind}, not a regular file; skipped",
-                    path.display()
+                    said::shown(&path)
                 );
                 found.skipped += 1;
             }
             Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
+                eprintln!("error: {}: {e}", said::shown(&path));
                 found.failed += 1;
             }
         }

@@ -90,7 +90,7 @@ pub(crate) fn run(args: &Args) -> bool {
             match crate::pack::info(path, &args.password, each) {
                 Ok(all_read) => ok &= all_read,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!("{}", said::error_line(&e));
                     ok = false;
                 }
             }
@@ -110,7 +110,7 @@ fn one_file(args: &Args, path: &Path) -> bool {
         return match crate::pack::open_with_warnings(path, &args.password) {
             Ok((parsed, len)) => print_model(args, path, &parsed, len),
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("{}", said::error_line(&e));
                 false
             }
         };
@@ -175,7 +175,7 @@ fn print_gltf(args: &Args, path: &Path) -> bool {
         Err(e) => {
             eprintln!(
                 "error: {}: {}",
-                said::escape(&path.display().to_string()),
+                said::shown(path),
                 said::escape(&e.to_string())
             );
             return false;
@@ -288,7 +288,7 @@ fn table(rows: &[Vec<String>]) {
 
 fn print_report(path: &Path, head: &str, r: &Report) {
     let c = &r.counts;
-    outln!("{}: {head}", said::escape(&path.display().to_string()));
+    outln!("{}: {head}", said::shown(path));
     match &r.bounds {
         Some(b) => outln!(
             "  size       {}  (min {}, max {})",

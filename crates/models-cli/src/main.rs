@@ -279,7 +279,7 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
     for path in files {
         if pack::is_pack(path) {
             if let Err(e) = pack::detect(path, password) {
-                eprintln!("error: {e}");
+                eprintln!("{}", said::error_line(&e));
                 ok = false;
             }
             continue;
@@ -291,7 +291,7 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
                     .map(Format::name)
                     .or_else(|| info::gltf_name(&head))
                     .unwrap_or("unknown");
-                outln!("{}: {name}", path.display());
+                outln!("{}: {name}", said::shown(path));
             }
             Err(e) => ok &= report(Err(e)),
         }

@@ -7,7 +7,7 @@
 //! `::` whose left side is an existing pack file, so a plain file whose name holds `::`
 //! still works.
 
-use crate::said::Said;
+use crate::said::{self, Said};
 use models::output::{write_new_file, Overwrite};
 use models::pack::{Entry, Key, Pack};
 use models::{Format, Parsed};
@@ -33,7 +33,7 @@ impl PasswordArg {
     pub(crate) fn key(&self) -> Result<Key, String> {
         static SAID: std::sync::Once = std::sync::Once::new();
         let key = Key::new(self.password.as_deref()).map_err(|e| format!("--password: {e}"))?;
-        if self.password.is_some() && key.is_default() && !crate::said::is_quiet() {
+        if self.password.is_some() && key.is_default() && !said::is_quiet() {
             SAID.call_once(|| {
                 eprintln!(
                     "warning: --password is shorter than 8 bytes in CP932: the engine uses its default passphrase instead, and so does models"
@@ -111,7 +111,7 @@ pub(crate) fn run(command: &PackCommand) -> bool {
     match result {
         Ok(ok) => ok,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{}", said::error_line(&e));
             false
         }
     }
@@ -128,10 +128,10 @@ pub(crate) fn is_pack(path: &Path) -> bool {
 /// caller keeps the bytes; the pack borrows them.
 fn read_pack<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<Pack<'a>, String> {
     let (pack, warnings) = Pack::from_bytes_with_warnings(bytes, key.clone())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| format!("{}: {e}", said::shown(path)))?;
     if !warnings.is_empty() && first_warnings_of(path) {
         let said: Vec<Said> = warnings.iter().map(Said::reader).collect();
-        crate::said::print(path, &said);
+        said::print(path, &said);
     }
     Ok(pack)
 }
@@ -152,7 +152,7 @@ fn first_warnings_of(path: &Path) -> bool {
 /// A whole file, read only if it is a regular one (no FIFO, device or folder), into a mapping
 /// when it is large (`models::input::read_input`): a pack is read whole to get one entry out.
 fn read_file(path: &Path) -> Result<models::Bytes, String> {
-    models::input::read_input(path).map_err(|e| e.to_string())
+    models::input::read_input(path).map_err(|e| said::error_text(&e))
 }
 
 /// The magic a model or image entry must start with, judged by its extension; `None` for
@@ -196,7 +196,7 @@ fn check_passphrase(path: &Path, pack: &Pack<'_>) {
             "{} of {checked} encrypted model or image entries do not start with their format's magic after decryption (first: `{first}`): wrong passphrase? (--password)",
             bad.len()
         );
-        crate::said::print(path, &[Said::cli(&text)]);
+        said::print(path, &[Said::cli(&text)]);
     }
 }
 
@@ -228,7 +228,7 @@ fn list(path: &Path, password: &PasswordArg, as_json: bool) -> Result<bool, Stri
             outln!(
                 "{:>10}  {flag:<9}  {}",
                 entry.size(),
-                crate::said::escape(&entry.name())
+                said::escape(&entry.name())
             );
         }
     }
@@ -277,21 +277,21 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
     for entry in by_name(&pack) {
         let name = entry.name();
         let outcome = safe_relative_path(&name)
-            .map_err(|why| format!("{}: entry `{name}` refused: {why}", path.display()))
+            .map_err(|why| format!("{}: entry `{name}` refused: {why}", said::shown(path)))
             .and_then(|rel| {
                 let out = dir.join(rel);
                 if let Some(parent) = out.parent() {
                     std::fs::create_dir_all(parent)
-                        .map_err(|e| format!("{}: {e}", parent.display()))?;
+                        .map_err(|e| format!("{}: {e}", said::shown(parent)))?;
                 }
                 write_new_file(&out, &entry.data(), Some(path), overwrite)
-                    .map_err(|e| crate::said::hinted(&e))
+                    .map_err(|e| said::error_text(&e))
             });
         match outcome {
             Ok(()) => written += 1,
             Err(e) => {
                 // The entry's name is the file's: escaped, as every name from a file is.
-                eprintln!("error: {}", crate::said::escape(&e));
+                eprintln!("error: {}", said::escape(&e));
                 failed += 1;
             }
         }
@@ -299,7 +299,7 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
     eprintln!(
         "extracted {written} of {} entries into {} ({failed} failed)",
         pack.entries.len(),
-        dir.display()
+        said::shown(dir)
     );
     Ok(failed == 0)
 }
@@ -308,7 +308,7 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
 /// walk, links to folders are not followed (no loop, no folder twice) and entries that are not
 /// regular files (FIFOs, devices, sockets) are never opened: both are skipped with a note.
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", said::shown(dir)))?;
     let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
         .filter_map(Result::ok)
         .map(|e| (e.path(), e.file_type().ok()))
@@ -319,13 +319,14 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
             files_under(&path, out)?;
             continue;
         }
-        let metadata = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let metadata =
+            std::fs::metadata(&path).map_err(|e| format!("{}: {e}", said::shown(&path)))?;
         if metadata.is_dir() {
-            eprintln!("note: {}: a link to a folder; skipped", path.display());
+            eprintln!("note: {}: a link to a folder; skipped", said::shown(&path));
         } else if let Some(kind) = models::input::not_regular_kind(&metadata) {
             eprintln!(
                 "note: {}: {kind}, not a regular file; skipped",
-                path.display()
+                said::shown(&path)
             );
         } else {
             out.push(path);
@@ -351,7 +352,7 @@ fn create(
         if out_canonical.is_some() && file.canonicalize().ok() == out_canonical {
             eprintln!(
                 "warning: {}: skipped, it is the pack being written",
-                file.display()
+                said::shown(file)
             );
             continue;
         }
@@ -362,11 +363,11 @@ fn create(
             .collect();
         let name = parts.join("\\");
         // A vector: the entry keeps it.
-        let data = models::input::read_regular_file(file).map_err(|e| e.to_string())?;
+        let data = models::input::read_regular_file(file).map_err(|e| said::error_text(&e))?;
         match Entry::new(&name, data, !no_encrypt) {
             Ok(entry) => pack.push(entry),
             Err(e) => {
-                eprintln!("error: {}: {e}", file.display());
+                eprintln!("error: {}: {e}", said::shown(file));
                 refused += 1;
             }
         }
@@ -378,16 +379,16 @@ fn create(
     }
     let bytes = pack
         .to_bytes()
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+        .map_err(|e| format!("{}: {e}", said::shown(out)))?;
     let overwrite = if force {
         Overwrite::Allowed
     } else {
         Overwrite::Never
     };
-    write_new_file(out, &bytes, None, overwrite).map_err(|e| crate::said::hinted(&e))?;
+    write_new_file(out, &bytes, None, overwrite).map_err(|e| said::error_text(&e))?;
     eprintln!(
         "wrote {} ({} entries, {} bytes)",
-        out.display(),
+        said::shown(out),
         pack.entries.len(),
         bytes.len()
     );
@@ -458,7 +459,11 @@ pub(crate) fn batch_input(path: &Path) -> Option<(PathBuf, PathBuf)> {
 
 /// The path shown for an entry: `PACK::INNER`.
 fn inner_path(pack: &Path, name: &str) -> PathBuf {
-    PathBuf::from(format!("{}{INNER_SEPARATOR}{name}", pack.display()))
+    // Built from the pack's own bytes: a name that is not UTF-8 stays exact.
+    let mut inner = pack.as_os_str().to_owned();
+    inner.push(INNER_SEPARATOR);
+    inner.push(name);
+    PathBuf::from(inner)
 }
 
 /// A model in a pack, or a plain file: opens `path` either way. A pack named without `::`
@@ -473,11 +478,11 @@ pub(crate) fn open_with_warnings(
         if is_pack(path) {
             return Err(format!(
                 "{}: a pack holds models but is not one: name one as `{}{INNER_SEPARATOR}NAME`, or use --out-dir to convert them all",
-                path.display(),
-                path.display()
+                said::shown(path),
+                said::shown(path)
             ));
         }
-        let parsed = models::open_with_upgrades(path).map_err(|e| e.to_string())?;
+        let parsed = models::open_with_upgrades(path).map_err(|e| said::error_text(&e))?;
         return Ok((parsed, std::fs::metadata(path).map_or(0, |m| m.len())));
     };
     let key = password.key()?;
@@ -486,7 +491,7 @@ pub(crate) fn open_with_warnings(
     let entry = pack.find(&inner).ok_or_else(|| {
         format!(
             "{}: no entry named `{inner}` in the pack (see `models pack list`)",
-            pack_path.display()
+            said::shown(&pack_path)
         )
     })?;
     let data = entry.data();
@@ -495,11 +500,11 @@ pub(crate) fn open_with_warnings(
         check_passphrase(&pack_path, &pack);
         return Err(format!(
             "{}: not a model of a known format",
-            shown.display()
+            said::shown(&shown)
         ));
     };
     let parsed =
-        models::parse_with_upgrades(format, &data).map_err(|e| e.at(&shown).to_string())?;
+        models::parse_with_upgrades(format, &data).map_err(|e| said::error_text(&e.at(&shown)))?;
     Ok((parsed, data.len() as u64))
 }
 
@@ -523,8 +528,8 @@ pub(crate) fn models_inside(
             Ok(rel) => models.push((inner_path(path, &name), rel)),
             Err(why) => eprintln!(
                 "error: {}: entry `{}` refused as an output path: {why}",
-                path.display(),
-                crate::said::escape(&name)
+                said::shown(path),
+                said::escape(&name)
             ),
         }
     }
@@ -536,14 +541,15 @@ pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> 
     let key = password.key()?;
     let bytes = read_file(path)?;
     let pack = read_pack(path, &bytes, &key)?;
-    outln!("{}: pack ({} entries)", path.display(), pack.entries.len());
+    outln!(
+        "{}: pack ({} entries)",
+        said::shown(path),
+        pack.entries.len()
+    );
     for entry in by_name(&pack) {
         let name = entry.name();
         if let Some(format) = models::detect_with_hint(&entry.head(64), &*name) {
-            outln!(
-                "{}: {format}",
-                crate::said::escape(&inner_path(path, &name).display().to_string())
-            );
+            outln!("{}: {format}", said::shown(&inner_path(path, &name)));
         }
     }
     check_passphrase(path, &pack);
@@ -582,7 +588,7 @@ pub(crate) fn info(
     if found == 0 {
         eprintln!(
             "note: {}: no model among its {} entries",
-            path.display(),
+            said::shown(path),
             pack.entries.len()
         );
     }

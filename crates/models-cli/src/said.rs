@@ -3,6 +3,7 @@
 //! a part glTF cannot carry, true of every file that has it) are shown only with `-v`.
 
 use models::scene::{SceneWarning, SceneWarningKind};
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -170,11 +171,27 @@ pub(crate) fn escape(text: &str) -> String {
         .collect()
 }
 
+/// A path as the CLI prints it: control characters escaped as [`escape`] does, and bytes that
+/// are not UTF-8 (a CP932 name unpacked by an old archiver) as `\xNN`, so that two such names
+/// are told apart instead of both showing U+FFFD. Every path in a message goes through here.
+pub(crate) fn shown(path: &Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&escape(chunk.valid()));
+        for b in chunk.invalid() {
+            // Writing to a String cannot fail.
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
+}
+
 /// What went wrong with `path`, in words a user acts on: "file does not exist" rather than the
 /// system's "No such file or directory" (or "entity not found"); `folder` when a folder was
 /// expected.
 pub(crate) fn io_text(path: &Path, e: &std::io::Error, folder: bool) -> String {
-    let path = escape(&path.display().to_string());
+    let path = shown(path);
     if e.kind() == std::io::ErrorKind::NotFound {
         let what = if folder { "folder" } else { "file" };
         format!("{path}: {what} does not exist")
@@ -191,12 +208,26 @@ pub(crate) fn error_text(e: &models::Error) -> String {
             return io_text(path, io, false);
         }
     }
-    escape(&hinted(e))
+    let text = escape(&hinted(e));
+    // The library's text spells the path it names lossily (`Path::display`); the CLI shows
+    // every byte of it.
+    match e.path() {
+        Some(path) if path.to_str().is_none() => {
+            text.replacen(&escape(&path.display().to_string()), &shown(path), 1)
+        }
+        _ => text,
+    }
+}
+
+/// An error line as printed: `error: ` and the text with control characters escaped (a name
+/// from a file inside a message cannot reach the terminal as it is).
+pub(crate) fn error_line(text: &str) -> String {
+    format!("error: {}", escape(text))
 }
 
 /// A library error's text with the command line's flags: option names replaced by flags
 /// ([`with_flags`]) and, for an output that exists, the flag that replaces it.
-pub(crate) fn hinted(e: &models::Error) -> String {
+fn hinted(e: &models::Error) -> String {
     let mut inner = e;
     while let models::Error::Path { source, .. } = inner {
         inner = source;
@@ -228,7 +259,7 @@ pub(crate) fn with_flags(text: &str) -> String {
 
 /// The lines to print for `path`'s warnings at the current verbosity.
 pub(crate) fn lines(path: &Path, said: &[Said]) -> Vec<String> {
-    let path = escape(&path.display().to_string());
+    let path = shown(path);
     match verbosity() {
         Verbosity::Quiet => Vec::new(),
         Verbosity::Verbose => said
@@ -290,5 +321,19 @@ mod tests {
     fn control_characters_are_escaped() {
         assert_eq!(escape("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\\n");
         assert_eq!(escape("plain"), "plain");
+    }
+
+    /// Bytes that are not UTF-8 are shown one by one, so two such names differ on screen;
+    /// Japanese names that are UTF-8 are shown as they are.
+    #[cfg(unix)]
+    #[test]
+    fn paths_show_bytes_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let cp932 = Path::new(std::ffi::OsStr::from_bytes(b"dir/\x83e\x83X\x83g.smf"));
+        assert_eq!(shown(cp932), "dir/\\x83e\\x83X\\x83g.smf");
+        assert_eq!(
+            shown(Path::new("電車/a\u{1b}[31m.smf")),
+            "電車/a\\u{1b}[31m.smf"
+        );
     }
 }

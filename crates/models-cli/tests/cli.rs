@@ -2,6 +2,8 @@
 
 mod common;
 use common::*;
+use std::ffi::OsStr;
+use std::path::PathBuf;
 
 #[test]
 fn detect_names_each_format_and_unknown() {
@@ -165,6 +167,53 @@ fn convert_into_a_missing_folder_fails_cleanly() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Every path the command line prints is shown exactly and safely: bytes that are not UTF-8
+/// (CP932 names unpacked by an old archiver) as `\xNN`, so that two such names differ on
+/// screen, and control characters escaped, so that a file name cannot clear the terminal.
+/// Paths typed on the command line and paths found in a folder alike.
+#[cfg(unix)]
+#[test]
+fn file_names_are_shown_exactly_and_safely() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let models_dir = dir.path().join("in");
+    std::fs::create_dir(&models_dir).unwrap();
+    let smf = std::fs::read(fixture("smf", "collision_box.smf")).unwrap();
+    let names: [&[u8]; 3] = [b"\x83e.smf", b"\x83f.smf", b"a\x1b[2Jb.smf"];
+    let files: Vec<PathBuf> = names
+        .iter()
+        .map(|n| models_dir.join(OsStr::from_bytes(n)))
+        .collect();
+    for f in &files {
+        std::fs::write(f, &smf).unwrap();
+    }
+    let glb = dir.path().join(OsStr::from_bytes(b"\x83g.glb"));
+    let out_dir = dir.path().join("out");
+    let runs: Vec<Vec<&dyn AsRef<OsStr>>> = vec![
+        vec![&"detect", &files[0], &files[2]],
+        vec![&"info", &models_dir],
+        vec![&"convert", &"--dry-run", &files[2], &glb],
+        vec![&"convert", &files[0], &glb],
+        // The output exists now: the error names it.
+        vec![&"convert", &files[0], &glb],
+        vec![&"convert", &"-v", &"--out-dir", &out_dir, &models_dir],
+    ];
+    let mut all = String::new();
+    for (i, args) in runs.iter().enumerate() {
+        let run = models(args);
+        let text = format!("{}{}", stdout(&run), stderr(&run));
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{fffd}'),
+            "run {i}: {text}"
+        );
+        all.push_str(&text);
+    }
+    for shown in ["\\x83e.smf", "\\x83f.smf", "a\\u{1b}[2Jb.smf", "\\x83g.glb"] {
+        assert!(all.contains(shown), "{shown} is not shown: {all}");
+    }
+    assert!(all.contains("\\x83g.glb already exists"), "{all}");
 }
 
 #[test]

@@ -124,7 +124,7 @@ pub(crate) fn check_same_format(args: &Args, input: &Path, format: Format) {
     if models::detect_with_hint(&head, input) == Some(format) {
         usage_error(format!(
             "{} is already .{format}: it is re-written as it is, and {flag} has nothing to do",
-            input.display()
+            said::shown(input)
         ));
     }
 }
@@ -142,7 +142,7 @@ pub(crate) fn base_for(args: &Args, target: Target) -> Result<Option<Document>, 
         usage_error(format!(
             "--base {} is .{base}, but the output is .{target}: the base must be the original \
              file of the output's format",
-            path.display()
+            said::shown(path)
         ));
     }
     let said: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
@@ -180,7 +180,7 @@ pub(crate) fn to_model(
     format: Format,
     base: Option<&Document>,
 ) -> Outcome {
-    let shown = || said::escape(&input.display().to_string());
+    let shown = || said::shown(input);
     let (scene, mut warnings) = if is_gltf_input(input) {
         let options = ReadOptions {
             allow_outside: args.allow_outside_buffers,
@@ -209,13 +209,13 @@ pub(crate) fn to_model(
             let bytes = parsed
                 .document
                 .to_bytes()
-                .map_err(|e| e.at(input).to_string())?;
+                .map_err(|e| said::error_text(&e.at(input)))?;
             write(args, input, output, &bytes)?;
             return Ok(said);
         }
         let conversion =
             Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
-                .map_err(|e| e.at(input).to_string())?;
+                .map_err(|e| said::error_text(&e.at(input)))?;
         said.extend(conversion.warnings.iter().map(Said::scene));
         let mut scene = conversion.scene;
         if scene.name.is_empty() {
@@ -227,7 +227,7 @@ pub(crate) fn to_model(
         |e| match e {
             models::Error::ImportUnsupported(f) => format!(
                 "{}: importing into .{f} is not supported yet",
-                said::escape(&output.display().to_string())
+                said::shown(output)
             ),
             other => other.at(input).to_string(),
         },
@@ -236,7 +236,7 @@ pub(crate) fn to_model(
     let bytes = imported
         .document
         .to_bytes()
-        .map_err(|e| e.at(output).to_string())?;
+        .map_err(|e| said::error_text(&e.at(output)))?;
     write(args, input, output, &bytes)?;
     Ok(warnings)
 }
@@ -246,5 +246,5 @@ pub(crate) fn to_model(
 fn write(args: &Args, input: &Path, output: &Path, bytes: &[u8]) -> Result<(), String> {
     let source = crate::pack::source_file(input);
     models::output::write_new_file(output, bytes, Some(&source), overwrite(args))
-        .map_err(|e| crate::said::hinted(&e))
+        .map_err(|e| crate::said::error_text(&e))
 }

@@ -217,7 +217,7 @@ fn require_known_extension(output: &Path) {
                 clap::error::ErrorKind::InvalidValue,
                 format!(
                     "{}: the output must end in .glb, .gltf or a model extension (.{})",
-                    output.display(),
+                    said::shown(output),
                     known.join(", .")
                 ),
             )
@@ -230,7 +230,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
         eprintln!(
             "error: {} is a folder; to convert the models in it, use --out-dir DIR (and \
              --recursive for its sub-folders)",
-            said::escape(&input.display().to_string())
+            said::shown(input)
         );
         return false;
     }
@@ -246,7 +246,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
     let base = match import::base_for(args, target) {
         Ok(base) => base,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{}", said::error_line(&e));
             return false;
         }
     };
@@ -271,7 +271,7 @@ fn single(args: &Args, input: &Path, output: &Path) -> bool {
             true
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{}", said::error_line(&e));
             false
         }
     }
@@ -283,14 +283,14 @@ fn written_files(args: &Args, output: &Path) -> String {
     let files = gltf::output_files(output).unwrap_or_else(|_| vec![output.to_path_buf()]);
     let mut parts: Vec<String> = files
         .iter()
-        .map(|f| format!("{} ({} bytes)", f.display(), size(f)))
+        .map(|f| format!("{} ({} bytes)", said::shown(f), size(f)))
         .collect();
     if gltf::Container::from_path(output).is_some() {
         if let Some(folder) = texture_folder(args, output) {
             let dir = output.with_file_name(folder);
             if let Ok(entries) = std::fs::read_dir(&dir) {
                 let n = entries.filter_map(Result::ok).count();
-                parts.push(format!("{}/ ({n} images)", dir.display()));
+                parts.push(format!("{}/ ({n} images)", said::shown(&dir)));
             }
         }
     }
@@ -299,14 +299,14 @@ fn written_files(args: &Args, output: &Path) -> String {
 
 /// Prints `IN -> OUT…` for a dry run; false when an output exists and --force is not given.
 fn dry_run_line(args: &Args, input: &Path, files: &[PathBuf]) -> bool {
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    outln!("{} -> {}", input.display(), names.join(" + "));
+    let names: Vec<String> = files.iter().map(|f| said::shown(f)).collect();
+    outln!("{} -> {}", said::shown(input), names.join(" + "));
     let mut ok = true;
     for f in files {
         if !args.force && f.symlink_metadata().is_ok() {
             eprintln!(
                 "error: {} already exists (use --force to overwrite)",
-                f.display()
+                said::shown(f)
             );
             ok = false;
         }
@@ -325,7 +325,7 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
     let report = match crate::pack::open_with_warnings(input, &args.password).and_then(
         |(parsed, input_len)| {
             Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
-                .map_err(|e| e.at(input).to_string())
+                .map_err(|e| said::error_text(&e.at(input)))
         },
     ) {
         Ok(conversion) => {
@@ -351,10 +351,7 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
         }
     }
     if !found.is_empty() {
-        let names: Vec<String> = found
-            .iter()
-            .map(|p| said::escape(&p.display().to_string()))
-            .collect();
+        let names: Vec<String> = found.iter().map(|p| said::shown(p)).collect();
         let images = match found.len() {
             1 => "1 image".to_string(),
             n => format!("{n} images"),
@@ -362,7 +359,7 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
         match texture_folder(args, output) {
             Some(folder) => outln!(
                 "  + {}/ ({images}, as PNG or JPEG, from {})",
-                output.with_file_name(folder).display(),
+                said::shown(&output.with_file_name(folder)),
                 names.join(", ")
             ),
             None => outln!("  embeds {images}: {}", names.join(", ")),
@@ -402,7 +399,7 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
         return Err(format!(
             "{}: is glTF already; convert writes glTF from .smf, .skm, .elem, .mdl and .bmf, \
              and those formats from glTF (convert IN.glb OUT.smf)",
-            said::escape(&input.display().to_string())
+            said::shown(input)
         ));
     }
     // The conversion budget derives from the input's size (see models::scene::Budget).
@@ -413,7 +410,7 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
     // scene (plus what the writer adds), never their sum.
     let conversion =
         Scene::from_owned_document_with(parsed.document, &scene_options(args, input_len))
-            .map_err(|e| e.at(input).to_string())?;
+            .map_err(|e| said::error_text(&e.at(input)))?;
     let mut scene = conversion.scene;
     if scene.name.is_empty() {
         scene.name = crate::pack::model_stem(input);
@@ -439,8 +436,8 @@ fn write_gltf(args: &Args, scene: Scene, input: &Path, output: &Path) -> Outcome
     // any other is the input's.
     let written = gltf::write_file(&valid.scene, output, &gltf_options, overwrite(args)).map_err(
         |e| match e.path() {
-            Some(_) => said::hinted(&e),
-            None => said::hinted(&e.at(input)),
+            Some(_) => said::error_text(&e),
+            None => said::error_text(&e.at(input)),
         },
     )?;
     let said = valid
@@ -474,12 +471,15 @@ fn merge(args: &Args) -> bool {
         crate::Cli::command()
             .error(
                 clap::error::ErrorKind::InvalidValue,
-                format!("{}: --merge-clips writes .glb or .gltf", output.display()),
+                format!(
+                    "{}: --merge-clips writes .glb or .gltf",
+                    said::shown(output)
+                ),
             )
             .exit();
     }
     if args.dry_run {
-        let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+        let names: Vec<String> = inputs.iter().map(|i| said::shown(i)).collect();
         let files = gltf::output_files(output).unwrap_or_default();
         return dry_run_line(args, Path::new(&names.join(" + ")), &files);
     }
@@ -492,7 +492,7 @@ fn merge(args: &Args) -> bool {
             true
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{}", said::error_line(&e));
             false
         }
     }
@@ -511,7 +511,7 @@ fn merged_gltf(
         total_len = total_len.saturating_add(input_len);
         let conversion =
             Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
-                .map_err(|e| e.at(input).to_string())?;
+                .map_err(|e| said::error_text(&e.at(input)))?;
         let mut said: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
         said.extend(conversion.warnings.iter().map(Said::scene));
         warnings.push((input.clone(), said));
@@ -525,7 +525,7 @@ fn merged_gltf(
         models::scene::MergeError::Mismatch {
             index, difference, ..
         } => {
-            let name = |i: usize| inputs.get(i).map(|p| p.display().to_string());
+            let name = |i: usize| inputs.get(i).map(|p| said::shown(p));
             format!(
                 "{}: cannot merge its clips with {}: {difference} (--merge-clips needs files \
                  of one character: same meshes, same bones)",
@@ -588,7 +588,7 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
     let base = match import::base_for(args, target) {
         Ok(base) => base,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{}", said::error_line(&e));
             return false;
         }
     };
@@ -641,7 +641,7 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
                     }
                     Err(e) => {
                         failed_jobs.fetch_add(1, Ordering::Relaxed);
-                        lines.push(format!("error: {e}"));
+                        lines.push(format!("error: {}", said::error_text(&e)));
                     }
                 }
                 report(lines);
@@ -666,7 +666,7 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
                 Err(e) => {
                     drop(staged);
                     failed_jobs.fetch_add(1, Ordering::Relaxed);
-                    report(vec![format!("error: {e}")]);
+                    report(vec![said::error_line(&e)]);
                 }
             }
         });
@@ -684,7 +684,7 @@ fn batch(args: &Args, out_dir: &Path) -> bool {
         "converted {}, failed {failed}, warned {} (of {total} inputs) into {}{skipped}",
         converted.into_inner(),
         warned.into_inner(),
-        out_dir.display()
+        said::shown(out_dir)
     );
     failed == 0
 }
@@ -704,7 +704,7 @@ fn convert_job(args: &Args, job: &Job, target: Target, base: Option<&models::Doc
     job.output
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
-        .map_err(|e| format!("{}: {e}", job.output.display()))?;
+        .map_err(|e| format!("{}: {e}", said::shown(&job.output)))?;
     match target {
         Target::Gltf(_) => to_gltf(args, &job.input, &job.output),
         Target::Model(format) => import::to_model(args, &job.input, &job.output, format, base),
@@ -735,7 +735,7 @@ fn plan(inputs: Vec<Input>, out_dir: &Path, to: To) -> Vec<Job> {
         } else {
             eprintln!(
                 "note: {}: named twice; converted once",
-                input.path.display()
+                said::shown(&input.path)
             );
         }
     }
@@ -782,11 +782,11 @@ fn plan(inputs: Vec<Input>, out_dir: &Path, to: To) -> Vec<Job> {
                 if let Some(other) = taken.get(&key(f)) {
                     Some(format!(
                         "{} is also the output of {}",
-                        f.display(),
-                        other.display()
+                        said::shown(f),
+                        said::shown(other)
                     ))
                 } else if is_input(f) {
-                    Some(format!("{} is an input", f.display()))
+                    Some(format!("{} is an input", said::shown(f)))
                 } else {
                     None
                 }
@@ -807,8 +807,8 @@ fn plan(inputs: Vec<Input>, out_dir: &Path, to: To) -> Vec<Job> {
         if let Some(why) = reason {
             eprintln!(
                 "note: {}: written to {} ({why})",
-                input.display(),
-                out_dir.join(&candidate).display()
+                said::shown(input),
+                said::shown(&out_dir.join(&candidate))
             );
         }
         outputs[i] = Some(candidate);
