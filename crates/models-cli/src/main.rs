@@ -220,7 +220,8 @@ pub(crate) fn remove_temporaries_on_interruption(writers: Writers) {
         Writers::Several => catch_on_a_thread(),
         Writers::One => catch_without_a_thread(),
     };
-    if let Err(e) = caught {
+    // A warning like any other: `-q` silences it.
+    if let (Err(e), false) = (caught, said::is_quiet()) {
         eprintln!(
             "warning: cannot catch interruptions ({e}): an interrupted run may leave temporary files"
         );
