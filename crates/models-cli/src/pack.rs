@@ -335,6 +335,33 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
+/// The entry name of `rel`, a file's path under the folder being packed: its parts joined with
+/// `\`, each in CP932. On Unix a part that is not UTF-8 is taken as CP932 bytes already (what
+/// an archiver that does not convert names leaves on Linux; [`Entry::from_cp932_name`] checks
+/// them); the flag says whether one was.
+fn entry_name(rel: &Path) -> Result<(Vec<u8>, bool), models::pack::Error> {
+    let mut name = Vec::new();
+    let mut taken_as_cp932 = false;
+    for (i, part) in rel.components().enumerate() {
+        if i > 0 {
+            name.push(b'\\');
+        }
+        let part = part.as_os_str();
+        match part.to_str() {
+            Some(text) => name.extend(models::pack::cp932_name(text)?),
+            #[cfg(unix)]
+            None => {
+                use std::os::unix::ffi::OsStrExt;
+                taken_as_cp932 = true;
+                name.extend_from_slice(part.as_bytes());
+            }
+            #[cfg(not(unix))]
+            None => name.extend(models::pack::cp932_name(&part.to_string_lossy())?),
+        }
+    }
+    Ok((name, taken_as_cp932))
+}
+
 fn create(
     out: &Path,
     dir: &Path,
@@ -357,15 +384,22 @@ fn create(
             continue;
         }
         let rel = file.strip_prefix(dir).unwrap_or(file);
-        let parts: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let name = parts.join("\\");
         // A vector: the entry keeps it.
         let data = models::input::read_regular_file(file).map_err(|e| said::error_text(&e))?;
-        match Entry::new(&name, data, !no_encrypt) {
-            Ok(entry) => pack.push(entry),
+        let entry = entry_name(rel).and_then(|(name, taken)| {
+            Ok((Entry::from_cp932_name(name, data, !no_encrypt)?, taken))
+        });
+        match entry {
+            Ok((entry, taken_as_cp932)) => {
+                if taken_as_cp932 && !said::is_quiet() {
+                    eprintln!(
+                        "note: {}: a name that is not UTF-8; its bytes are taken as CP932: `{}`",
+                        said::shown(file),
+                        said::escape(&entry.name())
+                    );
+                }
+                pack.push(entry);
+            }
             Err(e) => {
                 eprintln!("error: {}: {e}", said::shown(file));
                 refused += 1;

@@ -267,6 +267,53 @@ fn create_refuses_names_cp932_lacks_and_no_encrypt_stores_plain() {
     }
 }
 
+/// A file name that is not UTF-8 (CP932 bytes, as an archiver that does not convert names
+/// leaves a Japanese name on Linux) is stored as those bytes, with a note naming the entry;
+/// bytes that are not CP932 either are refused. `extract` writes the name back as UTF-8.
+#[cfg(unix)]
+#[test]
+fn create_takes_names_that_are_not_utf8_as_cp932() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let folder = src.join(OsStr::from_bytes(b"\x83\x82\x83\x66\x83\x8b")); // モデル
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join(OsStr::from_bytes(b"\x93\x64\x8e\xd4.txt")),
+        b"cp932",
+    )
+    .unwrap(); // 電車
+    std::fs::write(folder.join("ascii.txt"), b"ascii").unwrap();
+    let out_pack = dir.path().join("o.Pack");
+    let out = models(&[&"pack", &"create", &out_pack, &src]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("not UTF-8; its bytes are taken as CP932: `モデル\\電車.txt`")
+            && err.contains("\\x93d\\x8e\\xd4.txt"),
+        "{err}"
+    );
+    let pack = std::fs::read(&out_pack).unwrap();
+    let pack = Pack::from_bytes(&pack).unwrap();
+    let mut names: Vec<String> = pack.entries.iter().map(|e| e.name().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["モデル\\ascii.txt", "モデル\\電車.txt"]);
+    let extracted = dir.path().join("x");
+    let out = models(&[&"pack", &"extract", &out_pack, &extracted]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(extracted.join("モデル").join("電車.txt")).unwrap(),
+        b"cp932"
+    );
+    // Neither UTF-8 nor CP932: refused, nothing written.
+    std::fs::write(folder.join(OsStr::from_bytes(b"\xff.txt")), b"bad").unwrap();
+    let again = dir.path().join("again.Pack");
+    let out = models(&[&"pack", &"create", &again, &src]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not valid CP932"), "{}", stderr(&out));
+    assert!(!again.exists());
+}
+
 #[test]
 fn models_in_a_pack_are_detected_summarised_and_converted() {
     let dir = tempfile::tempdir().unwrap();

@@ -64,7 +64,7 @@ pub use crypt::{
     converted_name, name_crc, Key, DEFAULT_PASSPHRASE, KEY_TABLE_LEN, MIN_PASSPHRASE_LEN,
 };
 pub use error::{Error, Result, Warning};
-pub use model::{Entry, Pack, ENTRY_SIZE, MAGIC, MAX_OFFSET, NAME_FIELD};
+pub use model::{cp932_name, Entry, Pack, ENTRY_SIZE, MAGIC, MAX_OFFSET, NAME_FIELD};
 pub use read::sniff;
 
 use std::io::Write;

@@ -104,21 +104,7 @@ impl<'a> Entry<'a> {
     /// Fails when the name has a character CP932 lacks, is empty, holds a NUL or takes more
     /// than 63 CP932 bytes.
     pub fn new(name: &str, data: impl Into<Cow<'a, [u8]>>, encrypted: bool) -> Result<Self> {
-        let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(name);
-        if unmappable {
-            let c = name
-                .chars()
-                .find(|c| {
-                    let mut buf = [0u8; 4];
-                    encoding_rs::SHIFT_JIS.encode(c.encode_utf8(&mut buf)).2
-                })
-                .unwrap_or('\u{FFFD}');
-            return Err(Error::UnwritableName {
-                name: name.to_owned(),
-                reason: format!("the character {c:?} (U+{:04X}) has no CP932 code", c as u32),
-            });
-        }
-        Entry::from_cp932_name(bytes.into_owned(), data, encrypted)
+        Entry::from_cp932_name(cp932_name(name)?, data, encrypted)
     }
 
     /// Like [`Entry::new`] with the name given as its CP932 bytes (checked to be valid CP932).
@@ -236,6 +222,31 @@ impl<'a> Entry<'a> {
             },
         }
     }
+}
+
+/// `name` (or a part of one) in CP932, as [`Entry::new`] stores it; fails on a character
+/// CP932 lacks. The other rules of a name (length, NUL) are [`Entry::from_cp932_name`]'s.
+///
+/// ```
+/// assert_eq!(selene_pack::cp932_name("電車").unwrap(), b"\x93\x64\x8e\xd4");
+/// assert!(selene_pack::cp932_name("🚃").is_err());
+/// ```
+pub fn cp932_name(name: &str) -> Result<Vec<u8>> {
+    let (bytes, _, unmappable) = encoding_rs::SHIFT_JIS.encode(name);
+    if unmappable {
+        let c = name
+            .chars()
+            .find(|c| {
+                let mut buf = [0u8; 4];
+                encoding_rs::SHIFT_JIS.encode(c.encode_utf8(&mut buf)).2
+            })
+            .unwrap_or('\u{FFFD}');
+        return Err(Error::UnwritableName {
+            name: name.to_owned(),
+            reason: format!("the character {c:?} (U+{:04X}) has no CP932 code", c as u32),
+        });
+    }
+    Ok(bytes.into_owned())
 }
 
 /// Checks that a name can be stored: 1 to 63 bytes, no NUL, valid CP932.
