@@ -196,9 +196,25 @@ impl Listings {
     }
 }
 
-/// The UTF-8 names of `dir` by their ASCII lowercase form (a texture name is UTF-8, so no
-/// other name can match one); `None` when it cannot be read or holds more than `limit`
-/// entries.
+/// A file name as the text a texture name is compared with: UTF-8, or on Unix a name that is
+/// not UTF-8 decoded as CP932 (a Japanese name unpacked on Linux by an archiver that did not
+/// convert it: the name the engine sees on Windows); `None` for any other name.
+fn name_text(name: &std::ffi::OsStr) -> Option<std::borrow::Cow<'_, str>> {
+    if let Some(text) = name.to_str() {
+        return Some(text.into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        binio::sjis::decode_strict(name.as_bytes())
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// The names of `dir` as texts ([`name_text`]) by their ASCII lowercase form (a texture name
+/// is text, so no other name can match one); `None` when it cannot be read or holds more than
+/// `limit` entries.
 fn list_folder(dir: &Path, limit: usize) -> Option<HashMap<String, OsString>> {
     let mut names: HashMap<String, OsString> = HashMap::new();
     for (k, entry) in std::fs::read_dir(dir).ok()?.enumerate() {
@@ -207,7 +223,7 @@ fn list_folder(dir: &Path, limit: usize) -> Option<HashMap<String, OsString>> {
         }
         let Ok(entry) = entry else { continue };
         let name = entry.file_name();
-        let Some(key) = name.to_str().map(str::to_ascii_lowercase) else {
+        let Some(key) = name_text(&name).map(|t| t.to_ascii_lowercase()) else {
             continue;
         };
         match names.get_mut(&key) {
@@ -227,7 +243,7 @@ fn scan_folder(dir: &Path, part: &str) -> Option<OsString> {
         entries
             .filter_map(|e| e.ok())
             .map(|e| e.file_name())
-            .filter(|n| n.to_str().is_some_and(|n| n.eq_ignore_ascii_case(part)))
+            .filter(|n| name_text(n).is_some_and(|n| n.eq_ignore_ascii_case(part)))
             .min()
     })
 }
@@ -275,7 +291,8 @@ pub(crate) fn locate_in(
 ///
 /// * A relative path is looked up from `base` (the model's folder), `/` and `\` alike, each
 ///   component matched ignoring ASCII case when no exact match exists (files made on Windows
-///   name their textures in any case).
+///   name their textures in any case), and on Unix also against names that are not UTF-8
+///   read as CP932 (Japanese names an archiver unpacked without converting them).
 /// * An absolute path (`/x`, `\x`, `C:\x`, `\\server\x`), a path that leaves `base` through
 ///   `..`, or one whose real file lies outside `base` through a link, is refused unless
 ///   `allow_outside`. With it, `/x` and `\x` are read from the root; a Windows drive or
@@ -590,6 +607,35 @@ mod tests {
         assert_eq!(over.any_case(&tex, "hero.PNG"), Some("Hero.png".into()));
         assert_eq!(over.any_case(&tex, "sword.png"), Some("Sword.PNG".into()));
         assert_eq!(over.reads, 2);
+    }
+
+    /// A folder and a file whose names are CP932 bytes (not UTF-8) are found by the texture
+    /// name the model gives as text, through the listing and through a scan alike; bytes that
+    /// are not CP932 either match nothing.
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_matched_as_cp932() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let tex = dir
+            .path()
+            .join(OsStr::from_bytes(b"\x83e\x83N\x83X\x83`\x83\x83")); // テクスチャ
+        std::fs::create_dir(&tex).unwrap();
+        let file = OsStr::from_bytes(b"\x93\x64\x8e\xd4.PNG"); // 電車.PNG
+        std::fs::write(tex.join(file), b"x").unwrap();
+        std::fs::write(tex.join(OsStr::from_bytes(b"\xff.png")), b"x").unwrap();
+        let found = locate_in(
+            dir.path(),
+            &[],
+            r"テクスチャ\電車.png",
+            false,
+            &mut Listings::default(),
+        )
+        .unwrap();
+        assert_eq!(found.file_name().unwrap(), file);
+        assert_eq!(scan_folder(&tex, "電車.png").as_deref(), Some(file));
+        assert_eq!(list_folder(&tex, MAX_LISTED_NAMES).unwrap().len(), 1);
     }
 
     #[test]
