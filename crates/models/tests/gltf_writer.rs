@@ -1092,6 +1092,50 @@ fn textures_written_beside_the_output_resolve_and_are_png() {
     assert!(err.to_string().contains("already exists"), "{err}");
 }
 
+/// Textures whose folder and file names are CP932 bytes on disk (unpacked on Linux by an
+/// archiver that kept them) are found by the names the model gives as text: embedded, and
+/// written beside the output under their Japanese names.
+#[cfg(unix)]
+#[test]
+fn textures_with_cp932_names_on_disk_are_found() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tex = dir
+        .path()
+        .join(OsStr::from_bytes(b"\x83e\x83N\x83X\x83`\x83\x83")); // テクスチャ
+    std::fs::create_dir_all(&tex).unwrap();
+    write_png(&tex.join(OsStr::from_bytes(b"\x93\x64\x8e\xd4.png"))); // 電車.png
+    let mut scene = skinned_quad();
+    scene.materials = vec![Material {
+        color_texture: Some(r"テクスチャ\電車.png".into()),
+        ..Material::default()
+    }];
+    let valid = models::scene::validate(scene).scene;
+    let source = GltfOptions::for_source(dir.path().join("model.smf"));
+    let embedded = GltfOptions {
+        embed_textures: true,
+        ..source.clone()
+    };
+    let (glb, warnings) = gltf::to_glb_with_warnings(&valid, &embedded).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (doc, _) = read(&glb);
+    let image = doc.images().next().expect("the texture is used");
+    assert!(
+        matches!(image.source(), ::gltf::image::Source::View { .. }),
+        "embedded"
+    );
+    let out = dir.path().join("model.gltf");
+    let options = GltfOptions {
+        texture_folder: Some("model_textures".into()),
+        ..source
+    };
+    let warnings = gltf::write_file(&valid, &out, &options, Overwrite::Never).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let written = dir.path().join("model_textures").join("電車.png");
+    image::open(&written).unwrap();
+}
+
 /// Issue 12: primitives whose indices are overlapping ranges of one shared list are written
 /// with one index view and an accessor per primitive at its offset; a bad triangle in the list
 /// is dropped once and every range still reads the right triangles.

@@ -199,7 +199,7 @@ impl Listings {
 /// A file name as the text a texture name is compared with: UTF-8, or on Unix a name that is
 /// not UTF-8 decoded as CP932 (a Japanese name unpacked on Linux by an archiver that did not
 /// convert it: the name the engine sees on Windows); `None` for any other name.
-fn name_text(name: &std::ffi::OsStr) -> Option<std::borrow::Cow<'_, str>> {
+pub(crate) fn name_text(name: &std::ffi::OsStr) -> Option<std::borrow::Cow<'_, str>> {
     if let Some(text) = name.to_str() {
         return Some(text.into());
     }

@@ -164,7 +164,12 @@ impl Builder<'_> {
         let ext = if mime == "image/jpeg" { "jpg" } else { "png" };
         let stem = file
             .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
+            // A CP932 name (not UTF-8) keeps its Japanese text, as the lookup read it.
+            .map(|s| {
+                textures::name_text(s)
+                    .unwrap_or_else(|| s.to_string_lossy())
+                    .into_owned()
+            })
             .filter(|s| !s.is_empty() && s != "..")
             .unwrap_or_else(|| "texture".to_owned());
         let taken = |name: &str| {
