@@ -22,10 +22,8 @@ pub(crate) struct Gathered {
     /// Folder entries passed over (each reported with a note): not regular files, links to
     /// folders.
     pub(crate) skipped: usize,
-    /// Pack arguments opened (which may print warnings of their own).
+    /// Packs opened, named or found in folders (which may print warnings of their own).
     pub(crate) packs: usize,
-    /// Packs found in folders, which a walk does not open (said in a note for each folder).
-    packs_in_folders: usize,
     /// Folders in which nothing was found (each said in a note).
     empty_folders: usize,
     /// Sub-folders a walk without `--recursive` did not enter (named in the empty note).
@@ -44,8 +42,7 @@ impl Gathered {
     fn tally(&self) -> Tally {
         Tally {
             inputs: self.inputs.len(),
-            said: self.failed + self.skipped,
-            packs: self.packs_in_folders,
+            said: self.failed + self.skipped + self.packs,
             folders_not_walked: self.folders_not_walked,
         }
     }
@@ -61,9 +58,8 @@ impl Gathered {
 #[derive(Clone, Copy)]
 struct Tally {
     inputs: usize,
-    /// Errors and skip notes printed.
+    /// Errors and skip notes printed, and packs opened (which say what they hold).
     said: usize,
-    packs: usize,
     folders_not_walked: usize,
 }
 
@@ -97,16 +93,7 @@ pub(crate) fn gather(
                 }
             },
             Ok(m) if m.is_file() && crate::pack::is_pack(path) => {
-                gathered.packs += 1;
-                match crate::pack::models_inside(path, password) {
-                    Ok(models) => gathered
-                        .inputs
-                        .extend(models.into_iter().map(|(path, rel)| Input { path, rel })),
-                    Err(e) => {
-                        eprintln!("{}", said::error_line(&e));
-                        gathered.failed += 1;
-                    }
-                }
+                gather_pack(path, password, Path::new(""), &mut gathered);
             }
             Ok(m) => match models::input::not_regular_kind(&m) {
                 None => {
@@ -144,6 +131,7 @@ pub(crate) fn gather(
             prefix,
             recursive,
             with_gltf,
+            password,
         };
         let before = gathered.tally();
         walk_folder(&walk, folder, &mut gathered);
@@ -152,19 +140,35 @@ pub(crate) fn gather(
     gathered
 }
 
-/// The notes after walking one folder argument, so that nothing is passed over in silence:
-/// the packs in it, which a walk does not open (each would need its own output folder and
-/// passphrase), counted as skipped entries; or, when the walk found, skipped and refused
-/// nothing, that it held no model file. `before`: the tally before this walk.
+/// The models inside the pack at `path`, each landing under `folder` (the pack's own place
+/// for a pack found in a folder, nothing for a pack argument) at its path in the pack.
+fn gather_pack(
+    path: &Path,
+    password: &crate::pack::PasswordArg,
+    folder: &Path,
+    found: &mut Gathered,
+) {
+    found.packs += 1;
+    match crate::pack::models_inside(path, password) {
+        Ok(models) => found
+            .inputs
+            .extend(models.into_iter().map(|(path, rel)| Input {
+                path,
+                rel: folder.join(rel),
+            })),
+        Err(e) => {
+            eprintln!("{}", said::error_line(&e));
+            found.failed += 1;
+        }
+    }
+}
+
+/// The note after walking one folder argument, so that nothing is passed over in silence:
+/// when the walk found, skipped, refused and opened nothing, that it held no model file.
+/// `before`: the tally before this walk.
 fn say_what_a_walk_left(walk: &Walk<'_>, before: Tally, found: &mut Gathered) {
-    let packs = found.packs_in_folders - before.packs;
     let top = said::shown(walk.top);
-    if packs > 0 {
-        eprintln!(
-            "note: {top}: {packs} pack(s) not opened: a folder walk takes model files; name a pack to convert or list the models in it"
-        );
-        found.skipped += packs;
-    } else if found.tally().found_nothing_since(before) {
+    if found.tally().found_nothing_since(before) {
         let hint = if found.folders_not_walked > before.folders_not_walked {
             " (--recursive walks its sub-folders)"
         } else {
@@ -198,6 +202,8 @@ struct Walk<'a> {
     recursive: bool,
     /// Take `.glb`/`.gltf` files too.
     with_gltf: bool,
+    /// The passphrase of the packs found.
+    password: &'a crate::pack::PasswordArg,
 }
 
 /// The model files in `dir` (by extension; glTF files too with `walk.with_gltf`), with their
@@ -245,10 +251,16 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
         }
         let is_gltf = walk.with_gltf && models::gltf::Container::from_path(&path).is_some();
         if Format::from_path(&path).is_none() && !is_gltf {
-            let is_pack = path
+            // A Selene pack: its models, under a folder of the pack's name (`Data.Pack/…`, so
+            // that they never mix with a sibling folder `Data`). Other `.pack` files (git's)
+            // are passed over like any file that is not a model.
+            let pack_name = path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("pack"));
-            found.packs_in_folders += usize::from(is_pack);
+            if pack_name && crate::pack::is_pack(&path) {
+                let rel = path.strip_prefix(walk.top).unwrap_or(&path);
+                gather_pack(&path, walk.password, &walk.prefix.join(rel), found);
+            }
             continue;
         }
         match target.map(|m| (models::input::not_regular_kind(&m), m.len())) {

@@ -406,11 +406,12 @@ fn info_of_a_folder_lists_its_models() {
     assert_eq!(stdout(&o).lines().count(), files, "{}", stdout(&o));
 }
 
-/// A folder walk says what it passed over, for `info` and a batch alike: the packs in a folder
-/// (not opened: counted as skipped), and a folder with no model file (with a hint when it has
-/// sub-folders a walk without `--recursive` did not enter).
+/// A folder walk opens the packs in a folder, for `info` and a batch alike: their models land
+/// under a folder of the pack's name; a `.pack` file that is no Selene pack (git's) is passed
+/// over. A folder with no model file is said in a note (with a hint when it has sub-folders a
+/// walk without `--recursive` did not enter).
 #[test]
-fn a_folder_walk_says_which_packs_it_did_not_open_and_when_it_found_nothing() {
+fn a_folder_walk_opens_packs_and_says_when_it_found_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (packs, empty, nested) = (
         dir.path().join("packs"),
@@ -421,23 +422,28 @@ fn a_folder_walk_says_which_packs_it_did_not_open_and_when_it_found_nothing() {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::copy(fixture("pack", "models.Pack"), packs.join("Data.PACK")).unwrap();
+    std::fs::write(packs.join("objects.pack"), b"PACK\0\0\0\x02").unwrap();
     std::fs::copy(
         fixture("bmf", "static_cube.bmf"),
         nested.join("sub").join("cube.bmf"),
     )
     .unwrap();
     let out = dir.path().join("out");
-    let not_opened = "1 pack(s) not opened";
     let info = models(&[&"info", &packs]);
-    assert!(info.status.success() && stderr(&info).contains(not_opened));
+    assert!(info.status.success(), "{}", stderr(&info));
+    let inner = "Data.PACK::Model\\collision_box.smf: smf";
+    assert!(stdout(&info).contains(inner), "{}", stdout(&info));
+    assert!(!stderr(&info).contains("objects.pack"), "{}", stderr(&info));
     let batch = models(&[&"convert", &"--out-dir", &out, &packs]);
     assert!(batch.status.success(), "{}", stderr(&batch));
-    assert!(stderr(&batch).contains(not_opened), "{}", stderr(&batch));
     assert!(
-        stderr(&batch).contains("skipped 1 folder entries"),
+        stderr(&batch).contains("converted 2, failed 0"),
         "{}",
         stderr(&batch)
     );
+    for name in ["collision_box.glb", "skinned_animated.glb"] {
+        assert!(out.join("Data.PACK").join("Model").join(name).is_file());
+    }
     let nothing = stderr(&models(&[&"info", &empty]));
     assert!(nothing.contains("no model file found\n"), "{nothing}");
     let hint = stderr(&models(&[&"info", &nested]));

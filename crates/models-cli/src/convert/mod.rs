@@ -61,7 +61,9 @@ impl To {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// IN OUT for one file; with --out-dir, any number of input files and folders.
+    /// IN OUT for one file; with --out-dir, any number of input files, folders and packs (a
+    /// pack's models keep their folders in the pack under DIR, under a folder of the pack's
+    /// name for a pack found in a folder).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Batch mode: write one converted file per input into DIR.
