@@ -181,7 +181,7 @@ fn file_names_are_shown_exactly_and_safely() {
     let models_dir = dir.path().join("in");
     std::fs::create_dir(&models_dir).unwrap();
     let smf = std::fs::read(fixture("smf", "collision_box.smf")).unwrap();
-    let names: [&[u8]; 3] = [b"\x83e.smf", b"\x83f.smf", b"a\x1b[2Jb.smf"];
+    let names: [&[u8]; 4] = [b"\x83e.smf", b"\x83f.smf", b"a\x1b[2Jb.smf", b"\x84e.smf"];
     let files: Vec<PathBuf> = names
         .iter()
         .map(|n| models_dir.join(OsStr::from_bytes(n)))
@@ -214,6 +214,11 @@ fn file_names_are_shown_exactly_and_safely() {
         assert!(all.contains(shown), "{shown} is not shown: {all}");
     }
     assert!(all.contains("\\x83g.glb already exists"), "{all}");
+    // Names that differ only in bytes that are not UTF-8 do not clash.
+    assert!(!all.contains("written to"), "{all}");
+    for name in [&b"\x83e.glb"[..], b"\x84e.glb"] {
+        assert!(out_dir.join(OsStr::from_bytes(name)).is_file(), "{all}");
+    }
 }
 
 #[test]

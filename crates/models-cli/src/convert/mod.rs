@@ -745,7 +745,8 @@ fn plan(inputs: Vec<Input>, out_dir: &Path, to: To) -> Vec<Job> {
     let desired = desired_names(&unique, ext);
 
     let files_of = |name: &Path| to.target().files(&out_dir.join(name));
-    let key = |file: &Path| file.to_string_lossy().to_lowercase();
+    // As shown, not lossily: two names that differ only in bytes that are not UTF-8 are two.
+    let key = |file: &Path| said::shown(file).to_lowercase();
     let is_input = |file: &Path| {
         file.canonicalize()
             .is_ok_and(|c| input_ids.contains(c.as_path()))
