@@ -285,6 +285,25 @@ fn detect(files: &[PathBuf], password: &pack::PasswordArg) -> bool {
             }
             continue;
         }
+        if pack::split_inner(path).is_some() {
+            match pack::detect_entry(path, password) {
+                Ok(name) => outln!("{}: {name}", said::shown(path)),
+                Err(e) => {
+                    eprintln!("{}", said::error_line(&e));
+                    ok = false;
+                }
+            }
+            continue;
+        }
+        if path.is_dir() {
+            eprintln!(
+                "error: {}: a folder; `models info {}` reads the models in it",
+                said::shown(path),
+                said::shown(path)
+            );
+            ok = false;
+            continue;
+        }
         // Only regular files are opened: a FIFO would block, a device never end.
         match models::input::read_head(path, 64) {
             Ok(head) => {

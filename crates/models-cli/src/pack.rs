@@ -533,12 +533,7 @@ pub(crate) fn open_with_warnings(
 
 /// The model entry `inner` of `pack` (read from `pack_path`), parsed, with its size.
 fn open_entry(pack_path: &Path, pack: &Pack<'_>, inner: &str) -> Result<(Parsed, u64), String> {
-    let entry = pack.find(inner).ok_or_else(|| {
-        format!(
-            "{}: no entry named `{inner}` in the pack (see `models pack list`)",
-            said::shown(pack_path)
-        )
-    })?;
+    let entry = find_entry(pack_path, pack, inner)?;
     let data = entry.data();
     let shown = inner_path(pack_path, &entry.name());
     let Some(format) = models::detect_with_hint(&data, &*entry.name()) else {
@@ -551,6 +546,21 @@ fn open_entry(pack_path: &Path, pack: &Pack<'_>, inner: &str) -> Result<(Parsed,
     let parsed =
         models::parse_with_upgrades(format, &data).map_err(|e| said::error_text(&e.at(&shown)))?;
     Ok((parsed, data.len() as u64))
+}
+
+/// The entry `inner` of `pack` (read from `pack_path`), found as the engine finds it.
+fn find_entry<'p, 'a>(
+    pack_path: &Path,
+    pack: &'p Pack<'a>,
+    inner: &str,
+) -> Result<&'p Entry<'a>, String> {
+    pack.find(inner).ok_or_else(|| {
+        format!(
+            "{}: no entry named `{}` in the pack (see `models pack list`)",
+            said::shown(pack_path),
+            said::escape(inner)
+        )
+    })
 }
 
 /// A pack a batch opens for several of its models, and how many of those are still to come.
@@ -656,6 +666,19 @@ pub(crate) fn detect(path: &Path, password: &PasswordArg) -> Result<(), String> 
     }
     check_passphrase(path, &pack);
     Ok(())
+}
+
+/// `models detect PACK::NAME`: the format of that entry, from its first bytes once decrypted
+/// (`unknown` for none of the five), as `detect PACK` lists it.
+pub(crate) fn detect_entry(path: &Path, password: &PasswordArg) -> Result<&'static str, String> {
+    let Some((pack_path, inner)) = split_inner(path) else {
+        return Err(format!("{}: not `PACK::NAME`", said::shown(path)));
+    };
+    let key = password.key()?;
+    let bytes = read_file(&pack_path)?;
+    let pack = read_pack(&pack_path, &bytes, &key)?;
+    let entry = find_entry(&pack_path, &pack, &inner)?;
+    Ok(models::detect_with_hint(&entry.head(64), &*entry.name()).map_or("unknown", Format::name))
 }
 
 /// `models info` on a pack: every model inside, parsed, with its inner path and its size.

@@ -330,6 +330,30 @@ fn models_in_a_pack_are_detected_summarised_and_converted() {
         );
     }
     assert!(!text.contains("readme"), "only models are listed");
+    // Each `PACK::NAME` that `detect PACK` prints is an input `detect` takes too, as the
+    // engine looks names up (any ASCII case, `/` for `\`); other entries are `unknown`.
+    let (first, _) = &smfs[0];
+    let typed = format!(
+        "{}::{}",
+        pack.display(),
+        first.replace('\\', "/").to_uppercase()
+    );
+    let readme = format!("{}::Script\\readme.txt", pack.display());
+    let det = models(&[&"detect", &typed, &readme, &"--password", &PASS]);
+    assert_eq!(det.status.code(), Some(0), "{}", stderr(&det));
+    assert_eq!(
+        stdout(&det),
+        format!("{typed}: smf\n{readme}: unknown\n"),
+        "{}",
+        stderr(&det)
+    );
+    let folder = models(&[&"detect", &dir.path()]);
+    assert_eq!(folder.status.code(), Some(1));
+    assert!(
+        stderr(&folder).contains("`models info"),
+        "{}",
+        stderr(&folder)
+    );
 
     let info = models(&[&"info", &"--json", &pack, &"--password", &PASS]);
     assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
