@@ -293,7 +293,7 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
             Ok(()) => written += 1,
             Err(e) => {
                 // The entry's name is the file's: escaped, as every name from a file is.
-                eprintln!("error: {}", said::escape(&e));
+                eprintln!("{}", said::error_line(&e));
                 failed += 1;
             }
         }
@@ -403,7 +403,9 @@ fn create(
                 pack.push(entry);
             }
             Err(e) => {
-                eprintln!("error: {}: {e}", said::shown(file));
+                // The name in the message is the file system's: escaped.
+                let text = format!("{}: {e}", said::shown(file));
+                eprintln!("{}", said::error_line(&text));
                 refused += 1;
             }
         }

@@ -189,10 +189,10 @@ pub(crate) fn shown(path: &Path) -> String {
 
 /// What went wrong with `path`, in words a user acts on: "file does not exist" rather than the
 /// system's "No such file or directory" (or "entity not found"); `folder` when a folder was
-/// expected.
+/// expected. An error with its own words (the library's "folder does not exist") keeps them.
 pub(crate) fn io_text(path: &Path, e: &std::io::Error, folder: bool) -> String {
     let path = shown(path);
-    if e.kind() == std::io::ErrorKind::NotFound {
+    if e.kind() == std::io::ErrorKind::NotFound && e.get_ref().is_none() {
         let what = if folder { "folder" } else { "file" };
         format!("{path}: {what} does not exist")
     } else {

@@ -146,7 +146,11 @@ fn convert_into_a_missing_folder_fails_cleanly() {
         &dir.path().join("no/such/dir/x.bmf"),
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no/such/dir"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no/such/dir: folder does not exist"),
+        "{}",
+        stderr(&out)
+    );
     // In the system's words, not the bare kind that tempfile's wrapping leaves.
     assert!(
         !stderr(&out).contains("entity not found"),

@@ -621,10 +621,14 @@ fn sync_folder(path: &Path) {
 /// Why no temporary file could be made in `dir`, in the system's words where it has them.
 /// tempfile wraps the system's error with the temporary's path, and [`without_path`] can keep
 /// only its kind ("entity not found"); the folder's own `stat` says plainly that it does not
-/// exist or cannot be reached ("No such file or directory", "Permission denied"), and a file
-/// in its place is "not a folder".
+/// exist ("folder does not exist") or cannot be reached ("Permission denied"), and a file in
+/// its place is "not a folder".
 fn folder_error(dir: &Path, e: std::io::Error) -> std::io::Error {
     match std::fs::metadata(dir) {
+        // Said as a folder's: a caller that words "not found" for a file keeps this text.
+        Err(stat) if stat.kind() == std::io::ErrorKind::NotFound => {
+            std::io::Error::new(std::io::ErrorKind::NotFound, "folder does not exist")
+        }
         Err(stat) => stat,
         Ok(m) if !m.is_dir() => {
             std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder")
