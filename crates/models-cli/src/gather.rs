@@ -206,6 +206,19 @@ struct Walk<'a> {
     password: &'a crate::pack::PasswordArg,
 }
 
+/// The entries of `dir` with their types (not following links), sorted by path, so that
+/// walks are reproducible. Shared by the folder walks of batches and of `pack create`.
+pub(crate) fn sorted_entries(
+    dir: &Path,
+) -> std::io::Result<Vec<(PathBuf, Option<std::fs::FileType>)>> {
+    let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| (e.path(), e.file_type().ok()))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
 /// The model files in `dir` (by extension; glTF files too with `walk.with_gltf`), with their
 /// path relative to `walk.top` under `walk.prefix`; sub-folders too when `walk.recursive`.
 /// Sorted, so batches are reproducible.
@@ -215,19 +228,14 @@ struct Walk<'a> {
 /// extension that are not regular files (FIFOs, devices, sockets) are skipped with a note,
 /// never opened.
 fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
+    let entries = match sorted_entries(dir) {
+        Ok(entries) => entries,
         Err(e) => {
             eprintln!("error: {}: {e}", said::shown(dir));
             found.failed += 1;
             return;
         }
     };
-    let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
-        .filter_map(Result::ok)
-        .map(|e| (e.path(), e.file_type().ok()))
-        .collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (path, file_type) in entries {
         let is_link = file_type.is_some_and(|t| t.is_symlink());
         if file_type.is_some_and(|t| t.is_dir()) {
