@@ -3,7 +3,7 @@
 //! Text by default (compact, aligned); `--json`: one object per file, per line.
 
 use crate::said::{self, Said};
-use models::gltf;
+use models::gltf::{self, HeldTextures};
 use models::inspect::{Report, SkeletonKind, TextureLookup, TextureStatus};
 use models::scene::{Scene, SceneOptions};
 use models::Summary;
@@ -84,8 +84,8 @@ pub(crate) fn run(args: &Args) -> bool {
                 ok &= one_file(args, &input.path);
             }
         } else if crate::pack::is_pack(path) {
-            let each = |inner: &Path, parsed: &models::Parsed, len: u64| {
-                print_model(args, inner, parsed, len)
+            let each = |inner: &Path, parsed: &models::Parsed, len: u64, held: HeldTextures| {
+                print_model(args, inner, parsed, len, held)
             };
             match crate::pack::info(path, &args.password, each) {
                 Ok(all_read) => ok &= all_read,
@@ -107,8 +107,8 @@ fn one_file(args: &Args, path: &Path) -> bool {
         return print_gltf(args, path);
     }
     if crate::pack::split_inner(path).is_some() {
-        return match crate::pack::open_with_warnings(path, &args.password) {
-            Ok((parsed, len)) => print_model(args, path, &parsed, len),
+        return match crate::pack::open_with_textures(path, &args.password) {
+            Ok((parsed, len, held)) => print_model(args, path, &parsed, len, held),
             Err(e) => {
                 eprintln!("{}", said::error_line(&e));
                 false
@@ -118,7 +118,7 @@ fn one_file(args: &Args, path: &Path) -> bool {
     match models::open_with_upgrades(path) {
         Ok(parsed) => {
             let len = std::fs::metadata(path).map_or(0, |m| m.len());
-            print_model(args, path, &parsed, len)
+            print_model(args, path, &parsed, len, HeldTextures::default())
         }
         Err(e) => crate::report(Err(e)),
     }
@@ -131,17 +131,26 @@ fn is_gltf(path: &Path) -> bool {
     })
 }
 
-fn lookup(args: &Args, path: &Path) -> TextureLookup {
+/// Where `info` looks the textures of `path` up: beside it (beside its pack), in the
+/// `--texture-dir` folders, and first among the textures its pack holds (`held`).
+fn lookup(args: &Args, path: &Path, held: HeldTextures) -> TextureLookup {
     TextureLookup {
         dirs: args.texture_dir.clone(),
         listings: args.texture_listings.clone(),
+        held,
         ..TextureLookup::beside(crate::pack::source_file(path))
     }
 }
 
 /// Converts the document (within the budget of its `len` bytes) and prints its report; its
 /// warnings go to stderr. False when the conversion fails.
-fn print_model(args: &Args, path: &Path, parsed: &models::Parsed, len: u64) -> bool {
+fn print_model(
+    args: &Args,
+    path: &Path,
+    parsed: &models::Parsed,
+    len: u64,
+    held: HeldTextures,
+) -> bool {
     let options = SceneOptions {
         bmf_fps: args.bmf_fps,
         smf_ticks_per_second: args.smf_ticks_per_second,
@@ -158,7 +167,7 @@ fn print_model(args: &Args, path: &Path, parsed: &models::Parsed, len: u64) -> b
     let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
     warnings.extend(conversion.warnings.iter().map(Said::scene));
     said::print(path, &warnings);
-    let report = Report::from_parsed(parsed, &conversion, &lookup(args, path));
+    let report = Report::from_parsed(parsed, &conversion, &lookup(args, path, held));
     let summary = parsed.document.summary();
     if args.json {
         outln!("{}", model_json(path, &summary, &report));
@@ -181,7 +190,7 @@ fn print_gltf(args: &Args, path: &Path) -> bool {
             return false;
         }
     };
-    let report = Report::from_import(&import, &lookup(args, path));
+    let report = Report::from_import(&import, &lookup(args, path, HeldTextures::default()));
     let warnings: Vec<Said> = import
         .warnings
         .iter()

@@ -8,6 +8,7 @@
 //! still works.
 
 use crate::said::{self, Said};
+use models::gltf::{HeldTexture, HeldTextures};
 use models::output::{write_new_file, Overwrite};
 use models::pack::{Entry, Key, Pack};
 use models::{Format, Parsed};
@@ -509,6 +510,23 @@ pub(crate) fn open_with_warnings(
     path: &Path,
     password: &PasswordArg,
 ) -> Result<(Parsed, u64), String> {
+    open_model(path, password, false).map(|(parsed, len, _)| (parsed, len))
+}
+
+/// [`open_with_warnings`], and for a model in a pack the textures it names that the pack
+/// holds ([`held_textures`]); none for a plain file.
+pub(crate) fn open_with_textures(
+    path: &Path,
+    password: &PasswordArg,
+) -> Result<(Parsed, u64, HeldTextures), String> {
+    open_model(path, password, true)
+}
+
+fn open_model(
+    path: &Path,
+    password: &PasswordArg,
+    with_textures: bool,
+) -> Result<(Parsed, u64, HeldTextures), String> {
     let Some((pack_path, inner)) = split_inner(path) else {
         if is_pack(path) {
             return Err(format!(
@@ -518,19 +536,26 @@ pub(crate) fn open_with_warnings(
             ));
         }
         let parsed = models::open_with_upgrades(path).map_err(|e| said::error_text(&e))?;
-        return Ok((parsed, std::fs::metadata(path).map_or(0, |m| m.len())));
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        return Ok((parsed, len, HeldTextures::default()));
     };
     let key = password.key()?;
     if let Some(pack) = shared_pack(&pack_path, &key)? {
-        return open_entry(&pack_path, &pack, &inner);
+        return open_entry(&pack_path, &pack, &inner, with_textures);
     }
     let bytes = read_file(&pack_path)?;
     let pack = read_pack(&pack_path, &bytes, &key)?;
-    open_entry(&pack_path, &pack, &inner)
+    open_entry(&pack_path, &pack, &inner, with_textures)
 }
 
-/// The model entry `inner` of `pack` (read from `pack_path`), parsed, with its size.
-fn open_entry(pack_path: &Path, pack: &Pack<'_>, inner: &str) -> Result<(Parsed, u64), String> {
+/// The model entry `inner` of `pack` (read from `pack_path`), parsed, with its size and, when
+/// asked, the textures it names that the pack holds.
+fn open_entry(
+    pack_path: &Path,
+    pack: &Pack<'_>,
+    inner: &str,
+    with_textures: bool,
+) -> Result<(Parsed, u64, HeldTextures), String> {
     let entry = find_entry(pack_path, pack, inner)?;
     let data = entry.data();
     let shown = inner_path(pack_path, &entry.name());
@@ -543,7 +568,61 @@ fn open_entry(pack_path: &Path, pack: &Pack<'_>, inner: &str) -> Result<(Parsed,
     };
     let parsed =
         models::parse_with_upgrades(format, &data).map_err(|e| said::error_text(&e.at(&shown)))?;
-    Ok((parsed, data.len() as u64))
+    let textures = if with_textures {
+        held_textures(pack_path, pack, &entry.name(), &parsed)
+    } else {
+        HeldTextures::default()
+    };
+    Ok((parsed, data.len() as u64, textures))
+}
+
+/// The textures the model `parsed` (the entry `model` of `pack`) names that the pack holds,
+/// by the name the model writes. A name is looked up beside the model's entry first
+/// (`Model\train.smf` naming `train.png`: `Model\train.png`, where a tool that unpacks the
+/// pack puts it beside the model, and where dend-mod-gui looks for it), then as written from
+/// the pack's root (the game's data root, which the SMF spec says the game resolves it from).
+/// An entry larger than `MAX_TEXTURE_BYTES` is held as refused, never decrypted.
+fn held_textures(pack_path: &Path, pack: &Pack<'_>, model: &str, parsed: &Parsed) -> HeldTextures {
+    let folder = model.rfind(['\\', '/']).map_or("", |at| &model[..at]);
+    let names = parsed.document.summary().textures;
+    HeldTextures::new(names.into_iter().filter_map(|raw| {
+        let entry = beside(folder, &raw)
+            .and_then(|name| pack.find(&name))
+            .or_else(|| pack.find(&raw))?;
+        let bytes = if entry.size() as u64 > models::gltf::MAX_TEXTURE_BYTES {
+            Err(format!(
+                "larger than {} bytes",
+                models::gltf::MAX_TEXTURE_BYTES
+            ))
+        } else {
+            Ok(entry.data().into_owned())
+        };
+        let name = said::shown(&inner_path(pack_path, &entry.name()));
+        Some((raw, HeldTexture { name, bytes }))
+    }))
+}
+
+/// `raw` (a texture name as a model writes it) taken relative to the pack folder `folder`:
+/// `\` and `/` alike, `.` and `..` resolved; `None` when it climbs above the pack's root or is
+/// absolute (a drive, or a leading separator).
+fn beside(folder: &str, raw: &str) -> Option<String> {
+    if raw.starts_with(['\\', '/']) || raw.contains(':') {
+        return None;
+    }
+    let mut parts: Vec<&str> = folder
+        .split(['\\', '/'])
+        .filter(|p| !p.is_empty())
+        .collect();
+    for part in raw.split(['\\', '/']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("\\"))
 }
 
 /// The entry `inner` of `pack` (read from `pack_path`), found as the engine finds it.
@@ -684,7 +763,7 @@ pub(crate) fn detect_entry(path: &Path, password: &PasswordArg) -> Result<&'stat
 pub(crate) fn info(
     path: &Path,
     password: &PasswordArg,
-    mut each: impl FnMut(&Path, &Parsed, u64) -> bool,
+    mut each: impl FnMut(&Path, &Parsed, u64, HeldTextures) -> bool,
 ) -> Result<bool, String> {
     let key = password.key()?;
     let bytes = read_file(path)?;
@@ -701,7 +780,10 @@ pub(crate) fn info(
         found += 1;
         let data = entry.data();
         match models::parse_with_upgrades(format, &data) {
-            Ok(parsed) => ok &= each(&shown, &parsed, data.len() as u64),
+            Ok(parsed) => {
+                let held = held_textures(path, &pack, &name, &parsed);
+                ok &= each(&shown, &parsed, data.len() as u64, held);
+            }
             Err(e) => {
                 eprintln!("error: {}", said::error_text(&e.at(&shown)));
                 ok = false;
@@ -731,6 +813,24 @@ mod tests {
         }
         pack.push(Entry::new("readme.txt", b"text".as_slice(), true).unwrap());
         std::fs::write(path, pack.to_bytes().unwrap()).unwrap();
+    }
+
+    /// A texture name is taken beside the model's folder in the pack, `\` and `/` alike,
+    /// `.` and `..` resolved, never above the pack's root or from an absolute path.
+    #[test]
+    fn texture_names_are_resolved_beside_the_model() {
+        assert_eq!(
+            beside("Model", "train.png").as_deref(),
+            Some("Model\\train.png")
+        );
+        assert_eq!(
+            beside("Model\\Train", "../Tex/./a.tga").as_deref(),
+            Some("Model\\Tex\\a.tga")
+        );
+        assert_eq!(beside("", "a.png").as_deref(), Some("a.png"));
+        assert_eq!(beside("Model", "../../a.png"), None);
+        assert_eq!(beside("Model", "\\a.png"), None);
+        assert_eq!(beside("Model", "C:\\a.png"), None);
     }
 
     /// A batch reads a pack once for all the models it lists in it (`models_inside`, then

@@ -314,6 +314,83 @@ fn create_takes_names_that_are_not_utf8_as_cp932() {
     assert!(!again.exists());
 }
 
+/// The textures a model in a pack names are found in the pack: beside the model's entry, or
+/// else from the pack's root. `convert` embeds them (or writes them beside a `.gltf`), `info`
+/// and a dry run say they are found, a batch does the same; a texture the pack lacks is still
+/// looked up beside the pack file.
+#[test]
+fn textures_in_the_pack_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let smf = test_support::read(&fixture("smf", "collision_box.smf")); // names `block.png`
+    let png = test_support::PNG_1X1;
+    let mut pack = Pack::new(Key::new(None).unwrap());
+    pack.push(Entry::new("Model\\box.smf", smf.as_slice(), true).unwrap());
+    pack.push(Entry::new("Model\\BLOCK.png", png, true).unwrap());
+    pack.push(Entry::new("Root\\box.smf", smf.as_slice(), true).unwrap());
+    pack.push(Entry::new("block.png", png, true).unwrap());
+    pack.push(Entry::new("Bare\\box.smf", smf.as_slice(), true).unwrap());
+    let path = dir.path().join("T.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let model = |folder: &str| format!("{}::{folder}\\box.smf", path.display());
+    for folder in ["Model", "Root"] {
+        let out = dir.path().join(format!("{folder}.glb"));
+        let run = models(&[&"convert", &model(folder), &out]);
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+        assert!(!stderr(&run).contains("not found"), "{}", stderr(&run));
+        let glb = ::gltf::Gltf::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(glb.images().count(), 1, "{folder}: embedded");
+        let info = models(&[&"info", &model(folder)]);
+        assert!(
+            stdout(&info).contains("block.png (found)"),
+            "{}",
+            stdout(&info)
+        );
+    }
+    let dry = models(&[
+        &"convert",
+        &"--dry-run",
+        &model("Model"),
+        &dir.path().join("d.glb"),
+    ]);
+    assert!(
+        stdout(&dry).contains("Model\\BLOCK.png"),
+        "{}",
+        stdout(&dry)
+    );
+    let gltf = dir.path().join("g.gltf");
+    let run = models(&[&"convert", &model("Model"), &gltf]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(
+        std::fs::read(dir.path().join("g_textures").join("BLOCK.png")).unwrap(),
+        png
+    );
+    let batch = dir.path().join("batch");
+    let run = models(&[&"convert", &"--out-dir", &batch, &path]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    for folder in ["Model", "Root"] {
+        let glb = std::fs::read(batch.join(folder).join("box.glb")).unwrap();
+        assert_eq!(::gltf::Gltf::from_slice(&glb).unwrap().images().count(), 1);
+    }
+    // `Bare\box.smf` finds `block.png` at the root too; with the root's entry gone, and a
+    // file beside the pack, the file is used.
+    let mut pack = Pack::new(Key::new(None).unwrap());
+    pack.push(Entry::new("Bare\\box.smf", smf.as_slice(), true).unwrap());
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let missing = models(&[&"info", &model("Bare")]);
+    assert!(
+        stdout(&missing).contains("block.png (MISSING)"),
+        "{}",
+        stdout(&missing)
+    );
+    std::fs::write(dir.path().join("block.png"), png).unwrap();
+    let beside = models(&[&"info", &model("Bare")]);
+    assert!(
+        stdout(&beside).contains("block.png (found)"),
+        "{}",
+        stdout(&beside)
+    );
+}
+
 #[test]
 fn models_in_a_pack_are_detected_summarised_and_converted() {
     let dir = tempfile::tempdir().unwrap();

@@ -37,6 +37,9 @@ pub struct TextureLookup {
     /// by all the lookups that share this handle (see [`crate::gltf::TextureListings`]).
     #[cfg(feature = "gltf")]
     pub listings: crate::gltf::TextureListings,
+    /// Textures held in memory, looked up first (see [`crate::gltf::HeldTextures`]).
+    #[cfg(feature = "gltf")]
+    pub held: crate::gltf::HeldTextures,
 }
 
 impl TextureLookup {
@@ -56,6 +59,12 @@ impl TextureLookup {
     fn status(&self, raw: &str) -> TextureStatus {
         #[cfg(feature = "gltf")]
         {
+            if let Some(held) = self.held.get(raw) {
+                return match &held.bytes {
+                    Ok(_) => TextureStatus::Found(PathBuf::from(&held.name)),
+                    Err(why) => TextureStatus::Refused(why.clone()),
+                };
+            }
             let located = crate::gltf::locate_texture(
                 &self.base,
                 &self.dirs,

@@ -1092,6 +1092,61 @@ fn textures_written_beside_the_output_resolve_and_are_png() {
     assert!(err.to_string().contains("already exists"), "{err}");
 }
 
+/// Textures the caller holds (a pack's entries) are used before the file system, once each
+/// by name; one held as refused is said in a warning, not looked for on disk.
+#[test]
+fn held_textures_come_before_the_file_system() {
+    let dir = tempfile::tempdir().unwrap();
+    write_png(&dir.path().join("a.png")); // on disk too: the held one wins
+    let png = std::fs::read(dir.path().join("a.png")).unwrap();
+    let mut scene = skinned_quad();
+    scene.materials = ["a.png", "A.png", "big.png"]
+        .iter()
+        .map(|p| Material {
+            color_texture: Some((*p).into()),
+            ..Material::default()
+        })
+        .collect();
+    let held = gltf::HeldTextures::new([
+        (
+            "a.png".to_owned(),
+            gltf::HeldTexture {
+                name: "T.Pack::a.png".into(),
+                bytes: Ok(png.clone()),
+            },
+        ),
+        (
+            "A.png".to_owned(),
+            gltf::HeldTexture {
+                name: "T.Pack::a.png".into(),
+                bytes: Ok(png),
+            },
+        ),
+        (
+            "big.png".to_owned(),
+            gltf::HeldTexture {
+                name: "T.Pack::big.png".into(),
+                bytes: Err("larger than 67108864 bytes".into()),
+            },
+        ),
+    ]);
+    let options = GltfOptions {
+        embed_textures: true,
+        held_textures: held,
+        ..GltfOptions::for_source(dir.path().join("m.smf"))
+    };
+    let (glb, warnings) = warnings_of(&scene, &options);
+    let (doc, _) = read(&glb);
+    assert_eq!(doc.images().count(), 1, "one image for one held name");
+    assert_eq!(doc.textures().count(), 1);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("\"big.png\" not embedded: T.Pack::big.png: larger")),
+        "{warnings:?}"
+    );
+}
+
 /// Textures whose folder and file names are CP932 bytes on disk (unpacked on Linux by an
 /// archiver that kept them) are found by the names the model gives as text: embedded, and
 /// written beside the output under their Japanese names.

@@ -8,7 +8,7 @@ use crate::gather::{gather, Input};
 use crate::said::{self, Said};
 use clap::{CommandFactory, ValueEnum};
 use import::Target;
-use models::gltf::{self, GltfOptions};
+use models::gltf::{self, GltfOptions, HeldTextures};
 use models::output::Overwrite;
 use models::scene::{Scene, SceneOptions};
 use models::Format;
@@ -324,17 +324,19 @@ fn dry_run_textures(args: &Args, input: &Path, output: &Path, target: Target) {
     if !matches!(target, Target::Gltf(_)) || import::is_gltf_input(input) {
         return; // model outputs have no images; glTF input is refused by the real run
     }
-    let report = match crate::pack::open_with_warnings(input, &args.password).and_then(
-        |(parsed, input_len)| {
+    let report = match crate::pack::open_with_textures(input, &args.password).and_then(
+        |(parsed, input_len, held)| {
             Scene::from_document_with(&parsed.document, &scene_options(args, input_len))
+                .map(|conversion| (conversion, held))
                 .map_err(|e| said::error_text(&e.at(input)))
         },
     ) {
-        Ok(conversion) => {
+        Ok((conversion, held)) => {
             let lookup = models::inspect::TextureLookup {
                 dirs: args.texture_dir.clone(),
                 allow_outside: args.allow_outside_textures,
                 listings: args.texture_listings.clone(),
+                held,
                 ..models::inspect::TextureLookup::beside(crate::pack::source_file(input))
             };
             models::inspect::Report::from_scene(&conversion.scene, false, &lookup)
@@ -405,7 +407,7 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
         ));
     }
     // The conversion budget derives from the input's size (see models::scene::Budget).
-    let (parsed, input_len) = crate::pack::open_with_warnings(input, &args.password)?;
+    let (parsed, input_len, held) = crate::pack::open_with_textures(input, &args.password)?;
     let mut warnings: Vec<Said> = parsed.warnings.iter().map(Said::reader).collect();
     // The conversion consumes the document, freeing each part once converted, and the writer
     // streams from the scene alone: peak memory is about the larger of the document and the
@@ -418,13 +420,19 @@ fn to_gltf(args: &Args, input: &Path, output: &Path) -> Outcome {
         scene.name = crate::pack::model_stem(input);
     }
     warnings.extend(conversion.warnings.iter().map(Said::scene));
-    warnings.extend(write_gltf(args, scene, input, output)?);
+    warnings.extend(write_gltf(args, scene, input, output, held)?);
     Ok(warnings)
 }
 
 /// Validates `scene`, converted from `input`, and writes it to `output` (.glb or .gltf +
 /// .bin); returns validation's warnings (every repair), then the writer's.
-fn write_gltf(args: &Args, scene: Scene, input: &Path, output: &Path) -> Outcome {
+fn write_gltf(
+    args: &Args,
+    scene: Scene,
+    input: &Path,
+    output: &Path,
+    held_textures: HeldTextures,
+) -> Outcome {
     let valid = models::scene::validate(scene);
     let gltf_options = GltfOptions {
         texture_folder: texture_folder(args, output),
@@ -432,6 +440,7 @@ fn write_gltf(args: &Args, scene: Scene, input: &Path, output: &Path) -> Outcome
         allow_outside_textures: args.allow_outside_textures,
         texture_dirs: args.texture_dir.clone(),
         texture_listings: args.texture_listings.clone(),
+        held_textures,
         ..GltfOptions::for_source(crate::pack::source_file(input))
     };
     // An error naming its own file (the output exists, is the input, …) is said as it is;
@@ -544,7 +553,13 @@ fn merged_gltf(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let first = inputs.first().map_or(output, PathBuf::as_path);
-    merge_said.extend(write_gltf(args, scene, first, output)?);
+    merge_said.extend(write_gltf(
+        args,
+        scene,
+        first,
+        output,
+        HeldTextures::default(),
+    )?);
     warnings.push((output.to_path_buf(), merge_said));
     Ok(warnings)
 }

@@ -33,7 +33,9 @@ mod read;
 mod textures;
 mod write;
 
-pub use textures::TextureListings;
+pub use textures::{
+    HeldTexture, HeldTextures, TextureListings, MAX_TEXTURE_BYTES, MAX_TEXTURE_PIXELS,
+};
 
 use crate::output::{write_new_contents, Content, Overwrite};
 use crate::scene::{SceneWarning, ValidScene};
@@ -84,6 +86,10 @@ pub struct GltfOptions {
     /// default; a clone of one handle in the options of several conversions (a batch) makes
     /// them read each folder once.
     pub texture_listings: TextureListings,
+    /// Textures held in memory, looked up by the name the model writes before the file
+    /// system (with [`embed_textures`](Self::embed_textures) or a
+    /// [`texture_folder`](Self::texture_folder)): for a model read out of an archive.
+    pub held_textures: HeldTextures,
 }
 
 impl GltfOptions {

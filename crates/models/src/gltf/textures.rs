@@ -1,6 +1,6 @@
 //! Texture references: relative URIs by default, or images embedded from beside the input.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,6 +19,48 @@ pub const MAX_TEXTURE_BYTES: u64 = 64 << 20;
 /// The largest texture embedded, in pixels (width × height): 8192 × 8192. Each side is at most
 /// 16 384 (glTF viewers' usual limit), and decoding never allocates more than 256 MiB.
 pub const MAX_TEXTURE_PIXELS: u64 = 8192 * 8192;
+
+/// Textures a caller holds in memory, by the name a model writes for them: for a model read
+/// out of an archive, the archive's entries its texture names reach, which no file path
+/// reaches. The glTF writer and [`crate::inspect::TextureLookup`] look here before the file
+/// system. Cheap to clone (shared).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct HeldTextures(Arc<BTreeMap<String, HeldTexture>>);
+
+/// A texture a caller holds ([`HeldTextures`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldTexture {
+    /// Where it came from, for messages (`Data.Pack::Model\train.png`); its extension tells
+    /// a TGA, which has no magic.
+    pub name: String,
+    /// Its bytes, at most [`MAX_TEXTURE_BYTES`]; or why they were not read.
+    pub bytes: Result<Vec<u8>, String>,
+}
+
+impl HeldTextures {
+    /// The textures, each by the name a model writes for it.
+    pub fn new(textures: impl IntoIterator<Item = (String, HeldTexture)>) -> Self {
+        Self(Arc::new(textures.into_iter().collect()))
+    }
+
+    /// The texture a model names `raw`, if held.
+    pub fn get(&self, raw: &str) -> Option<&HeldTexture> {
+        self.0.get(raw)
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for HeldTextures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.values().map(|t| &t.name))
+            .finish()
+    }
+}
 
 /// How a texture path as written in a model starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -479,8 +521,13 @@ fn decode(bytes: &[u8], path: &Path, raw: &str) -> Result<image::DynamicImage, S
 /// a PNG or JPEG as is, once it decodes; TGA, BMP and DDS converted to PNG. Refused (for a
 /// warning) when it is too large or does not decode.
 pub(crate) fn load(path: &Path, raw: &str) -> Embedded {
-    let loaded = read_bounded(path, raw).and_then(|bytes| {
-        let img = decode(&bytes, path, raw)?;
+    read_bounded(path, raw).map_or_else(Embedded::Refused, |bytes| load_bytes(bytes, path, raw))
+}
+
+/// [`load`] of bytes already read (a [`HeldTexture`]'s); `path` names them in messages, and
+/// its extension tells a TGA.
+pub(crate) fn load_bytes(bytes: Vec<u8>, path: &Path, raw: &str) -> Embedded {
+    let loaded = decode(&bytes, path, raw).and_then(|img| {
         if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
             return Ok(Embedded::Image(bytes, "image/png"));
         }

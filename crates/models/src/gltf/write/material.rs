@@ -3,7 +3,7 @@
 
 use super::buffer::Chunk;
 use super::{extras, floats, label, non_empty, push, Builder};
-use crate::gltf::textures::{self, Embedded};
+use crate::gltf::textures::{self, Embedded, HeldTexture};
 use crate::gltf::Error;
 use crate::scene::{AlphaMode, Material, Scene};
 use gltf_json as json;
@@ -54,6 +54,9 @@ impl Builder<'_> {
     /// for that file if any. `None` (with a warning, or listed as missing) when it is not
     /// found, refused by the path policy, too large or not an image.
     pub(super) fn found_image(&mut self, raw: &str, owner: &dyn Display) -> Option<FoundImage> {
+        if let Some(held) = self.options.held_textures.get(raw) {
+            return self.held_image(raw, held.clone(), owner);
+        }
         let base = self.options.texture_base();
         let located = textures::locate_in(
             &base,
@@ -85,6 +88,31 @@ impl Builder<'_> {
                 None
             }
         }
+    }
+
+    /// [`Self::found_image`] for a texture the caller holds. Its name is its identity, as a
+    /// real path is a file's, with `\` and `::` made separators so that the file name is the
+    /// last part (`Data.Pack::Model\train.png` → `train.png`). No real file has such a path:
+    /// nothing is a folder inside a pack.
+    fn held_image(
+        &mut self,
+        raw: &str,
+        held: HeldTexture,
+        owner: &dyn Display,
+    ) -> Option<FoundImage> {
+        let key = std::path::PathBuf::from(held.name.replace(['\\', ':'], "/"));
+        if let Some(t) = self.texture_files.get(&key) {
+            return Some(FoundImage::Done(*t));
+        }
+        let refused = match held.bytes {
+            Ok(bytes) => match textures::load_bytes(bytes, std::path::Path::new(&held.name), raw) {
+                Embedded::Image(bytes, mime) => return Some(FoundImage::New(key, bytes, mime)),
+                Embedded::Refused(reason) => reason,
+            },
+            Err(why) => format!("texture {raw:?} not embedded: {}: {why}", held.name),
+        };
+        self.warn(owner, refused);
+        None
     }
 
     /// One warning per model listing the textures that were not found.
