@@ -431,23 +431,43 @@ fn create(
 }
 
 /// `PACK::INNER` split into the pack's path and the entry name, when the left side is an
-/// existing pack and the whole is not itself an existing file.
+/// existing pack and the whole is not itself an existing file. The pack's path is taken as
+/// bytes, so a pack whose name is not UTF-8 (CP932 on Linux) works too; the entry name is
+/// text.
 pub(crate) fn split_inner(path: &Path) -> Option<(PathBuf, String)> {
     if path.is_file() {
         return None;
     }
-    let text = path.to_str()?;
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let separator = INNER_SEPARATOR.as_bytes();
     let mut from = 0;
-    while let Some(pos) = text.get(from..)?.find(INNER_SEPARATOR) {
+    while let Some(pos) = bytes
+        .get(from..)?
+        .windows(separator.len())
+        .position(|w| w == separator)
+    {
         let at = from + pos;
-        let pack = Path::new(text.get(..at)?);
-        if is_pack(pack) {
-            let inner = text.get(at + INNER_SEPARATOR.len()..)?;
-            return Some((pack.to_path_buf(), inner.to_owned()));
+        let pack = pack_path_of(bytes.get(..at)?)?;
+        if is_pack(&pack) {
+            let inner = std::str::from_utf8(bytes.get(at + separator.len()..)?).ok()?;
+            return Some((pack, inner.to_owned()));
         }
-        from = at + INNER_SEPARATOR.len();
+        from = at + separator.len();
     }
     None
+}
+
+/// The path whose bytes are `bytes`, the left side of `PACK::INNER`.
+#[cfg(unix)]
+fn pack_path_of(bytes: &[u8]) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
+}
+
+/// The path whose bytes are `bytes` (UTF-8 only: elsewhere a path's bytes are not its own).
+#[cfg(not(unix))]
+fn pack_path_of(bytes: &[u8]) -> Option<PathBuf> {
+    std::str::from_utf8(bytes).ok().map(PathBuf::from)
 }
 
 /// The file on disk behind `path`: the pack for `PACK::INNER`, else `path` itself. Outputs

@@ -391,6 +391,40 @@ fn textures_in_the_pack_are_found() {
     );
 }
 
+/// A pack whose own name is not UTF-8 (CP932 bytes on Linux) works as any other: named as
+/// `PACK::NAME`, converted whole, or found in a folder.
+#[cfg(unix)]
+#[test]
+fn a_pack_whose_name_is_not_utf8_works() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("game");
+    std::fs::create_dir(&folder).unwrap();
+    let pack = folder.join(OsStr::from_bytes(b"\x93\x64\x8e\xd4.Pack")); // 電車.Pack
+    std::fs::copy(fixture("pack", "models.Pack"), &pack).unwrap();
+    let mut inner = pack.clone().into_os_string();
+    inner.push("::Model/collision_box.smf");
+    let det = models(&[&"detect", &inner]);
+    assert_eq!(det.status.code(), Some(0), "{}", stderr(&det));
+    assert!(
+        stdout(&det).ends_with("collision_box.smf: smf\n"),
+        "{}",
+        stdout(&det)
+    );
+    let out = dir.path().join("out");
+    for input in [&pack, &folder] {
+        let run = models(&[&"convert", &"-q", &"--out-dir", &out, input, &"--force"]);
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+        assert!(
+            stderr(&run).contains("converted 2, failed 0"),
+            "{}",
+            stderr(&run)
+        );
+    }
+    let from_walk = out.join(OsStr::from_bytes(b"\x93\x64\x8e\xd4.Pack"));
+    assert!(from_walk.join("Model").join("collision_box.glb").is_file());
+}
+
 #[test]
 fn models_in_a_pack_are_detected_summarised_and_converted() {
     let dir = tempfile::tempdir().unwrap();
