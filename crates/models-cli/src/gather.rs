@@ -150,12 +150,15 @@ fn gather_pack(
 ) {
     found.packs += 1;
     match crate::pack::models_inside(path, password) {
-        Ok(models) => found
-            .inputs
-            .extend(models.into_iter().map(|(path, rel)| Input {
-                path,
-                rel: folder.join(rel),
-            })),
+        Ok(inside) => {
+            found.failed += inside.refused;
+            found
+                .inputs
+                .extend(inside.models.into_iter().map(|(path, rel)| Input {
+                    path,
+                    rel: folder.join(rel),
+                }));
+        }
         Err(e) => {
             eprintln!("{}", said::error_line(&e));
             found.failed += 1;

@@ -716,33 +716,57 @@ fn shared_pack(path: &Path, key: &Key) -> Result<Option<Arc<Pack<'static>>>, Str
     Ok(Some(pack))
 }
 
-/// The models inside a pack: `(PACK::INNER, relative output path without extension)` for
-/// each entry whose decrypted bytes are a model, in name order. For `convert --out-dir`.
-pub(crate) fn models_inside(
-    path: &Path,
-    password: &PasswordArg,
-) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+/// The models inside a pack, for a batch (`convert --out-dir`, `info` of a folder).
+pub(crate) struct Inside {
+    /// `(PACK::INNER, relative output path)` for each entry whose decrypted bytes are a
+    /// model, in name order.
+    pub(crate) models: Vec<(PathBuf, PathBuf)>,
+    /// Model entries refused, each with an error printed: their names would leave the output
+    /// folder.
+    pub(crate) refused: usize,
+}
+
+/// The models inside the pack at `path` ([`Inside`]); a note when it holds none.
+pub(crate) fn models_inside(path: &Path, password: &PasswordArg) -> Result<Inside, String> {
     let key = password.key()?;
     let bytes = read_file(path)?;
     let pack = read_pack(path, &bytes, &key)?;
     check_passphrase(path, &pack);
-    let mut models = Vec::new();
+    let mut inside = Inside {
+        models: Vec::new(),
+        refused: 0,
+    };
     for entry in by_name(&pack) {
         let name = entry.name();
         if models::detect_with_hint(&entry.head(64), &*name).is_none() {
             continue;
         }
         match safe_relative_path(&name) {
-            Ok(rel) => models.push((inner_path(path, &name), rel)),
-            Err(why) => eprintln!(
-                "error: {}: entry `{}` refused as an output path: {why}",
-                said::shown(path),
-                said::escape(&name)
-            ),
+            Ok(rel) => inside.models.push((inner_path(path, &name), rel)),
+            Err(why) => {
+                eprintln!(
+                    "error: {}: entry `{}` refused as an output path: {why}",
+                    said::shown(path),
+                    said::escape(&name)
+                );
+                inside.refused += 1;
+            }
         }
     }
-    expect_uses(path, models.len());
-    Ok(models)
+    if inside.models.is_empty() && inside.refused == 0 {
+        say_no_model(path, &pack);
+    }
+    expect_uses(path, inside.models.len());
+    Ok(inside)
+}
+
+/// The note for a pack that holds no model: nothing it holds is passed over in silence.
+fn say_no_model(path: &Path, pack: &Pack<'_>) {
+    eprintln!(
+        "note: {}: no model among its {} entries",
+        said::shown(path),
+        pack.entries.len()
+    );
 }
 
 /// `models detect` on a pack: the pack, then each model inside with its inner path.
@@ -811,11 +835,7 @@ pub(crate) fn info(
         }
     }
     if found == 0 {
-        eprintln!(
-            "note: {}: no model among its {} entries",
-            said::shown(path),
-            pack.entries.len()
-        );
+        say_no_model(path, &pack);
     }
     Ok(ok)
 }
@@ -862,7 +882,7 @@ mod tests {
         let password = PasswordArg { password: None };
         let path = dir.path().join("a.Pack");
         write_pack(&path);
-        let models = models_inside(&path, &password).unwrap();
+        let models = models_inside(&path, &password).unwrap().models;
         assert_eq!(models.len(), 3);
         assert!(open_with_warnings(&models[0].0, &password).is_ok());
         // Still a pack's magic and count, but its table is cut off: a new read would fail.

@@ -425,6 +425,48 @@ fn a_pack_whose_name_is_not_utf8_works() {
     assert!(from_walk.join("Model").join("collision_box.glb").is_file());
 }
 
+/// A batch of a pack says what it passes over: a model entry whose name would leave the
+/// output folder is an error that fails the batch (the others are converted), and a pack with
+/// no model gets a note.
+#[test]
+fn a_batch_of_a_pack_says_what_it_passes_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let smf = test_support::read(&fixture("smf", "collision_box.smf"));
+    let mut pack = Pack::new(Key::new(None).unwrap());
+    pack.push(Entry::new("..\\evil.smf", smf.as_slice(), true).unwrap());
+    pack.push(Entry::new("Model\\ok.smf", smf.as_slice(), true).unwrap());
+    let path = dir.path().join("T.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let out = dir.path().join("out");
+    let run = models(&[&"convert", &"-q", &"--out-dir", &out, &path]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(err.contains("refused as an output path"), "{err}");
+    assert!(err.contains("converted 1, failed 1"), "{err}");
+    assert!(out.join("Model").join("ok.glb").is_file());
+
+    let mut empty = Pack::new(Key::new(None).unwrap());
+    empty.push(Entry::new("readme.txt", b"text".as_slice(), true).unwrap());
+    std::fs::write(&path, empty.to_bytes().unwrap()).unwrap();
+    for args in [
+        vec![OsStr::new("info"), dir.path().as_os_str()],
+        vec![
+            OsStr::new("convert"),
+            OsStr::new("--out-dir"),
+            out.as_os_str(),
+            path.as_os_str(),
+        ],
+    ] {
+        let run = run_with(&args);
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+        assert!(
+            stderr(&run).contains("T.Pack: no model among its 1 entries"),
+            "{args:?}: {}",
+            stderr(&run)
+        );
+    }
+}
+
 #[test]
 fn models_in_a_pack_are_detected_summarised_and_converted() {
     let dir = tempfile::tempdir().unwrap();
