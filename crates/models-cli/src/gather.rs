@@ -234,7 +234,7 @@ fn walk_folder(walk: &Walk<'_>, dir: &Path, found: &mut Gathered) {
     let entries = match sorted_entries(dir) {
         Ok(entries) => entries,
         Err(e) => {
-            eprintln!("error: {}: {e}", said::shown(dir));
+            eprintln!("error: {}", said::io_text(dir, &e, true));
             found.failed += 1;
             return;
         }

@@ -311,8 +311,7 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
 /// walk, links to folders are not followed (no loop, no folder twice) and entries that are not
 /// regular files (FIFOs, devices, sockets) are never opened: both are skipped with a note.
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        crate::gather::sorted_entries(dir).map_err(|e| format!("{}: {e}", said::shown(dir)))?;
+    let entries = crate::gather::sorted_entries(dir).map_err(|e| said::io_text(dir, &e, true))?;
     for (path, file_type) in entries {
         if file_type.is_some_and(|t| t.is_dir()) {
             files_under(&path, out)?;

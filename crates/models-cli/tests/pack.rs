@@ -225,6 +225,13 @@ fn create_refuses_names_cp932_lacks_and_no_encrypt_stores_plain() {
         "{err}"
     );
     assert!(!out_pack.exists());
+    let missing = models(&[&"pack", &"create", &out_pack, &dir.path().join("nope")]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("nope: folder does not exist"),
+        "{}",
+        stderr(&missing)
+    );
 
     std::fs::remove_file(src.join("한.txt")).unwrap();
     // Two names the engine cannot tell apart.
