@@ -87,6 +87,23 @@ pub(crate) enum PackCommand {
         #[arg(long)]
         force: bool,
     },
+    /// Write a copy of PACK with the data of some entries replaced by files: every other entry
+    /// is kept byte for byte, and each replaced one keeps its name and its encryption.
+    Replace {
+        /// The `.Pack` file to copy (never written).
+        pack: PathBuf,
+        /// The `.Pack` file to write.
+        out: PathBuf,
+        /// An entry, as the engine looks it up (`Model\train.smf`, any ASCII case), and the
+        /// file whose bytes become its data.
+        #[arg(required = true, value_name = "NAME=FILE")]
+        replacements: Vec<std::ffi::OsString>,
+        #[command(flatten)]
+        password: PasswordArg,
+        /// Overwrite OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 pub(crate) fn run(command: &PackCommand) -> bool {
@@ -109,6 +126,13 @@ pub(crate) fn run(command: &PackCommand) -> bool {
             no_encrypt,
             force,
         } => create(out, dir, password, *no_encrypt, *force),
+        PackCommand::Replace {
+            pack,
+            out,
+            replacements,
+            password,
+            force,
+        } => replace(pack, out, replacements, password, *force),
     };
     match result {
         Ok(ok) => ok,
@@ -183,6 +207,14 @@ fn expected_magic(name: &str) -> Option<fn(&[u8]) -> bool> {
 /// Says "wrong passphrase?" once when encrypted model or image entries do not start with
 /// their format's magic after decryption. Nothing in the format itself can tell.
 fn check_passphrase(path: &Path, pack: &Pack<'_>) {
+    if let Some(text) = passphrase_doubt(pack) {
+        said::print(path, &[Said::cli(&text)]);
+    }
+}
+
+/// Why the pack's key looks wrong: encrypted model or image entries that do not start with
+/// their format's magic after decryption; `None` when none is wrong (or none can be checked).
+fn passphrase_doubt(pack: &Pack<'_>) -> Option<String> {
     let mut checked = 0usize;
     let mut bad: Vec<String> = Vec::new();
     for entry in pack.entries.iter().filter(|e| e.is_encrypted()) {
@@ -194,13 +226,12 @@ fn check_passphrase(path: &Path, pack: &Pack<'_>) {
             }
         }
     }
-    if let Some(first) = bad.first() {
-        let text = format!(
+    bad.first().map(|first| {
+        format!(
             "{} of {checked} encrypted model or image entries do not start with their format's magic after decryption (first: `{first}`): wrong passphrase? (--password)",
             bad.len()
-        );
-        said::print(path, &[Said::cli(&text)]);
-    }
+        )
+    })
 }
 
 /// The entries in byte-wise name order (the order of their data in the file).
@@ -358,6 +389,110 @@ fn entry_name(rel: &Path) -> Result<(Vec<u8>, bool), models::pack::Error> {
         }
     }
     Ok((name, taken_as_cp932))
+}
+
+/// `pack replace`: PACK copied to OUT with the named entries' data replaced. Refused, with
+/// nothing written, when an entry is not in the pack or named twice, when a model or image
+/// entry would get bytes that are not of its format, or when the passphrase does not decrypt
+/// the pack (the replaced entries would be encrypted with a key the game does not use).
+fn replace(
+    path: &Path,
+    out: &Path,
+    replacements: &[std::ffi::OsString],
+    password: &PasswordArg,
+    force: bool,
+) -> Result<bool, String> {
+    let key = password.key()?;
+    let bytes = read_file(path)?;
+    let mut pack = read_pack(path, &bytes, &key)?;
+    // Judged on the entries as they are: replaced ones would hide a wrong key.
+    let doubt = passphrase_doubt(&pack);
+    let mut replaced: Vec<usize> = Vec::new();
+    for replacement in replacements {
+        let (name, file) = split_replacement(replacement)?;
+        let entry = find_entry(path, &pack, &name)?;
+        // Names are unique in a pack (their CRCs are): the entry's place by its name.
+        let Some(at) = pack
+            .entries
+            .iter()
+            .position(|e| e.name_bytes() == entry.name_bytes())
+        else {
+            return Err(format!("`{}` is not in the pack", said::escape(&name)));
+        };
+        if replaced.contains(&at) {
+            return Err(format!("`{}` is named twice", said::escape(&entry.name())));
+        }
+        let data = models::input::read_regular_file(&file).map_err(|e| said::error_text(&e))?;
+        if let Some(matches) = expected_magic(&entry.name()) {
+            if !matches(&data) {
+                return Err(format!(
+                    "{}: not the kind of file `{}` holds (its first bytes do not match its extension)",
+                    said::shown(&file),
+                    said::escape(&entry.name())
+                ));
+            }
+        }
+        let new = Entry::from_cp932_name(entry.name_bytes().to_vec(), data, entry.is_encrypted())
+            .map_err(|e| e.to_string())?;
+        replaced.push(at);
+        if let Some(slot) = pack.entries.get_mut(at) {
+            *slot = new;
+        }
+    }
+    let encrypts = replaced
+        .iter()
+        .any(|&at| pack.entries.get(at).is_some_and(Entry::is_encrypted));
+    if let Some(doubt) = doubt.filter(|_| encrypts) {
+        return Err(format!(
+            "{}: {doubt}; nothing written: the replaced entries would be encrypted with a key the game does not use",
+            said::shown(path)
+        ));
+    }
+    let bytes = pack
+        .to_bytes()
+        .map_err(|e| format!("{}: {e}", said::shown(out)))?;
+    let overwrite = if force {
+        Overwrite::Allowed
+    } else {
+        Overwrite::Never
+    };
+    write_new_file(out, &bytes, Some(path), overwrite).map_err(|e| said::error_text(&e))?;
+    eprintln!(
+        "wrote {} ({} entries, {} replaced, {} bytes)",
+        said::shown(out),
+        pack.entries.len(),
+        replaced.len(),
+        bytes.len()
+    );
+    Ok(true)
+}
+
+/// `NAME=FILE` split at its first `=`: the entry name (text) and the file's path (any bytes).
+fn split_replacement(arg: &std::ffi::OsStr) -> Result<(String, PathBuf), String> {
+    let bytes = arg.as_encoded_bytes();
+    let at = bytes
+        .iter()
+        .position(|&b| b == b'=')
+        .filter(|&at| at > 0 && at + 1 < bytes.len())
+        .ok_or_else(|| {
+            format!(
+                "`{}`: give each replacement as NAME=FILE",
+                said::shown(Path::new(arg))
+            )
+        })?;
+    let name = std::str::from_utf8(bytes.get(..at).unwrap_or_default()).map_err(|_| {
+        format!(
+            "`{}`: the entry name is not UTF-8",
+            said::shown(Path::new(arg))
+        )
+    })?;
+    let file = pack_path_of(bytes.get(at + 1..).unwrap_or_default()).ok_or_else(|| {
+        format!(
+            "`{}`: the file's path is not UTF-8",
+            said::shown(Path::new(arg))
+        )
+    })?;
+    Ok((name.to_owned(), file))
 }
 
 fn create(

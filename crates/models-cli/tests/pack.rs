@@ -474,6 +474,87 @@ fn a_batch_of_a_pack_says_what_it_passes_over() {
     }
 }
 
+/// `pack replace` writes a copy of a pack with some entries' data replaced: every other
+/// entry byte for byte (a plain one stays plain), each replaced one under its name and
+/// encryption. Refused with nothing written: a wrong passphrase (even when every checkable
+/// entry is replaced), a file not of the entry's kind, an entry not in the pack, the pack
+/// itself as the output.
+#[test]
+fn replace_patches_entries_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = test_support::fixtures("smf", "smf");
+    let (old, new) = (
+        test_support::read(&fixtures[0]),
+        test_support::read(&fixtures[1]),
+    );
+    let key = Key::new(Some(PASS)).unwrap();
+    let mut pack = Pack::new(key.clone());
+    pack.push(Entry::new("Model\\a.smf", old.as_slice(), true).unwrap());
+    pack.push(Entry::new("readme.txt", b"plain".as_slice(), false).unwrap());
+    pack.push(Entry::new("Script\\x.bin", b"\x01\x02".as_slice(), true).unwrap());
+    let path = dir.path().join("P.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let file = dir.path().join("new.smf");
+    std::fs::write(&file, &new).unwrap();
+    let mut arg = std::ffi::OsString::from("model/A.SMF=");
+    arg.push(&file);
+    let out = dir.path().join("N.Pack");
+    let run = models(&[&"pack", &"replace", &path, &out, &arg, &"--password", &PASS]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(stderr(&run).contains("1 replaced"), "{}", stderr(&run));
+    let (original, written) = (std::fs::read(&path).unwrap(), std::fs::read(&out).unwrap());
+    let (before, after) = (
+        Pack::from_bytes_with_key(&original, key.clone()).unwrap(),
+        Pack::from_bytes_with_key(&written, key.clone()).unwrap(),
+    );
+    let a = after.find("Model\\a.smf").unwrap();
+    assert_eq!((&*a.data(), a.is_encrypted()), (new.as_slice(), true));
+    for name in ["readme.txt", "Script\\x.bin"] {
+        let (b, n) = (before.find(name).unwrap(), after.find(name).unwrap());
+        assert_eq!(b.data(), n.data(), "{name}");
+        assert_eq!(b.encrypted_flag(), n.encrypted_flag(), "{name}");
+    }
+    // Refusals: nothing is written.
+    let refused = dir.path().join("R.Pack");
+    let smf_arg = arg.clone();
+    let mut bmf_arg = std::ffi::OsString::from("Model\\a.smf=");
+    bmf_arg.push(fixture("bmf", "static_cube.bmf"));
+    let cases: [(Vec<&dyn AsRef<OsStr>>, &str); 4] = [
+        (vec![&smf_arg], "wrong passphrase?"),
+        (vec![&bmf_arg, &"--password", &PASS], "not the kind of file"),
+        (
+            vec![&"nope.smf=x", &"--password", &PASS],
+            "no entry named `nope.smf`",
+        ),
+        (vec![&"Model\\a.smf", &"--password", &PASS], "NAME=FILE"),
+    ];
+    for (args, says) in cases {
+        let mut all: Vec<&dyn AsRef<OsStr>> = vec![&"pack", &"replace", &path, &refused];
+        all.extend(args);
+        let run = models(&all);
+        assert_eq!(run.status.code(), Some(1), "{says}");
+        assert!(stderr(&run).contains(says), "{says}: {}", stderr(&run));
+        assert!(!refused.exists(), "{says}");
+    }
+    let onto = models(&[
+        &"pack",
+        &"replace",
+        &path,
+        &path,
+        &arg,
+        &"--password",
+        &PASS,
+        &"--force",
+    ]);
+    assert_eq!(onto.status.code(), Some(1));
+    assert!(
+        stderr(&onto).contains("is the input file"),
+        "{}",
+        stderr(&onto)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+}
+
 #[test]
 fn models_in_a_pack_are_detected_summarised_and_converted() {
     let dir = tempfile::tempdir().unwrap();
