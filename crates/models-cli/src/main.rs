@@ -93,7 +93,7 @@ enum Command {
     // The comment is `models convert --help` verbatim: `<model>` there is text, not HTML.
     #[allow(rustdoc::invalid_html_tags)]
     Convert(Deferred<convert::Args>),
-    /// Selene/Lue `.Pack` archives: list, extract, create.
+    /// Selene/Lue `.Pack` archives: list, extract, create, replace entries.
     Pack(Deferred<PackArgs>),
 }
 
