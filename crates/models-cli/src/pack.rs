@@ -408,8 +408,15 @@ fn replace(
     // Judged on the entries as they are: replaced ones would hide a wrong key.
     let doubt = passphrase_doubt(&pack);
     let mut replaced: Vec<usize> = Vec::new();
+    let out_file = out.canonicalize().ok();
     for replacement in replacements {
         let (name, file) = split_replacement(replacement)?;
+        // The replacements are inputs too: never written onto.
+        if out_file.is_some() && file.canonicalize().ok() == out_file {
+            return Err(said::error_text(&models::Error::OutputIsInput(
+                out.to_path_buf(),
+            )));
+        }
         let entry = find_entry(path, &pack, &name)?;
         // Names are unique in a pack (their CRCs are): the entry's place by its name.
         let Some(at) = pack

@@ -553,6 +553,24 @@ fn replace_patches_entries_and_keeps_the_rest() {
         stderr(&onto)
     );
     assert_eq!(std::fs::read(&path).unwrap(), original);
+    // Nor onto a replacement's file.
+    let onto = models(&[
+        &"pack",
+        &"replace",
+        &path,
+        &file,
+        &arg,
+        &"--password",
+        &PASS,
+        &"--force",
+    ]);
+    assert_eq!(onto.status.code(), Some(1));
+    assert!(
+        stderr(&onto).contains("is the input file"),
+        "{}",
+        stderr(&onto)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), new);
 }
 
 #[test]
