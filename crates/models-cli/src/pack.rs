@@ -302,11 +302,7 @@ fn extract(path: &Path, dir: &Path, password: &PasswordArg, force: bool) -> Resu
     let bytes = read_file(path)?;
     let pack = read_pack(path, &bytes, &key)?;
     check_passphrase(path, &pack);
-    let overwrite = if force {
-        Overwrite::Allowed
-    } else {
-        Overwrite::Never
-    };
+    let overwrite = overwrite(force);
     let (mut written, mut failed) = (0usize, 0usize);
     for entry in by_name(&pack) {
         let name = entry.name();
@@ -455,23 +451,38 @@ fn replace(
             said::shown(path)
         ));
     }
-    let bytes = pack
-        .to_bytes()
-        .map_err(|e| format!("{}: {e}", said::shown(out)))?;
-    let overwrite = if force {
-        Overwrite::Allowed
-    } else {
-        Overwrite::Never
-    };
-    write_new_file(out, &bytes, Some(path), overwrite).map_err(|e| said::error_text(&e))?;
+    let len = write_pack(&pack, out, Some(path), force)?;
     eprintln!(
-        "wrote {} ({} entries, {} replaced, {} bytes)",
+        "wrote {} ({} entries, {} replaced, {len} bytes)",
         said::shown(out),
         pack.entries.len(),
         replaced.len(),
-        bytes.len()
     );
     Ok(true)
+}
+
+/// `--force` as the output rules take it.
+fn overwrite(force: bool) -> Overwrite {
+    if force {
+        Overwrite::Allowed
+    } else {
+        Overwrite::Never
+    }
+}
+
+/// Writes `pack` to `out` by the output rules (never onto `input`, nor over a file without
+/// `force`); its size.
+fn write_pack(
+    pack: &Pack<'_>,
+    out: &Path,
+    input: Option<&Path>,
+    force: bool,
+) -> Result<usize, String> {
+    let bytes = pack
+        .to_bytes()
+        .map_err(|e| format!("{}: {e}", said::shown(out)))?;
+    write_new_file(out, &bytes, input, overwrite(force)).map_err(|e| said::error_text(&e))?;
+    Ok(bytes.len())
 }
 
 /// `NAME=FILE` split at its first `=`: the entry name (text) and the file's path (any bytes).
@@ -553,20 +564,11 @@ fn create(
             "{refused} file name(s) cannot be stored in a pack; nothing written"
         ));
     }
-    let bytes = pack
-        .to_bytes()
-        .map_err(|e| format!("{}: {e}", said::shown(out)))?;
-    let overwrite = if force {
-        Overwrite::Allowed
-    } else {
-        Overwrite::Never
-    };
-    write_new_file(out, &bytes, None, overwrite).map_err(|e| said::error_text(&e))?;
+    let len = write_pack(&pack, out, None, force)?;
     eprintln!(
-        "wrote {} ({} entries, {} bytes)",
+        "wrote {} ({} entries, {len} bytes)",
         said::shown(out),
         pack.entries.len(),
-        bytes.len()
     );
     Ok(true)
 }
