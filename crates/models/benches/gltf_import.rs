@@ -1,7 +1,9 @@
 //! `gltf_import`: the way back on the large static model (1 000 000 vertices, 2 000 000
 //! triangles, from `large-models`) of the five formats: its `.glb` (as
-//! `gltf_export` writes it) → document (`gltf::read_glb`, then `Document::import_scene`:
-//! validation and the format's importer). Throughput is counted in bytes of the `.glb`.
+//! `gltf_export` writes it) → document (`gltf::read_glb_shared`, as `models convert` reads a
+//! file: the scene's arrays are views of the `.glb`, not copies; then
+//! `Document::import_scene`: validation and the format's importer). Throughput is counted in
+//! bytes of the `.glb`.
 //! `read_glb_<format>` is the glTF reading and validation alone (glb → validated scene), the
 //! baseline that shows what the import adds; `parse_<format>` is the facade's parse of the
 //! source file (the target: import ≤ 3 × parse). While a format has no importer yet, its
@@ -9,10 +11,11 @@
 //! measured. See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use models::gltf::{read_glb, to_glb, GltfOptions};
+use models::gltf::{read_glb_shared, to_glb, GltfOptions};
 use models::scene::{validate, ImportOptions, Scene};
 use models::{Document, Error, Format};
 use std::hint::black_box;
+use std::sync::Arc;
 
 type Generate = fn() -> Result<Vec<u8>, large_models::Error>;
 
@@ -38,7 +41,8 @@ fn bench(c: &mut Criterion) {
         let bytes = generate().expect("the large model generates");
         let doc = models::from_bytes(&bytes).expect("the large model reads");
         let scene = validate(Scene::from_document(&doc).unwrap().scene).scene;
-        let glb = to_glb(&scene, &GltfOptions::default()).expect("the large model exports");
+        let glb =
+            Arc::new(to_glb(&scene, &GltfOptions::default()).expect("the large model exports"));
         drop((doc, scene));
         // The size, for BENCHMARKS.md: the extras the export keeps weigh on it.
         eprintln!("gltf_import/{name}: .glb of {} bytes", glb.len());
@@ -49,9 +53,15 @@ fn bench(c: &mut Criterion) {
         });
         drop(bytes);
         g.bench_function(format!("read_glb_{name}"), |b| {
-            b.iter(|| validate(read_glb(black_box(&glb)).expect("reads").scene))
+            b.iter(|| {
+                validate(
+                    read_glb_shared(black_box(Arc::clone(&glb)))
+                        .expect("reads")
+                        .scene,
+                )
+            })
         });
-        let scene = read_glb(&glb).expect("reads").scene;
+        let scene = read_glb_shared(Arc::clone(&glb)).expect("reads").scene;
         match Document::import_scene(format, scene, None, &options) {
             Err(Error::ImportUnsupported(_)) => {
                 eprintln!(
@@ -65,7 +75,9 @@ fn bench(c: &mut Criterion) {
         }
         g.bench_function(name, |b| {
             b.iter(|| {
-                let scene = read_glb(black_box(&glb)).expect("reads").scene;
+                let scene = read_glb_shared(black_box(Arc::clone(&glb)))
+                    .expect("reads")
+                    .scene;
                 Document::import_scene(format, scene, None, &options).expect("imports")
             })
         });

@@ -577,7 +577,7 @@ mod tests {
             roots: vec![0],
             meshes: vec![Mesh {
                 vertices: Vertices {
-                    positions: vec![[0.0, 0.0, 0.0], [1.0, 2.0, -1.0], [f32::NAN, 0.0, 0.0]],
+                    positions: vec![[0.0, 0.0, 0.0], [1.0, 2.0, -1.0], [f32::NAN, 0.0, 0.0]].into(),
                     ..Vertices::default()
                 },
                 ..Mesh::default()

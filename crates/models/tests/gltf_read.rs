@@ -7,6 +7,7 @@ mod common;
 use models::gltf::{self, GltfOptions, ReadError, ReadOptions};
 use models::scene::{Colors, Scene, SceneOptions, Transform};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Every fixture and sample of the five formats; opened by [`scene_of`], which skips the MDL
 /// 2014 development layout.
@@ -133,6 +134,54 @@ fn every_fixture_reads_back_into_its_scene() {
     assert!(textures > 0, "no texture reference read back");
 }
 
+/// `read_glb_shared` (how `models convert` reads a file) reads the same scene as `read_glb`,
+/// with the export's tightly packed arrays as views of the `.glb` instead of copies; and
+/// validation, finding nothing to repair in what was valid when written, keeps them views
+/// (it reads them and writes nothing). Dropping the scene lets the bytes go.
+#[test]
+fn shared_reading_views_the_glb_and_validation_keeps_the_views() {
+    let mut views = 0;
+    for path in inputs() {
+        let Some(scene) = scene_of(&path) else {
+            continue;
+        };
+        let name = path.display().to_string();
+        let scene = models::scene::validate(scene).scene;
+        let glb = Arc::new(gltf::to_glb(&scene, &GltfOptions::default()).unwrap());
+        let copied = gltf::read_glb(&glb).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shared = gltf::read_glb_shared(Arc::clone(&glb)).unwrap();
+        assert_eq!(shared, copied, "{name}: the same scene either way");
+        let valid = models::scene::validate(shared.scene).scene;
+        for (m, (mesh, copy)) in valid.meshes.iter().zip(&copied.scene.meshes).enumerate() {
+            let v = &mesh.vertices;
+            if v.positions.is_empty() {
+                continue;
+            }
+            assert!(
+                !copy.vertices.positions.is_view(),
+                "{name}: read_glb copies"
+            );
+            assert!(v.positions.is_view(), "{name}: mesh {m} positions");
+            let others = [v.normals.as_ref().map(|a| a.is_view())]
+                .into_iter()
+                .chain([v.uv0.as_ref().map(|a| a.is_view())])
+                .chain([v.tangents.as_ref().map(|a| a.is_view())])
+                .chain([v.weights.as_ref().map(|a| a.is_view())]);
+            for (k, view) in others.enumerate() {
+                assert_ne!(view, Some(false), "{name}: mesh {m} attribute {k}");
+            }
+            views += 1;
+        }
+        drop(valid);
+        assert_eq!(
+            Arc::strong_count(&glb),
+            1,
+            "{name}: no view outlives the scene"
+        );
+    }
+    assert!(views > 0, "no mesh read");
+}
+
 /// Equal scenes, or a panic naming the first part that differs (not a whole-scene dump).
 fn assert_same(a: &Scene, b: &Scene, name: &str) {
     assert_eq!(a.nodes, b.nodes, "{name}: read → write → read: nodes");
@@ -175,7 +224,10 @@ fn assert_same(a: &Scene, b: &Scene, name: &str) {
     }
 }
 
-fn near<const N: usize>(a: &Option<Vec<[f32; N]>>, b: &Option<Vec<[f32; N]>>) -> bool {
+fn near<const N: usize>(
+    a: &Option<models::scene::Array<[f32; N]>>,
+    b: &Option<models::scene::Array<[f32; N]>>,
+) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => {
             a.len() == b.len()
@@ -873,9 +925,16 @@ fn joints_of_every_component_type_read_alike() {
     let want = Some(joints.map(|j| j.map(|x| x as u16)).to_vec());
     for (component, size, stride) in [(5121, 1, 4), (5121, 1, 8), (5123, 2, 8), (5123, 2, 12)] {
         let got = read(component, size, stride, joints).expect("reads");
-        assert_eq!(got, want, "component {component}, stride {stride}");
+        assert_eq!(
+            got,
+            want.clone().map(models::scene::Array::from),
+            "component {component}, stride {stride}"
+        );
     }
-    assert_eq!(read(5125, 4, 16, joints).expect("reads"), want);
+    assert_eq!(
+        read(5125, 4, 16, joints).expect("reads"),
+        want.map(models::scene::Array::from)
+    );
     let err = read(5125, 4, 16, [[0, 1, 2, 3], [70_000, 0, 0, 0]]).unwrap_err();
     assert!(
         err.to_string().contains("joint 70000 beyond 65535"),
@@ -927,9 +986,9 @@ fn colours_stay_bytes_unless_a_block_is_floats() {
     // Each primitive's attribute set is a block of its own: the second one's is filled white.
     let mut strided = vec![[10, 20, 30, 255], [40, 50, 60, 255], [70, 80, 90, 255]];
     strided.extend([[255; 4]; 3]);
-    assert_eq!(colors(0), Colors::Bytes(strided));
+    assert_eq!(colors(0), Colors::Bytes(strided.into()));
     let tight = vec![[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]];
-    assert_eq!(colors(1), Colors::Bytes(tight.clone()));
+    assert_eq!(colors(1), Colors::Bytes(tight.clone().into()));
     let Colors::Floats(mixed) = colors(2) else {
         panic!(
             "a mesh with float colours in one block is floats: {:?}",

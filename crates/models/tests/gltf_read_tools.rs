@@ -272,8 +272,8 @@ fn sparse_accessors_read_back() {
         meshes: vec![Mesh {
             name: "m".into(),
             vertices: Vertices {
-                positions,
-                uv0: Some(uv0.clone()),
+                positions: positions.into(),
+                uv0: Some(uv0.clone().into()),
                 ..Vertices::default()
             },
             primitives: vec![Primitive {

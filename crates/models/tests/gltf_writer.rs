@@ -37,7 +37,7 @@ fn a_large_glb_is_the_same_bytes_mapped_or_not() {
     let scene = Scene {
         meshes: vec![Mesh {
             vertices: Vertices {
-                positions,
+                positions: positions.into(),
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
@@ -162,16 +162,20 @@ fn skinned_quad() -> Scene {
                     [1.0, 0.0, 0.0],
                     [1.0, 2.0, 0.5],
                     [-1.0, 2.0, -0.5],
-                ],
-                normals: Some(vec![[0.0, 0.0, 2.0]; 4]),
-                uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]),
-                joints: Some(vec![[0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0]]),
-                weights: Some(vec![
-                    [1.0, 0.0, 0.0, 0.0],
-                    [0.5, 0.5, 0.0, 0.0],
-                    [1.0, 0.0, 0.0, 0.0],
-                    [0.3, 0.3, 0.0, 0.0],
-                ]),
+                ]
+                .into(),
+                normals: Some(vec![[0.0, 0.0, 2.0]; 4].into()),
+                uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into()),
+                joints: Some(vec![[0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0]].into()),
+                weights: Some(
+                    vec![
+                        [1.0, 0.0, 0.0, 0.0],
+                        [0.5, 0.5, 0.0, 0.0],
+                        [1.0, 0.0, 0.0, 0.0],
+                        [0.3, 0.3, 0.0, 0.0],
+                    ]
+                    .into(),
+                ),
                 ..Vertices::default()
             },
             primitives: vec![Primitive {
@@ -505,7 +509,7 @@ fn invalid_data_is_repaired_and_reported() {
         let v = &mut scene.meshes[0].vertices;
         v.positions[1][0] = f32::NAN;
         v.normals.as_mut().unwrap()[2] = [0.0; 3];
-        v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 3]); // wrong length
+        v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 3].into()); // wrong length
         v.weights.as_mut().unwrap()[0] = [0.0; 4];
     }
     scene.meshes[0].primitives[0].indices.extend([0, 1, 9, 0]); // a bad triangle and a stray index
@@ -558,7 +562,7 @@ fn tangents_without_normals_are_dropped_and_uv_is_added_for_textures() {
     let v = &mut scene.meshes[0].vertices;
     v.normals = None;
     v.uv0 = None;
-    v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 4]);
+    v.tangents = Some(vec![[1.0, 0.0, 0.0, 1.0]; 4].into());
     let (glb, warnings) = warnings_of(&scene, &GltfOptions::default());
     dump("tangents_dropped_uv_added", &glb);
     assert!(warnings
@@ -1196,7 +1200,9 @@ fn textures_with_cp932_names_on_disk_are_found() {
 /// is dropped once and every range still reads the right triangles.
 #[test]
 fn overlapping_shared_ranges_are_written_once() {
-    let list = std::sync::Arc::new(vec![0, 1, 2, 1, 2, 3, 2, 3, 9, 3, 4, 5]);
+    let list = std::sync::Arc::new(models::scene::Array::from(vec![
+        0, 1, 2, 1, 2, 3, 2, 3, 9, 3, 4, 5,
+    ]));
     let range = |r: std::ops::Range<usize>| Primitive {
         indices: Indices::shared(&list, r).unwrap(),
         material: None,
@@ -1261,7 +1267,7 @@ fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits
     let scene_with = |colors: Colors| {
         one_triangle_list(
             Vertices {
-                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].into(),
                 colors: Some(colors),
                 ..Vertices::default()
             },
@@ -1277,17 +1283,17 @@ fn byte_colours_are_written_as_normalised_bytes_and_read_back_with_the_same_bits
     for (name, colors, component) in [
         (
             "byte_colours",
-            Colors::Bytes(bytes),
+            Colors::Bytes(bytes.into()),
             ::gltf::accessor::DataType::U8,
         ),
         (
             "float_colours",
-            Colors::Floats(floats),
+            Colors::Floats(floats.into()),
             ::gltf::accessor::DataType::F32,
         ),
         (
             "decimal_colours",
-            Colors::Floats(as_floats),
+            Colors::Floats(as_floats.into()),
             ::gltf::accessor::DataType::F32,
         ),
     ] {

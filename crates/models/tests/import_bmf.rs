@@ -250,12 +250,15 @@ fn quad_scene(tangents: bool, skinned: bool) -> Scene {
                 [1.0, 0.0, 0.0],
                 [1.0, 1.0, 0.0],
                 [0.0, 1.0, 0.0],
-            ],
-            normals: Some(vec![[0.0, 0.0, 1.0]; n]),
-            tangents: tangents.then(|| vec![[1.0, 0.0, 0.0, 1.0]; n]),
-            uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]),
-            joints: skinned.then(|| vec![[0, 1, 0, 0]; n]),
-            weights: skinned.then(|| vec![[0.75, 0.25, 0.0, 0.0]; n]),
+            ]
+            .into(),
+            normals: Some(vec![[0.0, 0.0, 1.0]; n].into()),
+            tangents: (tangents.then(|| vec![[1.0, 0.0, 0.0, 1.0]; n]))
+                .map(models::scene::Array::from),
+            uv0: Some(vec![[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].into()),
+            joints: (skinned.then(|| vec![[0, 1, 0, 0]; n])).map(models::scene::Array::from),
+            weights: (skinned.then(|| vec![[0.75, 0.25, 0.0, 0.0]; n]))
+                .map(models::scene::Array::from),
             ..Vertices::default()
         },
         primitives: vec![Primitive {
@@ -368,9 +371,9 @@ fn a_mesh_of_70000_vertices_is_split() {
     let n = positions.len();
     let mut scene = quad_scene(false, false);
     scene.meshes[0].vertices = Vertices {
-        positions,
-        normals: Some(vec![[0.0, 0.0, 1.0]; n]),
-        uv0: Some(vec![[0.0, 0.0]; n]),
+        positions: positions.into(),
+        normals: Some(vec![[0.0, 0.0, 1.0]; n].into()),
+        uv0: Some(vec![[0.0, 0.0]; n].into()),
         ..Vertices::default()
     };
     scene.meshes[0].primitives[0].indices = indices.into();
@@ -525,8 +528,8 @@ fn clips_are_chosen_or_concatenated() {
 #[test]
 fn what_bmf_cannot_hold_is_named() {
     let mut scene = quad_scene(false, false);
-    scene.meshes[0].vertices.uv1 = Some(vec![[0.0; 2]; 4]);
-    scene.meshes[0].vertices.colors = Some(models::scene::Colors::Floats(vec![[1.0; 4]; 4]));
+    scene.meshes[0].vertices.uv1 = Some(vec![[0.0; 2]; 4].into());
+    scene.meshes[0].vertices.colors = Some(models::scene::Colors::Floats(vec![[1.0; 4]; 4].into()));
     scene.nodes.push(Node {
         name: "lamp".into(),
         transform: scene::Transform::Matrix({

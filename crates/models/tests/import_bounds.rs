@@ -45,7 +45,7 @@ fn shared_clips(clips: usize, keys: usize) -> Scene {
 /// One mesh of one triangle's three vertices whose `primitives` each take the whole of one
 /// shared list of `triangles` copies of that triangle.
 fn overlapping_primitives(primitives: usize, triangles: usize) -> Scene {
-    let list = Arc::new([0u32, 1, 2].repeat(triangles));
+    let list = Arc::new(models::scene::Array::from([0u32, 1, 2].repeat(triangles)));
     let whole = Indices::shared(&list, 0..list.len()).expect("the range is in the list");
     Scene {
         nodes: vec![Node {
@@ -57,7 +57,7 @@ fn overlapping_primitives(primitives: usize, triangles: usize) -> Scene {
         meshes: vec![Mesh {
             name: "m".into(),
             vertices: Vertices {
-                positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].into(),
                 ..Vertices::default()
             },
             primitives: (0..primitives)

@@ -159,7 +159,7 @@ fn a_base_gives_back_the_parts_still_equal() {
     let doc = open(&path);
     let mut scene = through_glb(&doc).into_inner();
     // Move every vertex of the first mesh: its mesh is rebuilt, the bones are the base's.
-    for p in &mut scene.meshes[0].vertices.positions {
+    for p in scene.meshes[0].vertices.positions.to_mut() {
         p[1] += 1.0;
     }
     let scene = scene::validate(scene).scene;
@@ -401,7 +401,7 @@ fn hostile_scenes_import_into_readable_files() {
         meshes: vec![scene::Mesh {
             name: "m".into(),
             vertices: scene::Vertices {
-                positions: vec![[f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                positions: vec![[f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].into(),
                 ..Default::default()
             },
             primitives: vec![scene::Primitive {

@@ -354,9 +354,9 @@ fn one_triangle_scene(bone_name: &str, bones: usize, weighted_to: u16) -> Scene 
         meshes: vec![scene::Mesh {
             name: "m".into(),
             vertices: scene::Vertices {
-                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-                joints: Some(vec![[weighted_to, 0, 0, 0]; 3]),
-                weights: Some(vec![[1.0, 0.0, 0.0, 0.0]; 3]),
+                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].into(),
+                joints: Some(models::scene::Array::from(vec![[weighted_to, 0, 0, 0]; 3])),
+                weights: Some(models::scene::Array::from(vec![[1.0, 0.0, 0.0, 0.0]; 3])),
                 ..Default::default()
             },
             primitives: vec![scene::Primitive {

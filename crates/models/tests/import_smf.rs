@@ -261,7 +261,7 @@ fn triangle_scene(name: &str, vertices: usize) -> scene::ValidScene {
         meshes: vec![scene::Mesh {
             name: "mesh".into(),
             vertices: scene::Vertices {
-                positions,
+                positions: positions.into(),
                 ..Default::default()
             },
             primitives: vec![scene::Primitive {
@@ -539,20 +539,14 @@ fn broken_references_are_warned_not_panicked() {
     scene.meshes.push(scene::Mesh {
         name: "m".into(),
         vertices: scene::Vertices {
-            positions: vec![[0.0; 3]; 3],
-            normals: Some(vec![[0.0, 1.0, 0.0]]),
-            uv1: Some(vec![[0.5, 0.5]; 2]),
-            colors: Some(models::scene::Colors::Floats(vec![
-                [
-                    2.0,
-                    -1.0,
-                    f32::NAN,
-                    0.5
-                ];
-                3
-            ])),
-            joints: Some(vec![[300, 2, 1, 0]; 2]),
-            weights: Some(vec![[0.5, f32::NAN, 0.25, 0.25]; 3]),
+            positions: vec![[0.0; 3]; 3].into(),
+            normals: Some(vec![[0.0, 1.0, 0.0]].into()),
+            uv1: Some(vec![[0.5, 0.5]; 2].into()),
+            colors: Some(models::scene::Colors::Floats(
+                vec![[2.0, -1.0, f32::NAN, 0.5]; 3].into(),
+            )),
+            joints: Some(vec![[300, 2, 1, 0]; 2].into()),
+            weights: Some(vec![[0.5, f32::NAN, 0.25, 0.25]; 3].into()),
             ..Default::default()
         },
         primitives: vec![scene::Primitive {

@@ -117,13 +117,13 @@ fn check_meshes(name: &str, scene: &Scene) {
             "{name}: mesh without primitive"
         );
         let lens = [
-            v.normals.as_ref().map(Vec::len),
-            v.tangents.as_ref().map(Vec::len),
-            v.uv0.as_ref().map(Vec::len),
-            v.uv1.as_ref().map(Vec::len),
+            v.normals.as_ref().map(|a| a.len()),
+            v.tangents.as_ref().map(|a| a.len()),
+            v.uv0.as_ref().map(|a| a.len()),
+            v.uv1.as_ref().map(|a| a.len()),
             v.colors.as_ref().map(Colors::len),
-            v.joints.as_ref().map(Vec::len),
-            v.weights.as_ref().map(Vec::len),
+            v.joints.as_ref().map(|a| a.len()),
+            v.weights.as_ref().map(|a| a.len()),
         ];
         for len in lens.into_iter().flatten() {
             assert_eq!(len, count, "{name}: attribute length");

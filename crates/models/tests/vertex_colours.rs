@@ -32,7 +32,7 @@ fn byte_and_float_colours_write_the_same_files() {
                     .colors
                     .as_ref()
                     .map(|c| c.to_floats().into_owned());
-                m.vertices.colors = as_floats.map(Colors::Floats);
+                m.vertices.colors = as_floats.map(|c| Colors::Floats(c.into()));
             }
             assert!(!has_bytes(&floats));
             for target in [Format::Smf, Format::Mdl, Format::Elem] {

@@ -58,17 +58,17 @@ fn split(mesh: &mut Mesh, reverse: bool) -> usize {
         new_index[o] = k as u32;
     }
     let pick = |k: usize| source[order[k]];
-    fn remap<T: Copy>(
-        list: &Option<Vec<T>>,
+    fn remap<T: bytemuck::Pod>(
+        list: &Option<models::scene::Array<T>>,
         pick: &dyn Fn(usize) -> usize,
         n: usize,
-    ) -> Option<Vec<T>> {
+    ) -> Option<models::scene::Array<T>> {
         list.as_ref().map(|l| (0..n).map(|k| l[pick(k)]).collect())
     }
     let v = &mesh.vertices;
     let mut normals = remap(&v.normals, &pick, total);
     if let Some(normals) = &mut normals {
-        for (k, normal) in normals.iter_mut().enumerate() {
+        for (k, normal) in normals.to_mut().iter_mut().enumerate() {
             if order[k] >= n {
                 normal[0] += NORMAL_NUDGE;
             }
@@ -250,8 +250,8 @@ fn pile(n: u32) -> (Scene, Document) {
     let mut mesh = Mesh {
         name: "pile".into(),
         vertices: Vertices {
-            positions: vec![[1.0, 2.0, 3.0]; count],
-            normals: Some(vec![[0.0, 1.0, 0.0]; count]),
+            positions: vec![[1.0, 2.0, 3.0]; count].into(),
+            normals: Some(models::scene::Array::from(vec![[0.0, 1.0, 0.0]; count])),
             ..Vertices::default()
         },
         ..Mesh::default()

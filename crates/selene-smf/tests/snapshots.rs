@@ -69,31 +69,31 @@ fn summary(bytes: &[u8]) -> String {
         opt(
             "BONE",
             m.bones.as_deref().map(bytes_of),
-            m.bones.as_ref().map(Vec::len),
+            m.bones.as_ref().map(|a| a.len()),
             &mut s,
         );
         opt(
             "V_N",
             m.normals.as_deref().map(bytes_of),
-            m.normals.as_ref().map(Vec::len),
+            m.normals.as_ref().map(|a| a.len()),
             &mut s,
         );
         opt(
             "V_B",
             m.tangents.as_deref().map(bytes_of),
-            m.tangents.as_ref().map(Vec::len),
+            m.tangents.as_ref().map(|a| a.len()),
             &mut s,
         );
         opt(
             "V_A",
             m.blend.as_deref().map(bytes_of),
-            m.blend.as_ref().map(Vec::len),
+            m.blend.as_ref().map(|a| a.len()),
             &mut s,
         );
         opt(
             "V_UV",
             m.uvs.as_deref().map(bytes_of),
-            m.uvs.as_ref().map(Vec::len),
+            m.uvs.as_ref().map(|a| a.len()),
             &mut s,
         );
         let (id, ib) = match &m.indices {
@@ -141,19 +141,19 @@ fn summary(bytes: &[u8]) -> String {
         opt(
             "C_AT",
             m.collision_runs.as_deref().map(bytes_of),
-            m.collision_runs.as_ref().map(Vec::len),
+            m.collision_runs.as_ref().map(|a| a.len()),
             &mut s,
         );
         opt(
             "C_FC",
             m.collision_faces.as_deref().map(bytes_of),
-            m.collision_faces.as_ref().map(Vec::len),
+            m.collision_faces.as_ref().map(|a| a.len()),
             &mut s,
         );
         opt(
             "C_VX",
             m.collision_vertices.as_deref().map(bytes_of),
-            m.collision_vertices.as_ref().map(Vec::len),
+            m.collision_vertices.as_ref().map(|a| a.len()),
             &mut s,
         );
     }

@@ -44,8 +44,8 @@ use std::path::{Path, PathBuf};
 
 pub use gltf_json as json;
 pub use read::{
-    detect, read_glb, read_path, Import, ReadError, ReadOptions, ReadWarning, ReadWarningKind,
-    ALLOCATION_FACTOR, MAX_NODE_DEPTH,
+    detect, read_glb, read_glb_shared, read_path, Import, ReadError, ReadOptions, ReadWarning,
+    ReadWarningKind, ALLOCATION_FACTOR, MAX_NODE_DEPTH,
 };
 
 /// The texture-path policy ([`textures::locate_in`]) for [`crate::inspect`]: the file found,

@@ -17,6 +17,7 @@
 
 use super::Scene;
 use crate::json_path::At;
+use crate::scene::Array;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::fmt::Display;
@@ -25,8 +26,8 @@ use std::fmt::Display;
 pub(crate) const KEY: &str = "bufferView";
 
 /// Keeps `bytes` as a new blob of `blobs`; the extras value naming it.
-pub(crate) fn put(blobs: &mut Vec<Vec<u8>>, bytes: Vec<u8>) -> Value {
-    blobs.push(bytes);
+pub(crate) fn put(blobs: &mut Vec<Array<u8>>, bytes: Vec<u8>) -> Value {
+    blobs.push(bytes.into());
     json!({ KEY: blobs.len() - 1 })
 }
 
@@ -36,7 +37,7 @@ pub(crate) const SMALL: usize = 1024;
 
 /// `bytes` as a blob when they are large, else as the text `text` makes of them.
 pub(crate) fn put_or_text(
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
     bytes: Vec<u8>,
     text: impl FnOnce(&[u8]) -> String,
 ) -> Value {
@@ -48,15 +49,15 @@ pub(crate) fn put_or_text(
 }
 
 /// The blob `value` names (`{"bufferView": i}`), if it is one of `blobs`.
-pub(crate) fn get<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<&'a [u8]> {
+pub(crate) fn get<'a>(blobs: &'a [Array<u8>], value: &Value) -> Option<&'a [u8]> {
     let i = usize::try_from(super::lenient::uint(value.as_object()?.get(KEY)?)?).ok()?;
-    blobs.get(i).map(Vec::as_slice)
+    blobs.get(i).map(|b| b.as_slice())
 }
 
 /// The bytes of an extras value: a blob, or the text form of earlier exports decoded by
 /// `text` (hex, base64).
 pub(crate) fn bytes_or<'a>(
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
     value: &Value,
     text: impl FnOnce(&str) -> Option<Vec<u8>>,
 ) -> Option<Cow<'a, [u8]>> {
@@ -129,7 +130,7 @@ pub(crate) fn has_cut_ref(value: &Value) -> bool {
 /// `value` (an extras value of a scene whose blobs are `from`) for a scene whose blobs are
 /// `to`: each blob it names copied to the end of `to`, and the reference renumbered (a
 /// reference to no blob of `from` is cut, `null`).
-pub(crate) fn copy_with_blobs(value: &Value, from: &[Vec<u8>], to: &mut Vec<Vec<u8>>) -> Value {
+pub(crate) fn copy_with_blobs(value: &Value, from: &[Array<u8>], to: &mut Vec<Array<u8>>) -> Value {
     match value {
         Value::Object(o) if o.get(KEY).is_some_and(Value::is_u64) => match get(from, value) {
             Some(bytes) => put(to, bytes.to_vec()),
@@ -147,7 +148,7 @@ pub(crate) fn copy_with_blobs(value: &Value, from: &[Vec<u8>], to: &mut Vec<Vec<
 
 /// The blobs `value` names, in order (`None` for a reference to no blob of `blobs`), for
 /// comparing extras of two scenes by what they hold rather than by blob number.
-pub(crate) fn named<'a>(value: &Value, blobs: &'a [Vec<u8>], out: &mut Vec<Option<&'a [u8]>>) {
+pub(crate) fn named<'a>(value: &Value, blobs: &'a [Array<u8>], out: &mut Vec<Option<&'a [u8]>>) {
     match value {
         Value::Object(o) if o.get(KEY).is_some_and(Value::is_u64) => out.push(get(blobs, value)),
         Value::Object(o) => o.values().for_each(|v| named(v, blobs, out)),

@@ -65,6 +65,7 @@ use super::{
     SceneOptions, SceneWarning, Skin, SlotOrder, Vertices, IDENTITY,
 };
 use super::{Known, BMF_TANGENT_NOTE};
+use crate::scene::Array;
 use crate::{Error, Position};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
@@ -240,9 +241,9 @@ fn convert_mesh(
     });
     let sanitised = referenced.iter().filter(|&&r| !r).count();
     let mut out = Vertices {
-        positions,
-        normals: Some(normals),
-        uv0: Some(uv0),
+        positions: positions.into(),
+        normals: Some(normals.into()),
+        uv0: Some(uv0.into()),
         ..Vertices::default()
     };
     if sanitised > 0 {
@@ -257,8 +258,8 @@ fn convert_mesh(
     let skin_influences = skinned.then(|| influences(m, mesh, &referenced, bone_count, warnings));
     let (highest_joint, fixed_influences) = match skin_influences {
         Some(s) => {
-            out.joints = Some(s.joints);
-            out.weights = Some(s.weights);
+            out.joints = Some(s.joints.into());
+            out.weights = Some(s.weights.into());
             (s.highest_joint, s.fixed)
         }
         None => (None, Vec::new()),
@@ -775,7 +776,7 @@ fn mesh_extras(
     materials: &[Material],
     first_material: usize,
     primitives: &[Primitive],
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
 ) -> Map<String, serde_json::Value> {
     let mut extras = Map::new();
     extras.insert("bmf_vertex_kind".into(), json!(mesh.vertices.kind().name()));
@@ -841,7 +842,7 @@ type Influences = ([u32; 4], [f32; 4]);
 fn influences_json(
     fixed: &[(usize, Influences)],
     bones: usize,
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
 ) -> serde_json::Value {
     let vertices: Vec<usize> = fixed.iter().map(|(i, _)| *i).collect();
     let raw: Vec<u8> = fixed
@@ -863,7 +864,7 @@ fn influences_json(
 /// base64}`) when the ranges are not the plain layout the primitives rebuild (each range
 /// starting where the one before ended, whole triangles, the last ending with the block):
 /// ranges that overlap, leave gaps or split triangles (bmf.md, rule 23).
-fn index_layout(mesh: &bmf_block::Mesh, blobs: &mut Vec<Vec<u8>>) -> Option<serde_json::Value> {
+fn index_layout(mesh: &bmf_block::Mesh, blobs: &mut Vec<Array<u8>>) -> Option<serde_json::Value> {
     let mut end = 0u64;
     let plain = mesh.materials.iter().all(|m| {
         let fits = u64::from(m.start_index) == end && m.index_count % 3 == 0;

@@ -47,6 +47,7 @@ use super::{
     Conversion, Interpolation, Keys, Material, Mesh, Node, Primitive, Scene, SceneOptions,
     SceneWarning, Skin, SlotOrder, Transform, Vertices, IDENTITY,
 };
+use crate::scene::Array;
 use elfreina_elem as elem;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -481,8 +482,8 @@ fn meshes(
                     }
                 };
                 let (joints, weights) = skin_vertices(m, c, &place, cx);
-                mesh.vertices.joints = Some(joints);
-                mesh.vertices.weights = Some(weights);
+                mesh.vertices.joints = Some(joints.into());
+                mesh.vertices.weights = Some(weights.into());
                 node.skin = Some(s);
                 mesh.extras.insert(
                     "elem_offset_matrices".into(),
@@ -627,7 +628,7 @@ fn vertices(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vertices {
     };
     if !m.normals.is_empty() {
         if m.normals.len() == n {
-            out.normals = Some(normals(m, cx));
+            out.normals = Some(normals(m, cx).into());
         } else {
             cx.warn(
                 place,
@@ -690,8 +691,8 @@ fn vertices(m: &elem::Mesh, place: &str, cx: &mut Ctx) -> Vertices {
         );
     }
     let mut converted = converted.into_iter();
-    out.uv0 = converted.next();
-    out.uv1 = converted.next();
+    out.uv0 = converted.next().map(Array::from);
+    out.uv1 = converted.next().map(Array::from);
     out
 }
 
@@ -1175,7 +1176,7 @@ fn kept_mesh(
     m: &elem::Mesh,
     c: &elem::MeshContainer,
     material_count: usize,
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
     extras: &mut Map<String, Value>,
 ) {
     let n = m.vertex_count();

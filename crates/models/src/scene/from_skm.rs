@@ -43,6 +43,7 @@ use super::{
     Material, Mesh, Node, Primitive, Scene, SceneOptions, SceneWarning, Skin, SlotOrder, Transform,
     Vertices,
 };
+use crate::scene::Array;
 use serde_json::{json, Value};
 use skm_text::{Encoding, Name, Skm};
 
@@ -409,7 +410,7 @@ fn survives(doc: &Skm, name: &Name, text: &str) -> bool {
 /// and the adjacency when it is not the one the triangles give (`skm_adjacency`). Each is a
 /// blob of `blobs` from 1 KiB up (`scene/blob.rs`: its bytes as they are, no base64 text
 /// written, copied and counted in the JSON, issue 18), else base64 text as before.
-fn keep_raw(doc: &Skm, blobs: &mut Vec<Vec<u8>>, extras: &mut serde_json::Map<String, Value>) {
+fn keep_raw(doc: &Skm, blobs: &mut Vec<Array<u8>>, extras: &mut serde_json::Map<String, Value>) {
     if doc
         .vertices
         .iter()
@@ -446,23 +447,24 @@ fn keep_raw(doc: &Skm, blobs: &mut Vec<Vec<u8>>, extras: &mut serde_json::Map<St
 
 fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
     let n = doc.vertices.len();
-    let mut out = Vertices {
-        positions: Vec::with_capacity(n),
-        normals: Some(Vec::with_capacity(n)),
-        uv0: Some(Vec::with_capacity(n)),
-        ..Vertices::default()
-    };
+    let (mut positions, mut normals, mut uv0) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     // Non-finite positions and UVs and zero, non-finite or not unit normals go to the scene
     // as they are: validation repairs them, once, with its warnings.
     for v in &doc.vertices {
-        out.positions.push(mirror_z(v.position));
-        if let Some(ns) = out.normals.as_mut() {
-            ns.push(mirror_z(v.normal));
-        }
-        if let Some(us) = out.uv0.as_mut() {
-            us.push(v.uv);
-        }
+        positions.push(mirror_z(v.position));
+        normals.push(mirror_z(v.normal));
+        uv0.push(v.uv);
     }
+    let mut out = Vertices {
+        positions: positions.into(),
+        normals: Some(normals.into()),
+        uv0: Some(uv0.into()),
+        ..Vertices::default()
+    };
     if skinned {
         let bones = doc.bones.len();
         let (mut clamped, mut out_of_range, mut other) = (0usize, 0usize, 0usize);
@@ -511,8 +513,8 @@ fn vertices(doc: &Skm, skinned: bool, cx: &mut Ctx) -> Vertices {
             ),
             );
         }
-        out.joints = Some(joints);
-        out.weights = Some(weights);
+        out.joints = Some(joints.into());
+        out.weights = Some(weights.into());
     } else if doc.vertices.iter().any(|v| v.blend_indices != 0) {
         cx.warn(
             "",

@@ -52,6 +52,7 @@ use super::{
     SlotOrder, Transform, Vertices,
 };
 use super::{Known, SMF_OBB_NOTE, SMF_RATE_GUESS, SMF_VB_NOTE};
+use crate::scene::Array;
 use selene_smf as smf;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
@@ -380,8 +381,8 @@ fn convert_mesh(
     let skin = match (&mesh.blend, &mesh.bones) {
         (Some(blend), Some(bones)) if !bones.is_empty() => {
             let (skin, joints, weights) = mesh_skin(i, (blend, bones), doc, &name, n, warnings);
-            vertices.joints = Some(joints);
-            vertices.weights = Some(weights);
+            vertices.joints = Some(joints.into());
+            vertices.weights = Some(weights.into());
             Some(skin)
         }
         (Some(_), _) => {
@@ -452,8 +453,8 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
     let n = mesh.vertices.len();
     let (positions, colors) = positions_and_colours(mesh);
     let mut out = Vertices {
-        positions,
-        colors: Some(Colors::Bytes(colors)),
+        positions: positions.into(),
+        colors: Some(Colors::Bytes(colors.into())),
         ..Vertices::default()
     };
     let mut raw_normals = None;
@@ -472,7 +473,7 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
             raw_normals = Some(file_normal_bytes(&ns));
         }
         ns.resize(n, [0.0, 1.0, 0.0]);
-        out.normals = Some(ns);
+        out.normals = Some(ns.into());
     }
     let (uv0, uv1) = uv_sets(mesh);
     out.uv0 = uv0.map(|mut uv| {
@@ -480,11 +481,11 @@ fn mesh_vertices(mesh: &mut Cow<'_, smf::Mesh>) -> (Vertices, Option<Vec<u8>>) {
         // Converted in place, the list still holds V_UV's 16 bytes a vertex: half is given
         // back (a shrink in place, no copy).
         uv.shrink_to_fit();
-        uv
+        uv.into()
     });
     out.uv1 = uv1.map(|mut uv| {
         uv.resize(n, [0.0; 2]);
-        uv
+        uv.into()
     });
     (out, raw_normals)
 }
@@ -787,7 +788,7 @@ fn mesh_extras(
     i: usize,
     mesh: &smf::Mesh,
     (triangles, raw_normals): (usize, Option<Vec<u8>>),
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
     warnings: &mut Vec<SceneWarning>,
 ) -> Map<String, Value> {
     let mut extras = Map::new();

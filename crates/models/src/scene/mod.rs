@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use std::ops::Range;
 use std::sync::Arc;
 
+mod array;
 pub(crate) mod blob;
 mod budget;
 mod extras;
@@ -66,6 +67,7 @@ pub(crate) mod unit_bytes;
 pub(crate) mod validate;
 mod weld;
 
+pub use array::Array;
 #[cfg_attr(not(feature = "gltf"), allow(unused_imports))]
 pub(crate) use budget::needs_escape;
 pub use budget::{cost, Budget};
@@ -102,7 +104,7 @@ pub struct Scene {
     /// Large exact arrays the extras name as `{"bufferView": i}` (blob `i`), kept as bytes, not
     /// text: the glTF writer puts blob `i` in buffer view `i`, the reader fills them from the
     /// views the extras name (see `scene/blob.rs`).
-    pub blobs: Vec<Vec<u8>>,
+    pub blobs: Vec<Array<u8>>,
 }
 
 /// A node of the hierarchy.
@@ -203,21 +205,21 @@ pub struct Mesh {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Vertices {
     /// POSITION.
-    pub positions: Vec<[f32; 3]>,
+    pub positions: Array<[f32; 3]>,
     /// NORMAL (unit length).
-    pub normals: Option<Vec<[f32; 3]>>,
+    pub normals: Option<Array<[f32; 3]>>,
     /// TANGENT `(x, y, z, w)`, w = ±1.
-    pub tangents: Option<Vec<[f32; 4]>>,
+    pub tangents: Option<Array<[f32; 4]>>,
     /// TEXCOORD_0 (top-left origin, as glTF).
-    pub uv0: Option<Vec<[f32; 2]>>,
+    pub uv0: Option<Array<[f32; 2]>>,
     /// TEXCOORD_1.
-    pub uv1: Option<Vec<[f32; 2]>>,
+    pub uv1: Option<Array<[f32; 2]>>,
     /// COLOR_0, linear RGBA in 0..=1: bytes or floats, as the source stores them ([`Colors`]).
     pub colors: Option<Colors>,
     /// JOINTS_0: indices into the skin's `joints` list.
-    pub joints: Option<Vec<[u16; 4]>>,
+    pub joints: Option<Array<[u16; 4]>>,
     /// WEIGHTS_0: summing to 1 for every vertex that is used.
-    pub weights: Option<Vec<[f32; 4]>>,
+    pub weights: Option<Array<[f32; 4]>>,
 }
 
 /// Vertex colours (`COLOR_0`), linear RGBA in 0..=1, in the form the source stores them: bytes
@@ -227,10 +229,10 @@ pub enum Colors {
     /// Bytes, each channel meaning `byte / 255`: SMF and MDL colours, a glTF `UNSIGNED_BYTE`
     /// accessor. The glTF writer stores them as normalised `u8` (as the SMF and MDL
     /// specifications ask), so they come back as the same bytes.
-    Bytes(Vec<[u8; 4]>),
+    Bytes(Array<[u8; 4]>),
     /// Floats (ELEM's decimals, a glTF file's float or 16-bit colours); the glTF writer keeps
     /// them floats, as the ELEM specification asks, even when they happen to be bytes.
-    Floats(Vec<[f32; 4]>),
+    Floats(Array<[f32; 4]>),
 }
 
 impl Colors {
@@ -251,7 +253,7 @@ impl Colors {
     ///
     /// ```
     /// use models::scene::Colors;
-    /// let bytes = Colors::Bytes(vec![[255, 0, 51, 255]]);
+    /// let bytes = Colors::Bytes(vec![[255, 0, 51, 255]].into());
     /// assert_eq!(bytes.get(0), Some([1.0, 0.0, 0.2, 1.0]));
     /// assert_eq!(bytes.get(1), None);
     /// ```
@@ -287,7 +289,7 @@ pub struct Primitive {
 /// as a `[u32]` slice.
 #[derive(Clone, Default)]
 pub struct Indices {
-    list: Arc<Vec<u32>>,
+    list: Arc<Array<u32>>,
     range: Range<usize>,
     /// A vertex count every index of `list` is known to be below: the conversion or the glTF
     /// reader that made the list checked it there, while the list was in cache, so validation
@@ -299,14 +301,14 @@ pub struct Indices {
 
 impl Indices {
     /// The range `range` of the shared `list`, or `None` when it lies outside the list.
-    pub fn shared(list: &Arc<Vec<u32>>, range: Range<usize>) -> Option<Self> {
+    pub fn shared(list: &Arc<Array<u32>>, range: Range<usize>) -> Option<Self> {
         Self::shared_below(list, range, None)
     }
 
     /// [`shared`](Self::shared), with `known_below`: a count every index of `list` was checked
     /// to be below (`None` when not checked).
     pub(crate) fn shared_below(
-        list: &Arc<Vec<u32>>,
+        list: &Arc<Array<u32>>,
         range: Range<usize>,
         known_below: Option<usize>,
     ) -> Option<Self> {
@@ -320,7 +322,8 @@ impl Indices {
     }
 
     /// The whole of `list`, every index of which was checked to be below `below`.
-    pub(crate) fn checked(list: Vec<u32>, below: usize) -> Self {
+    pub(crate) fn checked(list: impl Into<Array<u32>>, below: usize) -> Self {
+        let list = list.into();
         let range = 0..list.len();
         debug_assert!(validate::below(&list, below));
         Self {
@@ -337,7 +340,7 @@ impl Indices {
     }
 
     /// The whole list these indices are a range of.
-    pub fn list(&self) -> &Arc<Vec<u32>> {
+    pub fn list(&self) -> &Arc<Array<u32>> {
         &self.list
     }
 
@@ -356,7 +359,7 @@ impl From<Vec<u32>> for Indices {
     fn from(list: Vec<u32>) -> Self {
         let range = 0..list.len();
         Self {
-            list: Arc::new(list),
+            list: Arc::new(list.into()),
             range,
             known_below: None,
         }

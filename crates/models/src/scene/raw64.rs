@@ -5,6 +5,7 @@
 //! from 1 KiB up). JSON numbers cannot hold NaN payloads or every `-0.0` faithfully through
 //! every tool, and base64 is a third the size of decimal text.
 
+use crate::scene::Array;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -89,17 +90,17 @@ pub(crate) fn f32_le(values: &[f32]) -> Vec<u8> {
 }
 
 /// Bytes as an extras value: a blob when large, else base64 text.
-pub(crate) fn put(blobs: &mut Vec<Vec<u8>>, bytes: Vec<u8>) -> Value {
+pub(crate) fn put(blobs: &mut Vec<Array<u8>>, bytes: Vec<u8>) -> Value {
     super::blob::put_or_text(blobs, bytes, encode)
 }
 
 /// Floats as an extras value: a blob of their little-endian bytes when large, else base64.
-pub(crate) fn put_f32(blobs: &mut Vec<Vec<u8>>, values: &[f32]) -> Value {
+pub(crate) fn put_f32(blobs: &mut Vec<Array<u8>>, values: &[f32]) -> Value {
     put(blobs, f32_le(values))
 }
 
 /// The bytes of an extras value made by [`put`] (or base64 text of earlier exports).
-pub(crate) fn bytes<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<Cow<'a, [u8]>> {
+pub(crate) fn bytes<'a>(blobs: &'a [Array<u8>], value: &Value) -> Option<Cow<'a, [u8]>> {
     super::blob::bytes_or(blobs, value, decode)
 }
 
@@ -108,7 +109,7 @@ pub(crate) fn bytes<'a>(blobs: &'a [Vec<u8>], value: &Value) -> Option<Cow<'a, [
 /// model's per-vertex arrays are read in place instead of copied once more. `None` when the
 /// byte count is not a multiple of `T`'s size.
 pub(crate) fn pods<'a, T: bytemuck::Pod>(
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
     value: &Value,
 ) -> Option<Cow<'a, [T]>> {
     match bytes(blobs, value)? {

@@ -8,11 +8,12 @@
 //! source range contiguous in the list, so a range stays a range.
 
 use super::{Indices, Mesh};
+use crate::scene::Array;
 use std::sync::Arc;
 
 /// A mesh's converted triangles, addressable by source triangle number.
 pub(crate) struct SharedTriangles {
-    list: Arc<Vec<u32>>,
+    list: Arc<Array<u32>>,
     /// `kept_before[t]`: how many triangles before source triangle `t` were kept (`len + 1`
     /// entries). Empty when every triangle was kept (then it is `t` itself).
     kept_before: Vec<u32>,
@@ -56,7 +57,7 @@ impl SharedTriangles {
             kept_before.push(count_u32(list.len() / 3));
         }
         let shared = Self {
-            list: Arc::new(list),
+            list: Arc::new(list.into()),
             kept_before,
             source_triangles: count,
             known_below: Some(below),
@@ -81,7 +82,7 @@ impl SharedTriangles {
             .collect::<Vec<[u32; 3]>>()
             .into_flattened();
         Self {
-            list: Arc::new(list),
+            list: Arc::new(list.into()),
             kept_before: Vec::new(),
             source_triangles: count,
             known_below,
@@ -97,7 +98,7 @@ impl SharedTriangles {
             tri.swap(1, 2);
         }
         Self {
-            list: Arc::new(list),
+            list: Arc::new(list.into()),
             kept_before: Vec::new(),
             source_triangles: count,
             known_below,

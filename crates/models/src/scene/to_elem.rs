@@ -31,6 +31,7 @@ mod mesh;
 
 use super::{mirror_z_matrix, ImportOptions, Imported, SceneWarning, ValidScene};
 use crate::scene::lenient;
+use crate::scene::Array;
 use crate::{Error, Format};
 use elfreina_elem as elem;
 use serde_json::Value;
@@ -46,7 +47,7 @@ pub(crate) struct Ctx<'a> {
     mirror: bool,
     options: &'a ImportOptions,
     /// The scene's blobs, which hold the kept `f64` rows of large meshes (`hint::Kept`).
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
 }
 
 impl Ctx<'_> {

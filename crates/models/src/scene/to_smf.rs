@@ -59,7 +59,7 @@ use super::{
     mirror_z, mirror_z_matrix, AlphaMode, ChannelPath, Colors, ImportOptions, Imported,
     Interpolation, Material, SceneWarning, Skin, Transform, ValidScene,
 };
-use crate::scene::lenient;
+use crate::scene::{lenient, Array};
 use crate::{Error, Format};
 use binio::sjis::SjisField;
 use selene_smf as smf;
@@ -116,7 +116,7 @@ pub(crate) fn convert(
 pub(super) struct Ctx<'a> {
     options: &'a ImportOptions,
     /// The scene's blobs (large raw arrays the extras name).
-    pub(super) blobs: &'a [Vec<u8>],
+    pub(super) blobs: &'a [Array<u8>],
     pub(super) warnings: Vec<SceneWarning>,
     /// What the keys may take: a key list shared by channels is written once per channel.
     budget: Budget,
@@ -472,7 +472,7 @@ fn position_colours(v: &super::Vertices) -> Vec<smf::VertexPc> {
 fn uv_pairs(v: &super::Vertices) -> Option<Vec<smf::UvVertex>> {
     let n = v.positions.len();
     let pair = |uv: [f32; 2], uv2: [f32; 2]| smf::UvVertex { uv, uv2 };
-    let whole = |set: &Option<Vec<[f32; 2]>>| set.as_ref().is_none_or(|s| s.len() == n);
+    let whole = |set: &Option<Array<[f32; 2]>>| set.as_ref().is_none_or(|s| s.len() == n);
     if whole(&v.uv0) && whole(&v.uv1) {
         return match (v.uv0.as_deref(), v.uv1.as_deref()) {
             (None, None) => None,
@@ -499,7 +499,7 @@ fn uv_pairs(v: &super::Vertices) -> Option<Vec<smf::UvVertex>> {
 fn raw_normals(
     mesh: &super::Mesh,
     normals: &[[f32; 3]],
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
 ) -> Option<Vec<smf::Vec3>> {
     let bytes = raw_bytes(&mesh.extras, "smf_normals_hex", blobs)?;
     let raw: Vec<smf::Vec3> = binio::pod::vec_from_bytes(&bytes)?;

@@ -41,6 +41,7 @@ mod skeleton;
 mod skins;
 mod turn;
 
+use crate::scene::Array;
 use skeleton::unique_names;
 
 use super::blob;
@@ -271,8 +272,8 @@ fn restore_extras(
 fn restore_lost(
     mine: &mut Map<String, Value>,
     theirs: &Map<String, Value>,
-    their_blobs: &[Vec<u8>],
-    my_blobs: &mut Vec<Vec<u8>>,
+    their_blobs: &[Array<u8>],
+    my_blobs: &mut Vec<Array<u8>>,
 ) -> Vec<String> {
     let lost: Vec<String> = lost_extras_of(mine, theirs)
         .map(|(key, _)| key.clone())
@@ -343,7 +344,7 @@ fn same_in_value(kept: &Value, base: &Value) -> bool {
 fn renumbered(mesh: &Mesh, base: &Mesh, joints: Option<usize>) -> Option<Vec<Vec<u32>>> {
     let (a, b) = (&mesh.vertices, &base.vertices);
     // The glTF writer gives a textured mesh without UVs a TEXCOORD_0 of zeros.
-    let zeros = |uv: &Option<Vec<[f32; 2]>>| uv.iter().flatten().flatten().all(|&x| x == 0.0);
+    let zeros = |uv: &Option<Array<[f32; 2]>>| uv.iter().flatten().flatten().all(|&x| x == 0.0);
     let same_attributes = a.normals.is_some() == b.normals.is_some()
         && (a.uv0.is_some() == b.uv0.is_some() || (b.uv0.is_none() && zeros(&a.uv0)))
         && a.uv1.is_some() == b.uv1.is_some()
@@ -518,7 +519,7 @@ impl Grid {
 /// Whether vertex `i` of `a` is vertex `j` of `b` within an editor's precision (their positions
 /// are near already).
 fn same_vertex(a: &Vertices, i: usize, b: &Vertices, j: usize) -> bool {
-    fn at<T: Copy>(list: &Option<Vec<T>>, i: usize) -> Option<Option<T>> {
+    fn at<T: bytemuck::Pod>(list: &Option<Array<T>>, i: usize) -> Option<Option<T>> {
         list.as_ref().map(|l| l.get(i).copied())
     }
     let near = |x: f32, y: f32, tolerance: f32| (x - y).abs() <= tolerance;
@@ -530,7 +531,7 @@ fn same_vertex(a: &Vertices, i: usize, b: &Vertices, j: usize) -> bool {
         (None, None) => true,
         _ => false,
     };
-    let uv = |x: &Option<Vec<[f32; 2]>>, y: &Option<Vec<[f32; 2]>>| match (at(x, i), at(y, j)) {
+    let uv = |x: &Option<Array<[f32; 2]>>, y: &Option<Array<[f32; 2]>>| match (at(x, i), at(y, j)) {
         (Some(Some(x)), Some(Some(y))) => x
             .iter()
             .zip(&y)

@@ -144,9 +144,9 @@ pub fn skinned_chain(
         meshes: vec![scene::Mesh {
             name: "body".into(),
             vertices: scene::Vertices {
-                positions,
-                joints: Some(vertex_joints),
-                weights: Some(weights),
+                positions: positions.into(),
+                joints: Some(vertex_joints.into()),
+                weights: Some(weights.into()),
                 ..Default::default()
             },
             primitives: vec![scene::Primitive {

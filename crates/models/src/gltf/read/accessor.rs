@@ -6,10 +6,11 @@
 use super::buffers::Loaded;
 use super::{reading_limit, At, ReadError};
 use crate::gltf::json;
-use crate::scene::Colors;
+use crate::scene::{Array, Colors};
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::validation::Checked::Valid;
 use std::fmt::Display;
+use std::sync::Arc;
 
 /// Reads accessors of one document, within one allocation budget.
 pub(crate) struct Reader<'a> {
@@ -43,6 +44,9 @@ struct Layout<'a> {
     base: Option<(&'a [u8], usize)>,
     /// Sorted element indices and the tightly packed replacement elements.
     sparse: Option<(Vec<usize>, &'a [u8])>,
+    /// The input the GLB's buffer was given in, when shared: tightly packed values are read
+    /// as views of it ([`Array`]) instead of copies.
+    shared: Option<&'a Arc<crate::Bytes>>,
 }
 
 impl<'a> Reader<'a> {
@@ -80,7 +84,7 @@ impl<'a> Reader<'a> {
         let (c, n) = (layout.component, layout.normalized);
         if c == ComponentType::F32 {
             if let Some(tight) = layout.tight::<f32>(layout.comps) {
-                return Ok((tight, layout.comps));
+                return Ok((tight.into_vec(), layout.comps));
             }
         }
         if let Some(units) = layout.tight_unit_bytes() {
@@ -96,7 +100,7 @@ impl<'a> Reader<'a> {
         index: json::Index<json::Accessor>,
         at: &dyn Display,
         types: &[Type],
-    ) -> Result<Vec<[f32; N]>, ReadError> {
+    ) -> Result<Array<[f32; N]>, ReadError> {
         let layout = self.layout(index, at, types)?;
         let (c, n) = (layout.component, layout.normalized);
         if c == ComponentType::F32 {
@@ -125,7 +129,7 @@ impl<'a> Reader<'a> {
             let tight = layout.base.and_then(|(bytes, stride)| {
                 let whole = bytes.get(..layout.count.checked_mul(4)?)?;
                 let fits = layout.comps == 4 && stride == 4 && layout.sparse.is_none();
-                fits.then(|| binio::pod::vec_from_bytes::<[u8; 4]>(whole))?
+                fits.then(|| layout.bulk::<[u8; 4]>(whole))?
             });
             if let Some(bytes) = tight {
                 return Ok(Colors::Bytes(bytes));
@@ -138,7 +142,7 @@ impl<'a> Reader<'a> {
         let tight = (c == ComponentType::F32)
             .then(|| layout.tight::<f32>(layout.comps))
             .flatten();
-        let flat = tight.unwrap_or_else(|| layout.collect(move |b| float(c, n, b)));
+        let flat = tight.map_or_else(|| layout.collect(move |b| float(c, n, b)), Array::into_vec);
         let floats = flat
             .chunks_exact(layout.comps)
             .map(|c| std::array::from_fn(|k| c.get(k).copied().unwrap_or(1.0)))
@@ -153,7 +157,7 @@ impl<'a> Reader<'a> {
         index: json::Index<json::Accessor>,
         at: &dyn Display,
         types: &[Type],
-    ) -> Result<(Vec<u32>, usize), ReadError> {
+    ) -> Result<(Array<u32>, usize), ReadError> {
         let layout = self.unsigned_layout(index, at, types)?;
         Ok((layout.uints(), layout.comps))
     }
@@ -177,8 +181,8 @@ impl<'a> Reader<'a> {
                 .and_then(|w| bytes.get(..w));
             if let (Some(whole), true) = (whole, layout.sparse.is_none() && stride == 4 * size) {
                 let narrow = match layout.component {
-                    ComponentType::U16 => binio::pod::vec_from_bytes::<[u16; 4]>(whole),
-                    ComponentType::U8 => Some(widen_joints(whole)),
+                    ComponentType::U16 => layout.bulk::<[u16; 4]>(whole),
+                    ComponentType::U8 => Some(widen_joints(whole).into()),
                     _ => None,
                 };
                 if let Some(narrow) = narrow {
@@ -186,7 +190,7 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        Ok(Joints::Wide(layout.uints()))
+        Ok(Joints::Wide(layout.uints().into_vec()))
     }
 
     /// [`Reader::layout`], refusing components other than `u8`, `u16` and `u32`.
@@ -263,6 +267,7 @@ impl<'a> Reader<'a> {
             count,
             base,
             sparse,
+            shared: self.loaded.shared.as_ref(),
         })
     }
 
@@ -338,7 +343,7 @@ impl<'a> Reader<'a> {
         view: usize,
         component: ComponentType,
         here: &dyn Display,
-    ) -> Result<Vec<u32>, ReadError> {
+    ) -> Result<Array<u32>, ReadError> {
         let (_, data) = self.view(view, here)?;
         let elem = component.size();
         let count = data.len() / elem;
@@ -350,6 +355,7 @@ impl<'a> Reader<'a> {
             count,
             base: Some((data, elem)),
             sparse: None,
+            shared: self.loaded.shared.as_ref(),
         };
         if component == ComponentType::U32 {
             if let Some(tight) = layout.tight::<u32>(1) {
@@ -360,14 +366,19 @@ impl<'a> Reader<'a> {
             ComponentType::U16 => layout.collect(|b| u32::from(u16::from_le_bytes(bytes(b)))),
             ComponentType::U8 => layout.collect(|b| u32::from(b.first().copied().unwrap_or(0))),
             c => layout.collect(move |b| uint(c, b)),
-        })
+        }
+        .into())
     }
 
-    /// The bytes of buffer view `i` (an extras blob), copied and charged to the budget.
-    pub fn view_bytes(&mut self, i: usize, here: &dyn Display) -> Result<Vec<u8>, ReadError> {
+    /// The bytes of buffer view `i` (an extras blob), a view of a shared input or a copy,
+    /// charged to the budget.
+    pub fn view_bytes(&mut self, i: usize, here: &dyn Display) -> Result<Array<u8>, ReadError> {
         let (_, bytes) = self.view(i, here)?;
         self.charge(here, bytes.len() as u64)?;
-        Ok(bytes.to_vec())
+        let shared = self.loaded.shared.as_ref();
+        Ok(shared
+            .and_then(|s| Array::view(s, bytes))
+            .unwrap_or_else(|| bytes.into()))
     }
 
     /// `count` elements of `elem` bytes at `offset` in `view`, checked to fit the view and
@@ -464,7 +475,7 @@ impl<'a> Reader<'a> {
 
 impl Layout<'_> {
     /// The values of an unsigned accessor ([`Reader::unsigned_layout`]) as `u32`s.
-    fn uints(&self) -> Vec<u32> {
+    fn uints(&self) -> Array<u32> {
         let c = self.component;
         if c == ComponentType::U32 {
             if let Some(tight) = self.tight::<u32>(self.comps) {
@@ -477,15 +488,16 @@ impl Layout<'_> {
             ComponentType::U8 => self.collect(|b| u32::from(b.first().copied().unwrap_or(0))),
             _ => self.collect(move |b| uint(c, b)),
         }
+        .into()
     }
 
-    /// The common case as one bulk copy: 4-byte little-endian components (the caller checked
-    /// the component type matches `T`'s), tightly packed, no sparse substitution, on a
-    /// little-endian machine. `None`: decode element by element instead. The bytes were
-    /// checked against the view in [`Reader::elements`]; `get` keeps that from panicking.
-    /// `per_element`: how many `T` make one element (the components for a flat `Vec<f32>`,
-    /// 1 for `[f32; N]` elements).
-    fn tight<T: bytemuck::Pod>(&self, per_element: usize) -> Option<Vec<T>> {
+    /// The common case in bulk ([`Layout::bulk`]): 4-byte little-endian components (the
+    /// caller checked the component type matches `T`'s), tightly packed, no sparse
+    /// substitution, on a little-endian machine. `None`: decode element by element instead.
+    /// The bytes were checked against the view in [`Reader::elements`]; `get` keeps that from
+    /// panicking. `per_element`: how many `T` make one element (the components for a flat
+    /// `f32` array, 1 for `[f32; N]` elements).
+    fn tight<T: bytemuck::Pod>(&self, per_element: usize) -> Option<Array<T>> {
         let elem = self.comps * self.component.size();
         let (bytes, stride) = self.base?;
         let whole = self.count.checked_mul(elem)?;
@@ -497,9 +509,17 @@ impl Layout<'_> {
         if !fits {
             return None;
         }
-        // One copy into fresh memory (the view is aligned in practice: `bytemuck`'s
-        // `pod_collect_to_vec` would zero the vector first, a second pass over it).
-        binio::pod::vec_from_bytes(bytes.get(..whole)?)
+        self.bulk(bytes.get(..whole)?)
+    }
+
+    /// `whole`, tightly packed values of `T`, in bulk: a view of the shared input when it is
+    /// one and aligned (no copy at all), else one copy into fresh memory (`bytemuck`'s
+    /// `pod_collect_to_vec` would zero the vector first, a second pass over it).
+    fn bulk<T: bytemuck::Pod>(&self, whole: &[u8]) -> Option<Array<T>> {
+        if let Some(view) = self.shared.and_then(|s| Array::view(s, whole)) {
+            return Some(view);
+        }
+        binio::pod::vec_from_bytes(whole).map(Array::from)
     }
 
     /// Tightly packed normalised `u8` components (colours as our writer writes them) as unit
@@ -601,7 +621,7 @@ fn uint(component: ComponentType, b: &[u8]) -> u32 {
 #[derive(Debug)]
 pub(crate) enum Joints {
     /// Four joints a vertex, each within `u16`.
-    Narrow(Vec<[u16; 4]>),
+    Narrow(Array<[u16; 4]>),
     /// The flat values, as [`Reader::uints`] gives them.
     Wide(Vec<u32>),
 }

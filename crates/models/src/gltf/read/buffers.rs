@@ -179,6 +179,7 @@ impl<'a> Asset<'a> {
             buffers,
             input_len,
             json_cost: self.json_cost,
+            shared: None,
         })
     }
 }
@@ -205,6 +206,9 @@ pub(crate) struct Loaded<'a> {
     pub input_len: u64,
     /// What the JSON's objects already take of the reading budget.
     pub json_cost: u64,
+    /// The whole input, when the reader owns it: tightly packed accessors of the GLB's own
+    /// buffer are then read as views of it ([`crate::scene::Array`]), not copied.
+    pub shared: Option<std::sync::Arc<crate::Bytes>>,
 }
 
 impl Loaded<'_> {

@@ -6,6 +6,7 @@ use super::buffers::{percent_decode, Asset, Loaded};
 use super::{mesh, At, Import, ReadError, ReadWarning, ReadWarningKind, MAX_NODE_DEPTH};
 use crate::gltf::json;
 use crate::scene::lenient;
+use crate::scene::Array;
 use crate::scene::{blob, Keys};
 use crate::scene::{
     AlphaMode, Animation, Channel, ChannelPath, Interpolation, Material, Node, Scene, Skin,
@@ -447,7 +448,7 @@ fn blobs(
     scene: &mut Scene,
 ) -> Result<(), ReadError> {
     let mut of_view: HashMap<usize, usize> = HashMap::new();
-    let mut blobs: Vec<Vec<u8>> = Vec::new();
+    let mut blobs: Vec<Array<u8>> = Vec::new();
     let mut result = Ok(());
     let data_views = views_with_data(root);
     blob::for_each_ref(scene, |at, value| {

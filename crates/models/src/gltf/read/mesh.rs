@@ -4,7 +4,7 @@
 use super::accessor::{IndexSpan, Joints, Reader};
 use super::{ReadError, ReadWarning, ReadWarningKind};
 use crate::gltf::json;
-use crate::scene::{Colors, Indices, Mesh, Primitive, Vertices};
+use crate::scene::{Array, Colors, Indices, Mesh, Primitive, Vertices};
 use json::accessor::Type;
 use json::mesh::{Mode, Semantic};
 use json::validation::Checked::{self, Valid};
@@ -113,7 +113,7 @@ pub(crate) fn mesh(
             _ => None,
         };
         let local = match shared {
-            Some(_) => Vec::new(),
+            Some(_) => Array::default(),
             None => primitive_indices(reader, prim, count, &prim_at)?,
         };
         let material = match prim.material {
@@ -177,7 +177,7 @@ fn primitive_indices(
     prim: &json::mesh::Primitive,
     count: u32,
     prim_at: &str,
-) -> Result<Vec<u32>, ReadError> {
+) -> Result<Array<u32>, ReadError> {
     let local = match prim.indices {
         Some(i) => {
             reader
@@ -206,32 +206,34 @@ fn primitive_indices(
 /// mode), triangulated and offset by `first` to the mesh's vertices.
 fn triangles_of(
     reader: &mut Reader<'_>,
-    local: Vec<u32>,
+    local: Array<u32>,
     mode: Mode,
     (first, count): (u32, u32),
     prim_at: &str,
     w: &mut MeshWarnings<'_>,
-) -> Result<Vec<u32>, ReadError> {
+) -> Result<Array<u32>, ReadError> {
     // A strip or fan of n indices makes at most 3 n.
     reader.charge(&prim_at, local.len() as u64 * 12)?;
     if mode == Mode::Triangles {
         warn_partial_triangle(w, prim_at, local.len());
     }
-    // A list of triangles is used in place (no copy); strips and fans are rebuilt.
+    // A list of triangles is used in place (no copy; a view of the input stays one unless
+    // it must change); strips and fans are rebuilt.
     let mut triangles = match mode {
+        Mode::Triangles if local.len() % 3 == 0 => local,
         Mode::Triangles => {
-            let mut local = local;
+            let mut local = local.into_vec();
             local.truncate(local.len() / 3 * 3);
-            local
+            local.into()
         }
-        _ => triangulate(mode, &local),
+        _ => triangulate(mode, &local).into(),
     };
     if first > 0 {
         // Every index is below `count`, and `first + count` vertices were counted in u32.
         first
             .checked_add(count)
             .ok_or_else(|| ReadError::invalid(prim_at, "more than 2^32 vertices in one mesh"))?;
-        triangles.iter_mut().for_each(|i| *i += first);
+        triangles.to_mut().iter_mut().for_each(|i| *i += first);
     }
     Ok(triangles)
 }
@@ -286,7 +288,7 @@ fn overlapping_index_views(reader: &Reader<'_>, mesh: &json::Mesh) -> HashSet<us
 
 /// Index views decoded once, by view, component size and the vertex block (`first`, `count`)
 /// they index; `None`: the view holds an index outside the block, so it is not shared.
-type DecodedViews = HashMap<(usize, usize, u32, u32), Option<Arc<Vec<u32>>>>;
+type DecodedViews = HashMap<(usize, usize, u32, u32), Option<Arc<Array<u32>>>>;
 
 /// The triangles of a TRIANGLES primitive whose indices `accessor` reads a range of one of
 /// `views.0` (see [`overlapping_index_views`]): that range of the view, decoded once for every
@@ -318,7 +320,7 @@ fn shared_range(
                     first.checked_add(count).ok_or_else(|| {
                         ReadError::invalid(prim_at, "more than 2^32 vertices in one mesh")
                     })?;
-                    values.iter_mut().for_each(|i| *i += first);
+                    values.to_mut().iter_mut().for_each(|i| *i += first);
                 }
                 Some(Arc::new(values))
             } else {
@@ -361,8 +363,8 @@ fn vertices(
     w: &mut MeshWarnings<'_>,
 ) -> Result<Vertices, ReadError> {
     let mut v = Vertices::default();
-    let mut joints: BTreeMap<u32, (Joints, Vec<f32>)> = BTreeMap::new();
-    let mut weights: BTreeMap<u32, Vec<f32>> = BTreeMap::new();
+    let mut joints: BTreeMap<u32, (Joints, Array<[f32; 4]>)> = BTreeMap::new();
+    let mut weights: BTreeMap<u32, Array<[f32; 4]>> = BTreeMap::new();
     for (semantic, &accessor) in attributes {
         let name = match semantic {
             Valid(s) => s.to_string(),
@@ -392,7 +394,7 @@ fn vertices(
                 joints.entry(*set).or_default().0 = reader.joints(accessor, &here)?;
             }
             Valid(Semantic::Weights(set)) => {
-                weights.insert(*set, reader.floats(accessor, &here, &[Type::Vec4])?.0);
+                weights.insert(*set, reader.float_arrays(accessor, &here, &[Type::Vec4])?);
             }
             _ => {
                 if !w.ignored.iter().any(|i| i.ends_with(&name)) {
@@ -403,10 +405,10 @@ fn vertices(
     }
     let n = v.positions.len();
     let lens = [
-        v.normals.as_ref().map(Vec::len),
-        v.tangents.as_ref().map(Vec::len),
-        v.uv0.as_ref().map(Vec::len),
-        v.uv1.as_ref().map(Vec::len),
+        v.normals.as_ref().map(|a| a.len()),
+        v.tangents.as_ref().map(|a| a.len()),
+        v.uv0.as_ref().map(|a| a.len()),
+        v.uv1.as_ref().map(|a| a.len()),
         v.colors.as_ref().map(Colors::len),
     ];
     if lens.iter().flatten().any(|&l| l != n) {
@@ -428,7 +430,7 @@ fn vertices(
 /// more, the four largest weights are kept and renormalised.
 fn skin_influences(
     v: &mut Vertices,
-    sets: BTreeMap<u32, (Joints, Vec<f32>)>,
+    sets: BTreeMap<u32, (Joints, Array<[f32; 4]>)>,
     n: usize,
     at: &str,
     w: &mut MeshWarnings<'_>,
@@ -440,10 +442,7 @@ fn skin_influences(
     if sets.is_empty() {
         return Ok(());
     }
-    if sets
-        .iter()
-        .any(|(j, wt)| j.len() != n * 4 || wt.len() != n * 4)
-    {
+    if sets.iter().any(|(j, wt)| j.len() != n * 4 || wt.len() != n) {
         return Err(ReadError::invalid(
             at,
             format!("JOINTS/WEIGHTS counts differ from POSITION's {n}"),
@@ -460,15 +459,13 @@ fn skin_influences(
             v.joints = Some(match j {
                 // u8 or u16 joints, read as arrays of four already (none beyond u16).
                 Joints::Narrow(j) => j,
-                Joints::Wide(j) => narrow_joints(&j, too_big)?,
+                Joints::Wide(j) => narrow_joints(&j, too_big)?.into(),
             });
-            // The flat weights become arrays in place when the allocation allows it.
-            v.weights =
-                Some(bytemuck::allocation::try_cast_vec(wt).unwrap_or_else(|(_, wt)| arrays(wt)));
+            v.weights = Some(wt);
         }
         return Ok(());
     }
-    let sets: Vec<(Vec<u32>, Vec<f32>)> = sets
+    let sets: Vec<(Vec<u32>, Array<[f32; 4]>)> = sets
         .into_iter()
         .map(|(j, wt)| (j.into_wide(), wt))
         .collect();
@@ -478,6 +475,7 @@ fn skin_influences(
     for i in 0..n {
         all.clear();
         for (j, wt) in &sets {
+            let wt: &[f32] = bytemuck::cast_slice(wt);
             for k in 0..4 {
                 let (Some(&jj), Some(&ww)) = (j.get(i * 4 + k), wt.get(i * 4 + k)) else {
                     continue;
@@ -509,8 +507,8 @@ fn skin_influences(
         joints.push(jo);
         weights.push(we);
     }
-    v.joints = Some(joints);
-    v.weights = Some(weights);
+    v.joints = Some(joints.into());
+    v.weights = Some(weights.into());
     Ok(())
 }
 
@@ -532,17 +530,6 @@ fn narrow_joints(
     // per-joint `get` cost 18 instructions a vertex).
     let whole: &[[u32; 4]] = bytemuck::try_cast_slice(j).unwrap_or_default();
     Ok(whole.iter().map(|c| c.map(|x| x as u16)).collect())
-}
-
-/// Flat values → fixed-size arrays (a ragged tail cannot happen: counts are whole elements).
-fn arrays<const N: usize>(flat: Vec<f32>) -> Vec<[f32; N]> {
-    flat.chunks_exact(N)
-        .map(|c| {
-            let mut a = [0.0; N];
-            a.copy_from_slice(c);
-            a
-        })
-        .collect()
 }
 
 /// Appends `block` to `mesh`, filling an attribute one side lacks (named in `filled`).
@@ -599,11 +586,11 @@ fn append(mesh: &mut Vertices, block: Vertices, filled: &mut Vec<&'static str>) 
 }
 
 /// `src` appended to `dst`; moved when `dst` is empty (no copy of a large attribute).
-fn take_or_extend<T>(dst: &mut Vec<T>, src: Vec<T>) {
+fn take_or_extend<T: bytemuck::Pod>(dst: &mut Array<T>, src: Array<T>) {
     if dst.is_empty() {
         *dst = src;
     } else {
-        dst.extend(src);
+        dst.to_mut().extend_from_slice(&src);
     }
 }
 
@@ -628,7 +615,7 @@ fn merge_colors(
         let as_floats = |c: Option<Colors>| {
             c.map(|c| match c {
                 Colors::Floats(f) => f,
-                bytes => bytes.to_floats().into_owned(),
+                bytes => bytes.to_floats().into_owned().into(),
             })
         };
         let mut d = as_floats(dst.take());
@@ -637,9 +624,9 @@ fn merge_colors(
     }
 }
 
-fn merge<T: Copy>(
-    dst: &mut Option<Vec<T>>,
-    src: Option<Vec<T>>,
+fn merge<T: bytemuck::Pod>(
+    dst: &mut Option<Array<T>>,
+    src: Option<Array<T>>,
     before: usize,
     added: usize,
     default: T,
@@ -649,15 +636,15 @@ fn merge<T: Copy>(
         (Some(d), Some(s)) => take_or_extend(d, s),
         (Some(d), None) => {
             filled();
-            d.resize(before + added, default);
+            d.to_mut().resize(before + added, default);
         }
         // The first block (the only one of a one-primitive mesh) is moved, not copied.
         (None, Some(s)) if before == 0 => *dst = Some(s),
         (None, Some(s)) => {
             filled();
             let mut d = vec![default; before];
-            d.extend(s);
-            *dst = Some(d);
+            d.extend_from_slice(&s);
+            *dst = Some(d.into());
         }
         (None, None) => {}
     }

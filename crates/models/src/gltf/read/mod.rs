@@ -283,10 +283,51 @@ pub struct Import {
 }
 
 /// Reads a `.glb` (or a self-contained `.gltf` JSON whose buffers are all `data:` URIs) from
-/// memory. A buffer that names an external file is refused: use [`read_path`].
+/// memory, copying what the scene keeps. A buffer that names an external file is refused: use
+/// [`read_path`]. [`read_glb_shared`] reads the same without the copies.
 pub fn read_glb(bytes: &[u8]) -> Result<Import, ReadError> {
     let asset = buffers::Asset::parse(bytes)?;
     let loaded = asset.load_buffers(None, &ReadOptions::default())?;
+    convert::convert(&asset, loaded)
+}
+
+/// [`read_glb`] of bytes the scene may keep (given, or shared through an `Arc`): the scene's
+/// large arrays (vertex attributes, index lists, blobs) that the `.glb` stores tightly packed
+/// and aligned, as every export of this crate does, are views of these bytes
+/// ([`Array`](crate::scene::Array)) instead of copies. No memory is allocated or copied for
+/// them, and the bytes stay in memory while any such array does. [`read_path`] reads a file
+/// so.
+///
+/// ```
+/// use models::gltf::{read_glb_shared, to_glb, GltfOptions};
+/// use models::scene::{validate, Mesh, Node, Primitive, Scene, Vertices};
+/// let triangle = Scene {
+///     nodes: vec![Node { mesh: Some(0), ..Node::default() }],
+///     roots: vec![0],
+///     meshes: vec![Mesh {
+///         vertices: Vertices {
+///             positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].into(),
+///             ..Vertices::default()
+///         },
+///         primitives: vec![Primitive { indices: vec![0, 1, 2].into(), material: None }],
+///         ..Mesh::default()
+///     }],
+///     ..Scene::default()
+/// };
+/// let glb = to_glb(&validate(triangle).scene, &GltfOptions::default())?;
+/// let read = read_glb_shared(glb)?;
+/// let positions = &read.scene.meshes[0].vertices.positions;
+/// assert!(positions.is_view(), "read in place, not copied");
+/// assert_eq!(positions[1], [1.0, 0.0, 0.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_glb_shared(
+    bytes: impl Into<std::sync::Arc<crate::Bytes>>,
+) -> Result<Import, ReadError> {
+    let bytes = bytes.into();
+    let asset = buffers::Asset::parse(&bytes)?;
+    let mut loaded = asset.load_buffers(None, &ReadOptions::default())?;
+    loaded.shared = Some(std::sync::Arc::clone(&bytes));
     convert::convert(&asset, loaded)
 }
 
@@ -294,12 +335,14 @@ pub fn read_glb(bytes: &[u8]) -> Result<Import, ReadError> {
 /// resolved relative to its folder: only regular files, only inside that folder unless
 /// [`ReadOptions::allow_outside`].
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<Import, ReadError> {
-    let bytes = crate::input::read_input(path)?;
+    // Kept by the scene's arrays that view it (see [`read_glb_shared`]).
+    let bytes = std::sync::Arc::new(crate::input::read_input(path)?);
     let asset = buffers::Asset::parse(&bytes)?;
     let base = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let loaded = asset.load_buffers(Some(&base), options)?;
+    let mut loaded = asset.load_buffers(Some(&base), options)?;
+    loaded.shared = Some(std::sync::Arc::clone(&bytes));
     convert::convert(&asset, loaded)
 }

@@ -7,6 +7,7 @@
 
 use super::{push, Builder};
 use crate::gltf::Error;
+use crate::scene::Array;
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::buffer::Target;
@@ -27,7 +28,7 @@ pub(crate) enum Chunk<'a> {
     /// `range` of an index list, as `u16` (`wide` false: every index is below 65 536, checked
     /// by the caller) or `u32`; converted while it is written, never copied beforehand.
     Indices {
-        list: Arc<Vec<u32>>,
+        list: Arc<Array<u32>>,
         range: Range<usize>,
         wide: bool,
     },

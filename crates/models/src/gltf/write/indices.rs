@@ -9,6 +9,7 @@
 //! materials.
 
 use crate::scene::validate::overlapping_groups;
+use crate::scene::Array;
 use crate::scene::Mesh;
 use std::ops::Range;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 pub(super) enum PrimIndices {
     /// `range` of the scene's `list`, written on its own.
     Own {
-        list: Arc<Vec<u32>>,
+        list: Arc<Array<u32>>,
         range: Range<usize>,
     },
     /// `range` of the shared list `list` (an index into [`Plan::lists`]).
@@ -29,7 +30,7 @@ pub(super) struct Plan {
     /// Primitives with at least one triangle, in scene order, with their material.
     pub prims: Vec<(PrimIndices, Option<usize>)>,
     /// Shared lists, each written whole (its whole triangles) once.
-    pub lists: Vec<Arc<Vec<u32>>>,
+    pub lists: Vec<Arc<Array<u32>>>,
 }
 
 impl Plan {

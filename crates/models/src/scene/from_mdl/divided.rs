@@ -8,6 +8,7 @@ use crate::scene::raw64;
 use crate::scene::shared::release;
 use crate::scene::to_mdl::{derived_influence, rigid_influence, Quantized};
 use crate::scene::validate::near_unit;
+use crate::scene::Array;
 use crate::scene::{
     transpose, Colors, Indices, Mesh, Node, Primitive, Scene, SceneWarning, Skin, Vertices,
 };
@@ -383,15 +384,15 @@ fn divided_vertices(
     scan.raw_needed = skin.differs != 0 || (!scan.sub_uv && all.sub_uv != 0);
     scan.binormals = gather_binormals.then_some(binormals);
     let v = Vertices {
-        positions,
-        normals: Some(normals),
-        uv0: Some(uv0),
+        positions: positions.into(),
+        normals: Some(normals.into()),
+        uv0: Some(uv0.into()),
         uv1: scan
             .sub_uv
             .then(|| vertices.iter().map(|x| x.sub_uv).collect()),
-        colors: Some(Colors::Bytes(colors)),
-        joints: skinned.then_some(js),
-        weights: skinned.then_some(ws),
+        colors: Some(Colors::Bytes(colors.into())),
+        joints: skinned.then_some(js.into()),
+        weights: skinned.then_some(ws.into()),
         ..Vertices::default()
     };
     (v, scan)
@@ -604,7 +605,7 @@ fn divided_extras(
     part: &mdl::DividedMesh,
     scene_vertices: &Vertices,
     mut scan: Scan,
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
 ) -> Map<String, serde_json::Value> {
     let runs: Vec<[i32; 2]> = part
         .material_runs

@@ -7,6 +7,7 @@ use super::super::raw64;
 use super::super::{normalize_weights, SlotOrder};
 use super::{Slot, Vertices};
 use crate::scene::lenient;
+use crate::scene::Array;
 use serde_json::{Map, Value};
 
 /// The exported Index block and its Material ranges (`[start, count]`, one per slot).
@@ -20,7 +21,7 @@ pub(super) struct IndexLayout {
 /// `None` otherwise.
 pub(super) fn index_layout(
     extras: &Map<String, Value>,
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
     slots: &[Slot],
 ) -> Option<IndexLayout> {
     let layout = extras.get("bmf_index_layout")?;
@@ -67,7 +68,7 @@ pub(super) fn index_layout(
 /// (`positions`: the scene's). Returns whether it did.
 pub(super) fn restore_unreferenced(
     extras: &Map<String, Value>,
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
     positions: &[[f32; 3]],
     indices: &[u16],
     vertices: &mut Vertices,
@@ -122,7 +123,7 @@ pub(super) fn restore_unreferenced(
 /// `bone_count` (the mesh's as written). Returns how many it put back.
 pub(super) fn restore_influences(
     extras: &Map<String, Value>,
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
     joints: Option<&[[u16; 4]]>,
     weights: Option<&[[f32; 4]]>,
     bone_count: u32,

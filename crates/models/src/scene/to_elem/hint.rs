@@ -9,6 +9,7 @@
 //! scene says (an edited value is the scene's).
 
 use super::super::raw64;
+use crate::scene::Array;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -325,7 +326,7 @@ pub(crate) fn row_of<const N: usize>(v: &Value) -> Option<[f64; N]> {
 /// all rows (`"bitmap"`, bit `i % 8` of byte `i / 8`) or the `u32` row numbers (`"rows"`),
 /// whichever is shorter.
 pub(crate) fn sparse_rows<const N: usize>(
-    blobs: &mut Vec<Vec<u8>>,
+    blobs: &mut Vec<Array<u8>>,
     rows: &[[f64; N]],
     changed: impl Fn(&[f64; N]) -> bool,
 ) -> Option<Value> {
@@ -382,7 +383,7 @@ impl<'a, const N: usize> Kept<'a, N> {
     /// The kept rows of `v` for an attribute of `count` rows, its values in `blobs` or (as
     /// exported before issue 18, and below 1 KiB) base64 text; `None` when there are none or
     /// the value is not what [`sparse_rows`] makes (then the scene's values are used).
-    pub(crate) fn of(blobs: &'a [Vec<u8>], v: Option<&Value>, count: usize) -> Option<Self> {
+    pub(crate) fn of(blobs: &'a [Array<u8>], v: Option<&Value>, count: usize) -> Option<Self> {
         let v = v?;
         let values = raw64::pods::<f64>(blobs, v.get("values")?)?;
         let index: Vec<u32> = match (v.get("bitmap"), v.get("rows")) {
@@ -457,7 +458,7 @@ mod tests {
     #[test]
     fn kept_rows_come_back_by_index_and_by_bitmap() {
         let long = std::f64::consts::FRAC_1_SQRT_2;
-        let mut blobs = Vec::new();
+        let mut blobs: Vec<Array<u8>> = Vec::new();
         // One kept row of 40: row numbers. Every row kept: a bitmap. Both small: text.
         let mut few = vec![[0.5, 0.25]; 40];
         few[17] = [long, 0.25];
@@ -489,10 +490,10 @@ mod tests {
         let rows: Vec<[f64; 3]> = (0..100)
             .map(|i| [0.1 * f64::from(i), std::f64::consts::PI, -0.0])
             .collect();
-        let mut blobs = vec![vec![7u8; 3]];
+        let mut blobs = vec![Array::from(vec![7u8; 3])];
         let v = sparse_rows(&mut blobs, &rows, |_| false).unwrap();
         assert_eq!(v["values"], json!({ "bufferView": 1 }));
-        assert_eq!(blobs.get(1).map(Vec::len), Some(100 * 3 * 8));
+        assert_eq!(blobs.get(1).map(|b| b.len()), Some(100 * 3 * 8));
         let bits = |r: [f64; 3]| r.map(f64::to_bits);
         let mut k = Kept::<3>::of(&blobs, Some(&v), 100).unwrap();
         assert!((0..100).all(|i| k.row(i).map(bits) == rows.get(i).copied().map(bits)));

@@ -3,6 +3,7 @@
 use super::hint::{self, agrees, all_agree, shortest, Kept};
 use super::{in_hierarchy, Ctx};
 use crate::scene::lenient;
+use crate::scene::Array;
 use crate::scene::{
     mirror_z, normalize_weights, relative_texture_path, Material, Mesh, Primitive, SlotOrder,
     ValidScene,
@@ -423,7 +424,7 @@ fn one_mesh(
 /// Rows of a vertex attribute: each the scene's value, put in the file's order by `back` and
 /// spelled [`shortest`], or the file's kept row when its export (`export`) still is that value.
 fn rows<T: Copy, const N: usize>(
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
     values: &[T],
     kept: Option<&Value>,
     back: impl Fn(T) -> [f32; N],

@@ -5,6 +5,7 @@ use crate::scene::lenient;
 #[cfg(test)]
 use crate::scene::unit_bytes::BYTE_UNIT;
 use crate::scene::validate::near_unit;
+use crate::scene::Array;
 use crate::scene::{normalize3, transpose, Colors, Material, Vertices};
 use crate::scene::{raw64, Indices, Mesh, Scene};
 use crate::{Error, Format};
@@ -474,15 +475,19 @@ fn faces_and_runs(
 /// A whole triangle list that nothing else holds, as faces in place: each (a, b, c) becomes
 /// (a, c, b), the bits [`faces_and_runs`]' `face` gives. `None` (the caller copies) for a
 /// list shared or a range of a longer one, or whose length or capacity is not whole
-/// triangles (the cast needs whole faces): `Err` gives the list back.
+/// triangles (the cast needs whole faces), or a view of the file read: `Err` gives the list
+/// back.
 fn faces_in_place(list: Indices) -> Result<Vec<mdl::Face>, Indices> {
     let whole = list.range() == (0..list.list().len());
-    if !whole || std::sync::Arc::strong_count(list.list()) != 1 {
+    // A view of the file read is not owned either: the caller's one pass copies it.
+    if !whole || std::sync::Arc::strong_count(list.list()) != 1 || list.list().is_view() {
         return Err(list);
     }
     let shared = std::sync::Arc::clone(list.list());
     drop(list);
-    let own = std::sync::Arc::try_unwrap(shared).map_err(|shared| shared.to_vec())?;
+    let own = std::sync::Arc::try_unwrap(shared)
+        .map_err(|shared| Indices::from(shared.to_vec()))?
+        .into_vec();
     let mut faces: Vec<mdl::Face> =
         bytemuck::allocation::try_cast_vec(own).map_err(|(_, own)| Indices::from(own))?;
     for f in &mut faces {
@@ -559,14 +564,14 @@ pub(crate) struct Stored<'a> {
 
 fn triples<'a>(
     mesh: &crate::scene::Mesh,
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
     key: &str,
     n: usize,
 ) -> Option<Cow<'a, [[f32; 3]]>> {
     raw64::pods::<[f32; 3]>(blobs, mesh.extras.get(key)?).filter(|t| t.len() == n)
 }
 
-fn stored<'a>(mesh: &crate::scene::Mesh, blobs: &'a [Vec<u8>], n: usize) -> Stored<'a> {
+fn stored<'a>(mesh: &crate::scene::Mesh, blobs: &'a [Array<u8>], n: usize) -> Stored<'a> {
     Stored {
         binormals: triples(mesh, blobs, "mdl_binormals", n),
         normals: triples(mesh, blobs, "mdl_normals", n),
@@ -649,7 +654,7 @@ pub(crate) fn needs_raw_vertices(
 /// The export's raw vertices of a mesh, when there is one per vertex.
 fn raw_vertices<'a>(
     mesh: &crate::scene::Mesh,
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
     n: usize,
 ) -> Option<Cow<'a, [mdl::Vertex]>> {
     raw64::pods::<mdl::Vertex>(blobs, mesh.extras.get("mdl_vertices")?).filter(|v| v.len() == n)
@@ -1424,11 +1429,11 @@ mod tests {
         assert_eq!(faces, [[0, 2, 1], [3, 5, 4], [7, 9, 8]].map(mdl::Face));
         assert_eq!(faces.as_ptr() as usize, at, "made in place");
 
-        let shared = std::sync::Arc::new(vec![0, 1, 2]);
+        let shared = std::sync::Arc::new(Array::from(vec![0, 1, 2]));
         let whole = Indices::shared(&shared, 0..3).unwrap();
         assert_eq!(faces_in_place(whole).unwrap_err().as_slice(), [0, 1, 2]);
         drop(shared);
-        let long = std::sync::Arc::new(vec![0, 1, 2, 3, 4, 5]);
+        let long = std::sync::Arc::new(Array::from(vec![0, 1, 2, 3, 4, 5]));
         let range = Indices::shared(&long, 3..6).unwrap();
         drop(long);
         assert_eq!(faces_in_place(range).unwrap_err().as_slice(), [3, 4, 5]);
@@ -1515,7 +1520,7 @@ mod tests {
             );
         }
         let mut short = full.clone();
-        short.uv1 = Some(vec![[0.0; 2]; n - 1]);
+        short.uv1 = Some(vec![[0.0; 2]; n - 1].into());
         let pal = Palette {
             connectors: Vec::new(),
             conn_of_joint: Vec::new(),

@@ -4,6 +4,7 @@
 use super::bones::{Bones, Tree};
 use super::Ctx;
 use crate::scene::lenient;
+use crate::scene::Array;
 use crate::scene::{
     mirror_z, normalize3, normalize_weights, transform_point, Mesh, SlotOrder, IDENTITY,
 };
@@ -357,7 +358,7 @@ fn gives(raw: &[f32; 3], normal: &[f32; 3]) -> bool {
 /// The words of the export's `extras[key]`, when there are `len`: a blob (`scene/blob.rs`), or
 /// base64 text (small ones, and every one exported before issue 18).
 fn raw_words<'a, T: bytemuck::Pod>(
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
     mesh: &Mesh,
     key: &str,
     len: usize,

@@ -5,6 +5,7 @@ use super::super::mirror_z;
 use super::Ctx;
 use crate::scene::blob;
 use crate::scene::lenient;
+use crate::scene::Array;
 use selene_smf as smf;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -99,7 +100,7 @@ const HEX: [u8; 256] = {
 pub(super) fn raw_bytes<'a>(
     extras: &Map<String, Value>,
     key: &str,
-    blobs: &'a [Vec<u8>],
+    blobs: &'a [Array<u8>],
 ) -> Option<Cow<'a, [u8]>> {
     blob::bytes_or(blobs, extras.get(key)?, unhex)
 }
@@ -326,7 +327,7 @@ pub(super) fn raw_matrix(
 /// otherwise.
 pub(super) fn raw_rotations(
     extras: &Map<String, Value>,
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
     node: usize,
     values: &[f32],
 ) -> Option<Vec<[f32; 4]>> {

@@ -4,6 +4,7 @@
 use super::super::{mirror_z_matrix, Skin, IDENTITY};
 use super::extras::raw_bytes;
 use super::{aabb, replace_name, to_i32, Ctx, MAX_BONE_COUNT};
+use crate::scene::Array;
 use crate::Error;
 use selene_smf as smf;
 use std::collections::{BTreeSet, HashMap};
@@ -160,7 +161,7 @@ fn raw(
     mesh: &super::super::Mesh,
     bones: &[smf::Bone],
     inf: &Influences,
-    blobs: &[Vec<u8>],
+    blobs: &[Array<u8>],
 ) -> Option<(Vec<smf::Bone>, Vec<smf::BlendVertex>)> {
     let hex = |k: &str| raw_bytes(&mesh.extras, k, blobs);
     let raw_bones: Vec<smf::Bone> = binio::pod::vec_from_bytes(&hex("smf_bones_hex")?)?;

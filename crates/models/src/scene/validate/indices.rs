@@ -8,6 +8,7 @@
 
 use super::{label, warn};
 use crate::scene::shared::SharedTriangles;
+use crate::scene::Array;
 use crate::scene::{Indices, Mesh, SceneWarning};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -30,7 +31,7 @@ pub(super) fn mesh_indices(
     let shared = overlapping_groups(mesh);
     let valid = |tri: &[u32]| tri.iter().all(|&x| (x as usize) < n);
     // Cleaned shared lists by the address of the scene's list; `None` when it needs no repair.
-    let mut cleaned: HashMap<*const Vec<u32>, Option<SharedTriangles>> = HashMap::new();
+    let mut cleaned: HashMap<*const Array<u32>, Option<SharedTriangles>> = HashMap::new();
     for (p, prim) in mesh.primitives.iter_mut().enumerate() {
         let len = prim.indices.len();
         let whole = len / 3 * 3;
@@ -141,7 +142,7 @@ pub(crate) fn below<T: Copy + Into<u32>>(indices: &[T], n: usize) -> bool {
 /// The first `whole` indices of `range` of `list`: the same list, no copy (and what is known
 /// of it, `known`).
 fn trimmed(
-    list: &Arc<Vec<u32>>,
+    list: &Arc<Array<u32>>,
     range: Range<usize>,
     whole: usize,
     known: Option<usize>,
@@ -155,7 +156,7 @@ fn trimmed(
 /// writes their list once; the others are written on their own (the same bytes as a mesh that
 /// never shared anything).
 pub(crate) fn overlapping_groups(mesh: &Mesh) -> Vec<bool> {
-    let mut by_list: HashMap<*const Vec<u32>, Vec<(usize, Range<usize>)>> = HashMap::new();
+    let mut by_list: HashMap<*const Array<u32>, Vec<(usize, Range<usize>)>> = HashMap::new();
     for (p, prim) in mesh.primitives.iter().enumerate() {
         let range = prim.indices.range();
         if range.start % 3 == 0 && !range.is_empty() {
@@ -187,10 +188,10 @@ mod tests {
     use super::*;
     use crate::scene::{Primitive, Vertices};
 
-    fn mesh(list: &Arc<Vec<u32>>, ranges: &[Range<usize>]) -> Mesh {
+    fn mesh(list: &Arc<Array<u32>>, ranges: &[Range<usize>]) -> Mesh {
         Mesh {
             vertices: Vertices {
-                positions: vec![[0.0; 3]; 4],
+                positions: vec![[0.0; 3]; 4].into(),
                 ..Vertices::default()
             },
             primitives: ranges
@@ -207,7 +208,7 @@ mod tests {
     #[test]
     fn clean_lists_are_kept_and_bad_ones_cleaned_once() {
         // Clean, overlapping: the scene's list itself, trimmed to whole triangles.
-        let list = Arc::new(vec![0, 1, 2, 1, 2, 3, 0]);
+        let list = Arc::new(Array::from(vec![0, 1, 2, 1, 2, 3, 0]));
         let mut m = mesh(&list, &[0..6, 3..7]);
         let mut warnings = Vec::new();
         mesh_indices(0, &mut m, 1, &mut warnings);
@@ -218,7 +219,7 @@ mod tests {
         assert_eq!(m.primitives[1].indices.range(), 3..6);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         // A bad triangle in an overlapping group: one new list for both, each warned.
-        let list = Arc::new(vec![0, 1, 2, 1, 2, 9, 1, 2, 3]);
+        let list = Arc::new(Array::from(vec![0, 1, 2, 1, 2, 9, 1, 2, 3]));
         let mut m = mesh(&list, &[0..9, 3..9]);
         let mut warnings = Vec::new();
         mesh_indices(0, &mut m, 0, &mut warnings);
@@ -262,7 +263,7 @@ mod tests {
         }
         // Checked against as many vertices as the mesh has, or more: kept, and still known.
         let mut m = mesh(&list, &[]);
-        m.vertices.positions.resize(6, [0.0; 3]);
+        m.vertices.positions.to_mut().resize(6, [0.0; 3]);
         m.primitives.push(Primitive {
             indices: Indices::shared_below(&list, 0..6, Some(6)).unwrap(),
             material: None,

@@ -24,6 +24,7 @@ mod indices;
 pub(crate) use indices::{below, overlapping_groups};
 
 use super::{Scene, SceneWarning};
+use crate::scene::Array;
 
 mod animation;
 mod bounds;
@@ -155,7 +156,7 @@ impl std::ops::Deref for ValidScene {
 /// An item's extras and its scene's blobs, borrowed to change together.
 pub(crate) type ExtrasAndBlobs<'a> = (
     &'a mut serde_json::Map<String, serde_json::Value>,
-    &'a mut Vec<Vec<u8>>,
+    &'a mut Vec<Array<u8>>,
 );
 
 /// Mutable access to the parts of a valid scene the weld gives back ([`ValidScene::parts_mut`]).
@@ -167,7 +168,7 @@ pub(crate) struct PartsMut<'a> {
     pub(crate) skins: &'a mut Vec<super::Skin>,
     pub(crate) meshes: &'a mut [super::Mesh],
     pub(crate) animations: &'a mut Vec<super::Animation>,
-    pub(crate) blobs: &'a mut Vec<Vec<u8>>,
+    pub(crate) blobs: &'a mut Vec<Array<u8>>,
 }
 
 /// A validated scene and the repairs validation made.
@@ -397,14 +398,14 @@ mod tests {
         let mesh = Mesh {
             name: "m".into(),
             vertices: Vertices {
-                positions: vec![[f32::NAN, 1.0, 2.0], [0.0; 3], [1.0, 0.0, 0.0]],
-                normals: Some(vec![[0.0; 3], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0]]),
-                tangents: Some(vec![[2.0, 0.0, 0.0, -3.0]; 3]),
-                uv0: Some(vec![[f32::INFINITY, 0.0]; 3]),
-                uv1: Some(vec![[0.0; 2]; 2]),
-                colors: Some(Colors::Floats(vec![[2.0, 0.5, -1.0, 1.0]; 3])),
-                joints: Some(vec![[3, 3, 9, 1]; 3]),
-                weights: Some(vec![[0.25, 0.25, 0.5, 0.0]; 3]),
+                positions: vec![[f32::NAN, 1.0, 2.0], [0.0; 3], [1.0, 0.0, 0.0]].into(),
+                normals: Some(vec![[0.0; 3], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0]].into()),
+                tangents: Some(vec![[2.0, 0.0, 0.0, -3.0]; 3].into()),
+                uv0: Some(vec![[f32::INFINITY, 0.0]; 3].into()),
+                uv1: Some(vec![[0.0; 2]; 2].into()),
+                colors: Some(Colors::Floats(vec![[2.0, 0.5, -1.0, 1.0]; 3].into())),
+                joints: Some(vec![[3, 3, 9, 1]; 3].into()),
+                weights: Some(vec![[0.25, 0.25, 0.5, 0.0]; 3].into()),
             },
             ..Mesh::default()
         };

@@ -5,7 +5,7 @@
 use super::bounds::{finite_bounds, position_bounds, Bounds};
 use super::weights::{normalize_weights, SlotOrder, WeightFixes};
 use super::{finite_or, label, near_unit, unit3, warn, warn_count, NEAR_UNIT_SQUARE};
-use crate::scene::{Colors, Mesh, SceneWarning, Vertices};
+use crate::scene::{Array, Colors, Mesh, SceneWarning, Vertices};
 use std::fmt::Display;
 
 /// An attribute's entry count.
@@ -13,7 +13,7 @@ trait Entries {
     fn entries(&self) -> usize;
 }
 
-impl<T> Entries for Vec<T> {
+impl<T: bytemuck::Pod> Entries for Array<T> {
     fn entries(&self) -> usize {
         self.len()
     }
@@ -78,7 +78,7 @@ pub(super) fn mesh_vertices(
     same_len(&mut v.uv0, &label, "uv0", n, warnings);
     same_len(&mut v.uv1, &label, "uv1", n, warnings);
     for (set, uv) in [(0u32, &mut v.uv0), (1, &mut v.uv1)] {
-        let bad = uv.as_mut().map_or(0, |uv| fill_non_finite(uv));
+        let bad = uv.as_mut().map_or(0, fill_non_finite);
         if bad > 0 {
             warn(
                 warnings,
@@ -96,7 +96,7 @@ pub(super) fn mesh_vertices(
     // Colour bytes are in 0..1 by what they are; floats are checked, and repaired only when
     // the read-only check finds something to repair.
     let colors = match &mut v.colors {
-        Some(Colors::Floats(c)) if !in_unit(c) => Some(c),
+        Some(Colors::Floats(c)) if !in_unit(c) => Some(c.to_mut()),
         _ => None,
     };
     for c in colors.into_iter().flatten() {
@@ -124,14 +124,15 @@ pub(super) fn mesh_vertices(
 
 /// Sets the non-finite coordinates of each item to 0 and returns how many items had one. A
 /// read-only pass first (no early exit, so it vectorises), the repair pass only when it finds
-/// one: a large mesh's valid arrays are read once and not written.
-fn fill_non_finite<const N: usize>(items: &mut [[f32; N]]) -> usize {
+/// one: a large mesh's valid arrays are read once and not written (nor copied, when they are
+/// a view of the file they were read from).
+fn fill_non_finite<const N: usize>(items: &mut Array<[f32; N]>) -> usize {
     let all = items.as_flattened().iter();
     if all.fold(true, |ok, x| ok & x.is_finite()) {
         return 0;
     }
     let mut bad = 0usize;
-    for item in items {
+    for item in items.to_mut() {
         let fixed;
         (*item, fixed) = finite_or(*item, 0.0);
         bad += usize::from(fixed);
@@ -170,7 +171,7 @@ fn normals_and_tangents(label: &dyn Display, v: &mut Vertices, warnings: &mut Ve
         .chunks(64)
         .all(|block| block.iter().fold(true, |ok, v| ok & near_unit(*v)));
     if !all_unit {
-        for nv in normals.iter_mut() {
+        for nv in normals.to_mut() {
             let (unit, was_zero, was_rescaled) = unit_normal(*nv);
             *nv = unit;
             zero += usize::from(was_zero);
@@ -191,8 +192,12 @@ fn normals_and_tangents(label: &dyn Display, v: &mut Vertices, warnings: &mut Ve
     );
     same_len(&mut v.tangents, label, "tangents", n, warnings);
     let mut zero = 0usize;
-    for t in v.tangents.iter_mut().flatten() {
-        *t = unit_tangent(*t, &mut zero);
+    // Read first: written (and a view copied) only when some tangent changes.
+    let same = |t: &[f32; 4]| unit_tangent(*t, &mut 0).map(f32::to_bits) == t.map(f32::to_bits);
+    if let Some(tangents) = v.tangents.as_mut().filter(|t| !t.iter().all(same)) {
+        for t in tangents.to_mut() {
+            *t = unit_tangent(*t, &mut zero);
+        }
     }
     warn_count(
         warnings,
@@ -273,11 +278,14 @@ fn skinning(
         let slots = j0.map(u32::from).into_iter().zip(w0);
         let (j, w, fixes) = normalize_weights(slots, count, SlotOrder::Source);
         if bits(&j, &w) != key {
+            // Written (and a view copied, once) only here.
             joints
+                .to_mut()
                 .get_mut(start..end)
                 .into_iter()
                 .for_each(|s| s.fill(j));
             weights
+                .to_mut()
                 .get_mut(start..end)
                 .into_iter()
                 .for_each(|s| s.fill(w));

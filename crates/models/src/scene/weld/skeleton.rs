@@ -132,7 +132,7 @@ pub(super) fn onto_base(scene: &mut Cow<'_, ValidScene>, base: &ValidScene) -> V
             .get_mut(*mesh)
             .and_then(|m| m.vertices.joints.as_mut())
         {
-            for slot in joints.iter_mut().flatten() {
+            for slot in joints.to_mut().iter_mut().flatten() {
                 *slot = order.get(usize::from(*slot)).copied().unwrap_or(*slot);
             }
         }
@@ -187,7 +187,13 @@ fn offset_meshes(
             .and_then(|k| plan.skins.get(k))?;
         let mut mesh = mesh.clone();
         if let Some((_, order)) = plan.joint_remaps.iter().find(|(r, _)| *r == m) {
-            for slot in mesh.vertices.joints.iter_mut().flatten().flatten() {
+            for slot in mesh
+                .vertices
+                .joints
+                .iter_mut()
+                .flat_map(|a| a.to_mut().iter_mut())
+                .flatten()
+            {
                 *slot = order.get(usize::from(*slot)).copied().unwrap_or(*slot);
             }
         }
@@ -197,11 +203,23 @@ fn offset_meshes(
             [0, 1, 2].map(|r| at(r) * v[0] + at(4 + r) * v[1] + at(8 + r) * v[2])
         };
         let vertices = &mut mesh.vertices;
-        vertices.positions.iter_mut().for_each(|p| *p = rotate(*p));
-        for n in vertices.normals.iter_mut().flatten() {
+        vertices
+            .positions
+            .to_mut()
+            .iter_mut()
+            .for_each(|p| *p = rotate(*p));
+        for n in vertices
+            .normals
+            .iter_mut()
+            .flat_map(|a| a.to_mut().iter_mut())
+        {
             *n = rotate(*n);
         }
-        for t in vertices.tangents.iter_mut().flatten() {
+        for t in vertices
+            .tangents
+            .iter_mut()
+            .flat_map(|a| a.to_mut().iter_mut())
+        {
             let [x, y, z] = rotate([t[0], t[1], t[2]]);
             *t = [x, y, z, t[3]];
         }
