@@ -1,4 +1,5 @@
-//! Read any bytes as a `.glb` (or a self-contained `.gltf`) into the scene model; when that
+//! Read any bytes as a `.glb` (or a self-contained `.gltf`) into the scene model, copied and in
+//! place (the two must agree); when that
 //! succeeds, write it back to a glb (the scene the reader made must be one the writer takes),
 //! and import it into each of the five formats (a document or an error, never a panic), and
 //! into SMF also onto three fixtures as `--base` (whose meshes the scene's may match:
@@ -29,7 +30,16 @@ fn bases() -> &'static [Document] {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(read) = models::gltf::read_glb(data) else {
+    // Read twice: copied, and in place (the scene's arrays views of the input, as `models
+    // convert` reads a file). Both must give the same scene or the same error.
+    let shared = models::gltf::read_glb_shared(models::Bytes::copy_from_slice(data));
+    let copied = models::gltf::read_glb(data);
+    match (&shared, &copied) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "read in place and copied differ"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        _ => panic!("read in place: {:?}; copied: {:?}", shared.is_ok(), copied.is_ok()),
+    }
+    let Ok(read) = shared else {
         return;
     };
     let valid = validate(read.scene).scene;
