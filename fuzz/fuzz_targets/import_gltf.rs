@@ -37,7 +37,11 @@ fuzz_target!(|data: &[u8]| {
     match (&shared, &copied) {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "read in place and copied differ"),
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-        _ => panic!("read in place: {:?}; copied: {:?}", shared.is_ok(), copied.is_ok()),
+        _ => panic!(
+            "read in place: {:?}; copied: {:?}",
+            shared.is_ok(),
+            copied.is_ok()
+        ),
     }
     let Ok(read) = shared else {
         return;
