@@ -14,6 +14,7 @@ use models::pack::{Entry, Key, Pack};
 use models::{Format, Parsed};
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -744,14 +745,27 @@ fn open_entry(
 /// (`Model\train.smf` naming `train.png`: `Model\train.png`, where a tool that unpacks the
 /// pack puts it beside the model, and where dend-mod-gui looks for it), then as written from
 /// the pack's root (the game's data root, which the SMF spec says the game resolves it from).
+/// At each place a loose file in the pack's root folder comes before the entry, as the engine
+/// reads them (Selene's `CFileManager::Load`: the folder `Data\`, then `Data.Pack`): a
+/// modder's edited `Data\Model\train.png` is the texture the game shows.
 /// An entry larger than `MAX_TEXTURE_BYTES` is held as refused, never decrypted.
 fn held_textures(pack_path: &Path, pack: &Pack<'_>, model: &str, parsed: &Parsed) -> HeldTextures {
     let folder = model.rfind(['\\', '/']).map_or("", |at| &model[..at]);
     let names = parsed.document.summary().textures;
+    let loose = LooseRoot::of(pack_path);
     HeldTextures::new(names.into_iter().filter_map(|raw| {
-        let entry = beside(folder, &raw)
-            .and_then(|name| pack.find(&name))
-            .or_else(|| pack.find(&raw))?;
+        let places = [beside(folder, &raw), Some(raw.clone())];
+        let mut found = None;
+        for place in places.into_iter().flatten() {
+            if let Some(texture) = loose.as_ref().and_then(|l| l.texture(&place)) {
+                return Some((raw, texture));
+            }
+            if let Some(entry) = pack.find(&place) {
+                found = Some(entry);
+                break;
+            }
+        }
+        let entry = found?;
         let bytes = if entry.size() as u64 > models::gltf::MAX_TEXTURE_BYTES {
             Err(format!(
                 "larger than {} bytes",
@@ -763,6 +777,57 @@ fn held_textures(pack_path: &Path, pack: &Pack<'_>, model: &str, parsed: &Parsed
         let name = said::shown(&inner_path(pack_path, &entry.name()));
         Some((raw, HeldTexture { name, bytes }))
     }))
+}
+
+/// The folder the engine reads loose files from before a pack: the pack's name without its
+/// extension, beside it (`Data.Pack`: `Data`), matched in any ASCII case as the engine's
+/// Windows file system does.
+struct LooseRoot {
+    /// The pack's own folder, where the lookup starts.
+    lookup: models::inspect::TextureLookup,
+    /// The root folder's name (`Data`).
+    stem: String,
+}
+
+impl LooseRoot {
+    fn of(pack_path: &Path) -> Option<Self> {
+        let stem = pack_path.file_stem()?.to_str()?.to_string();
+        Some(Self {
+            lookup: models::inspect::TextureLookup::beside(pack_path),
+            stem,
+        })
+    }
+
+    /// The loose file at the pack-relative `place` (`Model\train.png`), read whole, if it
+    /// exists; one larger than `MAX_TEXTURE_BYTES` is held as refused, unread.
+    fn texture(&self, place: &str) -> Option<HeldTexture> {
+        let status = self.lookup.status(&format!("{}\\{place}", self.stem));
+        let models::inspect::TextureStatus::Found(path) = status else {
+            return None;
+        };
+        let limit = models::gltf::MAX_TEXTURE_BYTES;
+        // Read at most one byte past the limit: a file that grows meanwhile is refused too.
+        let read = || -> std::io::Result<Vec<u8>> {
+            let mut bytes = Vec::new();
+            std::fs::File::open(&path)?
+                .take(limit + 1)
+                .read_to_end(&mut bytes)?;
+            Ok(bytes)
+        };
+        let too_large = format!("larger than {limit} bytes");
+        let bytes = match std::fs::metadata(&path) {
+            Ok(m) if m.len() > limit => Err(too_large),
+            _ => match read() {
+                Ok(bytes) if bytes.len() as u64 > limit => Err(too_large),
+                Ok(bytes) => Ok(bytes),
+                Err(e) => Err(said::io_text(&path, &e, false)),
+            },
+        };
+        Some(HeldTexture {
+            name: said::shown(&path),
+            bytes,
+        })
+    }
 }
 
 /// `raw` (a texture name as a model writes it) taken relative to the pack folder `folder`:

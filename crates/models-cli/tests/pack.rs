@@ -398,6 +398,61 @@ fn textures_in_the_pack_are_found() {
     );
 }
 
+/// As the engine reads files (Selene's `CFileManager::Load`), a loose file in the pack's root
+/// folder (`T\` beside `T.Pack`, any case) comes before the pack's entry at the same place:
+/// beside the model's entry, then from the root. A modder's edited texture is the one used.
+#[test]
+fn a_loose_file_in_the_packs_folder_comes_before_its_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let smf = test_support::read(&fixture("smf", "collision_box.smf")); // names `block.png`
+    let png = test_support::PNG_1X1;
+    let mut pack = Pack::new(Key::new(None).unwrap());
+    pack.push(Entry::new("Model\\box.smf", smf.as_slice(), true).unwrap());
+    pack.push(Entry::new("Model\\BLOCK.png", png, true).unwrap());
+    pack.push(Entry::new("Root\\box.smf", smf.as_slice(), true).unwrap());
+    pack.push(Entry::new("block.png", png, true).unwrap());
+    let path = dir.path().join("T.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    let model = |folder: &str| format!("{}::{folder}\\box.smf", path.display());
+    // Edited copies, told apart by what follows the image's end.
+    let edited = |mark: &[u8]| [png, mark].concat();
+    let loose = dir.path().join("t");
+    std::fs::create_dir_all(loose.join("MODEL")).unwrap();
+    std::fs::write(loose.join("MODEL").join("block.png"), edited(b"beside")).unwrap();
+    std::fs::write(loose.join("block.png"), edited(b"root")).unwrap();
+    let written = |folder: &str| {
+        let gltf = dir.path().join(format!("{folder}.gltf"));
+        let run = models(&[&"convert", &"--force", &model(folder), &gltf]);
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+        let textures = dir.path().join(format!("{folder}_textures"));
+        let name = std::fs::read_dir(&textures)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        std::fs::read(name.path()).unwrap()
+    };
+    // Beside the model: the loose file before the entry; and before the root's loose file.
+    assert_eq!(written("Model"), edited(b"beside"));
+    // From the root: the loose root file before the root entry.
+    assert_eq!(written("Root"), edited(b"root"));
+    let dry = models(&[
+        &"convert",
+        &"--dry-run",
+        &model("Root"),
+        &dir.path().join("d.glb"),
+    ]);
+    assert!(
+        stdout(&dry).contains(&format!("t{}block.png", std::path::MAIN_SEPARATOR)),
+        "{}",
+        stdout(&dry)
+    );
+    // Without the loose file beside the model, the entry beside it comes before the root's
+    // loose file (the engine tries each place in turn, the folder before the pack).
+    std::fs::remove_file(loose.join("MODEL").join("block.png")).unwrap();
+    assert_eq!(written("Model"), png);
+}
+
 /// A pack whose own name is not UTF-8 (CP932 bytes on Linux) works as any other: named as
 /// `PACK::NAME`, converted whole, or found in a folder.
 #[cfg(unix)]

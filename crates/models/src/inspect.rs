@@ -55,8 +55,16 @@ impl TextureLookup {
         }
     }
 
-    /// Whether the texture `raw` (as the model writes it) is found.
-    fn status(&self, raw: &str) -> TextureStatus {
+    /// Whether the texture `raw` (as the model writes it) is found, and where: the held
+    /// textures first, then the glTF writer's file policy (the model's folder matched in any
+    /// ASCII case and as CP932, then `dirs`).
+    ///
+    /// ```
+    /// use models::inspect::{TextureLookup, TextureStatus};
+    /// let lookup = TextureLookup::beside("no/such/folder/model.smf");
+    /// assert_eq!(lookup.status("wood.png"), TextureStatus::Missing);
+    /// ```
+    pub fn status(&self, raw: &str) -> TextureStatus {
         #[cfg(feature = "gltf")]
         {
             if let Some(held) = self.held.get(raw) {
