@@ -321,6 +321,24 @@ fn create_takes_names_that_are_not_utf8_as_cp932() {
     assert!(!again.exists());
 }
 
+/// `T.Pack` in `dir`, and the model it holds: `collision_box.smf` (which names `block.png`) as
+/// `<folder>\\box.smf` for each of `folders`, and the 1×1 PNG as `Model\\BLOCK.png` and as
+/// `block.png` at the root.
+fn texture_pack(dir: &Path, folders: &[&str]) -> (PathBuf, Vec<u8>) {
+    let smf = test_support::read(&fixture("smf", "collision_box.smf"));
+    let png = test_support::PNG_1X1;
+    let mut pack = Pack::new(Key::new(None).unwrap());
+    for folder in folders {
+        let name = format!("{folder}\\box.smf");
+        pack.push(Entry::new(&name, smf.as_slice(), true).unwrap());
+    }
+    pack.push(Entry::new("Model\\BLOCK.png", png, true).unwrap());
+    pack.push(Entry::new("block.png", png, true).unwrap());
+    let path = dir.join("T.Pack");
+    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
+    (path, smf)
+}
+
 /// The textures a model in a pack names are found in the pack: beside the model's entry, or
 /// else from the pack's root. `convert` embeds them (or writes them beside a `.gltf`), `info`
 /// and a dry run say they are found, a batch does the same; a texture the pack lacks is still
@@ -328,16 +346,8 @@ fn create_takes_names_that_are_not_utf8_as_cp932() {
 #[test]
 fn textures_in_the_pack_are_found() {
     let dir = tempfile::tempdir().unwrap();
-    let smf = test_support::read(&fixture("smf", "collision_box.smf")); // names `block.png`
+    let (path, smf) = texture_pack(dir.path(), &["Model", "Root", "Bare"]);
     let png = test_support::PNG_1X1;
-    let mut pack = Pack::new(Key::new(None).unwrap());
-    pack.push(Entry::new("Model\\box.smf", smf.as_slice(), true).unwrap());
-    pack.push(Entry::new("Model\\BLOCK.png", png, true).unwrap());
-    pack.push(Entry::new("Root\\box.smf", smf.as_slice(), true).unwrap());
-    pack.push(Entry::new("block.png", png, true).unwrap());
-    pack.push(Entry::new("Bare\\box.smf", smf.as_slice(), true).unwrap());
-    let path = dir.path().join("T.Pack");
-    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
     let model = |folder: &str| format!("{}::{folder}\\box.smf", path.display());
     for folder in ["Model", "Root"] {
         let out = dir.path().join(format!("{folder}.glb"));
@@ -404,15 +414,8 @@ fn textures_in_the_pack_are_found() {
 #[test]
 fn a_loose_file_in_the_packs_folder_comes_before_its_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let smf = test_support::read(&fixture("smf", "collision_box.smf")); // names `block.png`
+    let (path, _) = texture_pack(dir.path(), &["Model", "Root"]);
     let png = test_support::PNG_1X1;
-    let mut pack = Pack::new(Key::new(None).unwrap());
-    pack.push(Entry::new("Model\\box.smf", smf.as_slice(), true).unwrap());
-    pack.push(Entry::new("Model\\BLOCK.png", png, true).unwrap());
-    pack.push(Entry::new("Root\\box.smf", smf.as_slice(), true).unwrap());
-    pack.push(Entry::new("block.png", png, true).unwrap());
-    let path = dir.path().join("T.Pack");
-    std::fs::write(&path, pack.to_bytes().unwrap()).unwrap();
     let model = |folder: &str| format!("{}::{folder}\\box.smf", path.display());
     // Edited copies, told apart by what follows the image's end.
     let edited = |mark: &[u8]| [png, mark].concat();
